@@ -1,0 +1,123 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { TonNetwork } from './chain/gateway.js';
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** A postgres:// URL selects PostgreSQL; null means the embedded SQLite file in dataDir. */
+  databaseUrl: string | null;
+  publicUrl: string;
+  adminToken: string;
+  /** Encrypts stored API keys (AES-256-GCM); 32 bytes. */
+  secretKey: Buffer;
+  /** Validates Telegram Mini App init data. */
+  telegramBotToken: string;
+  rateLimitStandard: number;
+  rateLimitChat: number;
+  rateLimitUpload: number;
+  tonNetwork: TonNetwork;
+  production: boolean;
+}
+
+/** What start-up tells the operator about secrets it generated, so nothing happens silently. */
+export interface ConfigNotice {
+  message: string;
+}
+
+type Env = Record<string, string | undefined>;
+
+/**
+ * Reads configuration from the environment. Secrets the embedded default needs but the
+ * environment does not give are generated once into DATA_DIR/secrets and reused on later starts;
+ * in production (NODE_ENV=production) they must be given, because generated secrets would differ
+ * between instances.
+ */
+export function loadConfig(env: Env = process.env): { config: Config; notices: ConfigNotice[] } {
+  const notices: ConfigNotice[] = [];
+  const production = env.NODE_ENV === 'production';
+  const dataDir = path.resolve(env.DATA_DIR || './data');
+  mkdirSync(dataDir, { recursive: true });
+  const port = intSetting(env, 'PORT', 3000, 0, 65535);
+  const databaseUrl = parseDatabaseUrl(env.DATABASE_URL);
+  const secret = (name: string, bytes: number) => {
+    const given = env[name];
+    if (given) return given;
+    if (production) throw new Error(`${name} must be set when NODE_ENV=production`);
+    const { value, created } = generatedSecret(dataDir, name, bytes);
+    notices.push({
+      message: created
+        ? `${name} was not set: generated one in ${secretsDir(dataDir)}/${name}`
+        : `${name} was not set: using the generated one in ${secretsDir(dataDir)}/${name}`,
+    });
+    return value;
+  };
+  const config: Config = {
+    port,
+    host: env.HOST || '0.0.0.0',
+    dataDir,
+    databaseUrl,
+    publicUrl: (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, ''),
+    adminToken: secret('ADMIN_TOKEN', 32),
+    secretKey: parseSecretKey(secret('SECRET_KEY', 32)),
+    telegramBotToken: secret('TELEGRAM_BOT_TOKEN', 32),
+    rateLimitStandard: intSetting(env, 'RATE_LIMIT_STANDARD', 100, 1, 1_000_000),
+    rateLimitChat: intSetting(env, 'RATE_LIMIT_CHAT', 30, 1, 1_000_000),
+    rateLimitUpload: intSetting(env, 'RATE_LIMIT_UPLOAD', 10, 1, 1_000_000),
+    tonNetwork: parseNetwork(env.TON_NETWORK),
+    production,
+  };
+  return { config, notices };
+}
+
+function intSetting(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new Error(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function parseDatabaseUrl(raw: string | undefined): string | null {
+  if (!raw) return null;
+  if (!/^postgres(ql)?:\/\//.test(raw)) {
+    throw new Error('DATABASE_URL must be a postgres:// URL; leave it unset for the embedded SQLite file');
+  }
+  return raw;
+}
+
+function parseNetwork(raw: string | undefined): TonNetwork {
+  const value = raw || 'sandbox';
+  if (value === 'sandbox') return value;
+  if (value === 'testnet' || value === 'mainnet') {
+    throw new Error(`TON_NETWORK=${value} is not supported yet; this build runs the in-process sandbox only`);
+  }
+  throw new Error(`TON_NETWORK must be sandbox, testnet or mainnet, got "${value}"`);
+}
+
+/** SECRET_KEY is 64 hex characters, or any string of 32+ characters (then hashed to 32 bytes). */
+function parseSecretKey(value: string): Buffer {
+  if (/^[0-9a-fA-F]{64}$/.test(value)) return Buffer.from(value, 'hex');
+  if (value.length < 32) throw new Error('SECRET_KEY must be 64 hex characters (32 random bytes)');
+  return createHash('sha256').update(value).digest();
+}
+
+function secretsDir(dataDir: string): string {
+  return path.join(dataDir, 'secrets');
+}
+
+function generatedSecret(dataDir: string, name: string, bytes: number): { value: string; created: boolean } {
+  const dir = secretsDir(dataDir);
+  const file = path.join(dir, name);
+  if (existsSync(file)) return { value: readFileSync(file, 'utf8').trim(), created: false };
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  // A bot-token-shaped value keeps the Telegram validation code path identical in development.
+  const random = randomBytes(bytes).toString('hex');
+  const value = name === 'TELEGRAM_BOT_TOKEN' ? `100000:${random}` : random;
+  writeFileSync(file, `${value}\n`, { mode: 0o600, flag: 'wx' });
+  return { value, created: true };
+}

@@ -1,0 +1,68 @@
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import { BigintColumnsPlugin } from './bigintPlugin.js';
+import type { Database } from './schema.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface Db {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  /** A postgres:// URL; null for SQLite. */
+  databaseUrl: string | null;
+  /** Where the SQLite file lives. */
+  dataDir: string;
+  /** PostgreSQL schema to use (tests give each file its own). */
+  pgSchema?: string;
+  /** PostgreSQL pool size. */
+  pgPoolSize?: number;
+}
+
+const PG_INT8_OID = 20;
+
+export function openDatabase(options: DatabaseOptions): Db {
+  return options.databaseUrl ? openPostgres(options.databaseUrl, options) : openSqlite(options.dataDir);
+}
+
+function openSqlite(dataDir: string): Db {
+  const file = new SQLite(path.join(dataDir, 'handoff.sqlite'));
+  file.pragma('journal_mode = WAL');
+  // NORMAL is durable across application crashes in WAL mode; only an OS crash can lose the
+  // last transactions, which is the usual trade for an embedded default.
+  file.pragma('synchronous = NORMAL');
+  file.pragma('foreign_keys = ON');
+  file.pragma('busy_timeout = 5000');
+  // Integers come back as bigint so nanoton amounts never pass through a float.
+  file.defaultSafeIntegers(true);
+  const db = new Kysely<Database>({
+    dialect: new SqliteDialect({ database: file }),
+    plugins: [new BigintColumnsPlugin()],
+  });
+  return { db, dialect: 'sqlite', close: () => db.destroy() };
+}
+
+function openPostgres(url: string, options: DatabaseOptions): Db {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.pgPoolSize ?? 10,
+    ...(options.pgSchema ? { options: `-c search_path=${options.pgSchema}` } : {}),
+    types: {
+      // int8 as bigint, not the string pg returns by default; everything else as pg does.
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === PG_INT8_OID
+          ? (value: string) => BigInt(value)
+          : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
+  });
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool }),
+    plugins: [new BigintColumnsPlugin()],
+  });
+  return { db, dialect: 'postgres', close: () => db.destroy() };
+}

@@ -1,0 +1,22 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Database } from '../schema.js';
+
+/** A database handle or an open transaction; repositories take it first, callers own transactions. */
+export type Executor = Kysely<Database>;
+
+export type AgentRow = Selectable<Database['agents']>;
+export type ApiKeyRow = Selectable<Database['api_keys']>;
+export type WorkerRow = Selectable<Database['workers']>;
+export type TaskRow = Selectable<Database['tasks']>;
+export type ApplicationRow = Selectable<Database['applications']>;
+export type ChatRow = Selectable<Database['chats']>;
+export type TransactionRow = Selectable<Database['transactions']>;
+export type ChainTransferRow = Selectable<Database['chain_transfers']>;
+export type RatingRow = Selectable<Database['ratings']>;
+export type EventRow = Selectable<Database['events']>;
+
+/** A position in a newest-first list: the last item's creation time and id. */
+export interface Position {
+  createdAt: string;
+  id: string;
+}

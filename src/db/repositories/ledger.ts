@@ -1,0 +1,77 @@
+import type { Executor, Position, TransactionRow } from './executor.js';
+import { olderThan } from './pagination.js';
+
+export async function insertLedgerRow(db: Executor, row: TransactionRow): Promise<void> {
+  await db.insertInto('transactions').values(row).execute();
+}
+
+export function findLedgerRow(db: Executor, id: string): Promise<TransactionRow | undefined> {
+  return db.selectFrom('transactions').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function findLedgerRowByHash(db: Executor, txHash: string) {
+  return db.selectFrom('transactions').selectAll().where('tx_hash', '=', txHash).executeTakeFirst();
+}
+
+/** Marks a pending chain entry confirmed with the chain's transaction hash. */
+export function confirmLedgerRow(
+  db: Executor,
+  id: string,
+  chain: { txHash: string; fromAddress: string },
+  now: string,
+) {
+  return db
+    .updateTable('transactions')
+    .set({ status: 'confirmed', tx_hash: chain.txHash, from_address: chain.fromAddress, updated_at: now })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export function listTaskLedger(db: Executor, taskId: string): Promise<TransactionRow[]> {
+  return db
+    .selectFrom('transactions')
+    .selectAll()
+    .where('task_id', '=', taskId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+export function listAgentLedger(
+  db: Executor,
+  agentId: string,
+  type: string | undefined,
+  after: Position | null,
+  limit: number,
+) {
+  let query = db
+    .selectFrom('transactions')
+    .leftJoin('tasks', 'tasks.id', 'transactions.task_id')
+    .selectAll('transactions')
+    .select('tasks.title as task_title')
+    .where('transactions.agent_id', '=', agentId);
+  if (type) query = query.where('transactions.type', '=', type);
+  if (after) query = query.where(olderThan(after, 'transactions'));
+  return query
+    .orderBy('transactions.created_at', 'desc')
+    .orderBy('transactions.id', 'desc')
+    .limit(limit)
+    .execute();
+}
+
+/** Count and sum per ledger type for one agent (stats). */
+export async function ledgerTotals(db: Executor, agentId: string) {
+  const rows = await db
+    .selectFrom('transactions')
+    .select([
+      'type',
+      (eb) => eb.fn.countAll<number>().as('n'),
+      (eb) => eb.fn.sum('amount_nano').as('total_nano'),
+    ])
+    .where('agent_id', '=', agentId)
+    .groupBy('type')
+    .execute();
+  return new Map(rows.map((r) => [r.type, { count: Number(r.n), totalNano: BigInt(r.total_nano ?? 0) }]));
+}

@@ -1,0 +1,132 @@
+import type { Updateable } from 'kysely';
+import { TASK_MOVES, type TaskMove, type TaskStatus } from '../../domain/states.js';
+import type { Database } from '../schema.js';
+import type { Executor, Position, TaskRow } from './executor.js';
+import { olderThan } from './pagination.js';
+
+export async function insertTask(db: Executor, row: TaskRow): Promise<void> {
+  await db.insertInto('tasks').values(row).execute();
+}
+
+export function findTask(db: Executor, id: string): Promise<TaskRow | undefined> {
+  return db.selectFrom('tasks').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/**
+ * Compare-and-set: applies `move` only when the task is still in one of the move's `from`
+ * statuses (and, when given, still held by `workerId`). Returns the updated row, or undefined
+ * when another request changed the task first.
+ */
+export function moveTask(
+  db: Executor,
+  id: string,
+  move: TaskMove,
+  set: Omit<Updateable<Database['tasks']>, 'status' | 'id'>,
+  guard: { workerId?: string } = {},
+): Promise<TaskRow | undefined> {
+  let query = db
+    .updateTable('tasks')
+    .set({ ...set, status: TASK_MOVES[move].to })
+    .where('id', '=', id)
+    .where('status', 'in', TASK_MOVES[move].from);
+  if (guard.workerId) query = query.where('worker_id', '=', guard.workerId);
+  return query.returningAll().executeTakeFirst();
+}
+
+/** Compare-and-set between two explicit statuses (work-status moves). */
+export function setWorkStatus(
+  db: Executor,
+  id: string,
+  from: TaskStatus,
+  to: TaskStatus,
+  now: string,
+): Promise<TaskRow | undefined> {
+  return db
+    .updateTable('tasks')
+    .set({ status: to, updated_at: now })
+    .where('id', '=', id)
+    .where('status', '=', from)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export function setExecutionDeadlineDays(db: Executor, id: string, days: number, now: string) {
+  return db
+    .updateTable('tasks')
+    .set({ execution_deadline_days: days, updated_at: now })
+    .where('id', '=', id)
+    .where('status', 'in', ['OPEN', 'FUNDED'])
+    .where('deadline', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export interface TaskFilter {
+  status?: TaskStatus;
+  paymentStatus?: string;
+}
+
+export function listAgentTasks(
+  db: Executor,
+  agentId: string,
+  filter: TaskFilter,
+  after: Position | null,
+  limit: number,
+): Promise<TaskRow[]> {
+  let query = db.selectFrom('tasks').selectAll().where('agent_id', '=', agentId);
+  if (filter.status) query = query.where('status', '=', filter.status);
+  if (filter.paymentStatus) query = query.where('payment_status', '=', filter.paymentStatus);
+  if (after) query = query.where(olderThan(after));
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+}
+
+/** Tasks open to applicants, newest first. */
+export function listOpenTasks(db: Executor, after: Position | null, limit: number) {
+  let query = db
+    .selectFrom('tasks')
+    .innerJoin('agents', 'agents.id', 'tasks.agent_id')
+    .selectAll('tasks')
+    .select('agents.name as agent_name')
+    .where('tasks.status', '=', 'FUNDED');
+  if (after) query = query.where(olderThan(after, 'tasks'));
+  return query.orderBy('tasks.created_at', 'desc').orderBy('tasks.id', 'desc').limit(limit).execute();
+}
+
+/** Direct offers waiting for this worker's answer, newest first. */
+export function listOffersFor(db: Executor, workerId: string, after: Position | null, limit: number) {
+  let query = db
+    .selectFrom('tasks')
+    .innerJoin('agents', 'agents.id', 'tasks.agent_id')
+    .selectAll('tasks')
+    .select('agents.name as agent_name')
+    .where('tasks.status', '=', 'OFFERED')
+    .where('tasks.worker_id', '=', workerId);
+  if (after) query = query.where(olderThan(after, 'tasks'));
+  return query.orderBy('tasks.created_at', 'desc').orderBy('tasks.id', 'desc').limit(limit).execute();
+}
+
+export async function countTasksByStatus(db: Executor, agentId: string): Promise<Map<string, number>> {
+  const rows = await db
+    .selectFrom('tasks')
+    .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('agent_id', '=', agentId)
+    .groupBy('status')
+    .execute();
+  return new Map(rows.map((r) => [r.status, Number(r.n)]));
+}
+
+/**
+ * Locks the task row for the rest of the transaction when it is still in one of `statuses`
+ * (a no-op UPDATE is the portable FOR UPDATE), so an application cannot slip in beside a
+ * concurrent acceptance. Returns false when the task has left those statuses.
+ */
+export async function lockTaskIn(db: Executor, id: string, statuses: TaskStatus[]): Promise<boolean> {
+  const row = await db
+    .updateTable('tasks')
+    .set((eb) => ({ updated_at: eb.ref('updated_at') }))
+    .where('id', '=', id)
+    .where('status', 'in', statuses)
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
+}

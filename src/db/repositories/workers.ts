@@ -1,0 +1,150 @@
+import { type ExpressionBuilder, sql, type Updateable } from 'kysely';
+import type { Database } from '../schema.js';
+import type { Executor, WorkerRow } from './executor.js';
+
+export function findWorker(db: Executor, id: string): Promise<WorkerRow | undefined> {
+  return db.selectFrom('workers').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function findWorkerByTelegramId(db: Executor, telegramId: string): Promise<WorkerRow | undefined> {
+  return db.selectFrom('workers').selectAll().where('telegram_id', '=', telegramId).executeTakeFirst();
+}
+
+/** Registers the worker on first sign-in; a concurrent first sign-in finds the row instead. */
+export async function insertWorkerIfAbsent(db: Executor, row: WorkerRow): Promise<void> {
+  await db
+    .insertInto('workers')
+    .values(row)
+    .onConflict((oc) => oc.column('telegram_id').doNothing())
+    .execute();
+}
+
+export function updateWorker(
+  db: Executor,
+  id: string,
+  patch: Updateable<Database['workers']>,
+): Promise<WorkerRow | undefined> {
+  return db.updateTable('workers').set(patch).where('id', '=', id).returningAll().executeTakeFirst();
+}
+
+/** Replaces the worker's searchable skills (lower-cased, de-duplicated). */
+export async function replaceWorkerSkills(db: Executor, workerId: string, skills: string[]): Promise<void> {
+  await db.deleteFrom('worker_skills').where('worker_id', '=', workerId).execute();
+  const unique = [...new Set(skills.map((s) => s.toLowerCase()))];
+  if (unique.length > 0) {
+    await db
+      .insertInto('worker_skills')
+      .values(unique.map((skill) => ({ worker_id: workerId, skill })))
+      .execute();
+  }
+}
+
+export async function recordCompletedTask(db: Executor, workerId: string, earnedNano: bigint): Promise<void> {
+  await db
+    .updateTable('workers')
+    .set({
+      completed_tasks: sql`completed_tasks + 1`,
+      total_earned_nano: sql`total_earned_nano + ${earnedNano}`,
+    })
+    .where('id', '=', workerId)
+    .execute();
+}
+
+export async function addWorkerRating(db: Executor, workerId: string, score: number): Promise<void> {
+  await db
+    .updateTable('workers')
+    .set({ rating_sum: sql`rating_sum + ${score}`, rating_count: sql`rating_count + 1` })
+    .where('id', '=', workerId)
+    .execute();
+}
+
+export interface CatalogFilter {
+  skills: string[];
+  country?: string;
+  timezone?: string;
+  minRateNano?: bigint;
+  maxRateNano?: bigint;
+  available: boolean;
+}
+
+/** Position in the catalog order: completed tasks desc, then member since, then id. */
+export interface CatalogPosition {
+  completedTasks: number;
+  createdAt: string;
+  id: string;
+}
+
+function catalogWhere(filter: CatalogFilter) {
+  return (eb: ExpressionBuilder<Database, 'workers'>) => {
+    const conditions = [
+      eb('workers.wallet_address', 'is not', null),
+      eb('workers.headline', 'is not', null),
+      eb('workers.headline', '!=', ''),
+      eb('workers.skills_json', '!=', '[]'),
+      eb('workers.available', '=', filter.available ? 1 : 0),
+    ];
+    for (const skill of filter.skills) {
+      conditions.push(
+        eb.exists(
+          eb
+            .selectFrom('worker_skills')
+            .select('worker_skills.skill')
+            .whereRef('worker_skills.worker_id', '=', 'workers.id')
+            .where('worker_skills.skill', '=', skill.toLowerCase()),
+        ),
+      );
+    }
+    if (filter.country)
+      conditions.push(eb(eb.fn('lower', ['workers.country']), '=', filter.country.toLowerCase()));
+    if (filter.timezone) conditions.push(eb('workers.timezone', '=', filter.timezone));
+    if (filter.minRateNano !== undefined)
+      conditions.push(eb('workers.hourly_rate_nano', '>=', filter.minRateNano));
+    if (filter.maxRateNano !== undefined)
+      conditions.push(eb('workers.hourly_rate_nano', '<=', filter.maxRateNano));
+    return eb.and(conditions);
+  };
+}
+
+export function listCatalog(
+  db: Executor,
+  filter: CatalogFilter,
+  after: CatalogPosition | null,
+  limit: number,
+) {
+  let query = db.selectFrom('workers').selectAll().where(catalogWhere(filter));
+  if (after) {
+    query = query.where((eb) =>
+      eb.or([
+        eb('completed_tasks', '<', after.completedTasks),
+        eb.and([
+          eb('completed_tasks', '=', after.completedTasks),
+          eb.or([
+            eb('created_at', '>', after.createdAt),
+            eb.and([eb('created_at', '=', after.createdAt), eb('id', '>', after.id)]),
+          ]),
+        ]),
+      ]),
+    );
+  }
+  return query.orderBy('completed_tasks', 'desc').orderBy('created_at').orderBy('id').limit(limit).execute();
+}
+
+export async function countCatalog(db: Executor, filter: CatalogFilter): Promise<number> {
+  const row = await db
+    .selectFrom('workers')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where(catalogWhere(filter))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Is the worker holding (assigned to) any task right now? */
+export async function hasActiveAssignment(db: Executor, workerId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('tasks')
+    .select('id')
+    .where('worker_id', '=', workerId)
+    .where('status', 'in', ['ASSIGNED', 'IN_PROGRESS', 'REVIEW'])
+    .executeTakeFirst();
+  return row !== undefined;
+}

@@ -1,0 +1,175 @@
+import type { Generated } from 'kysely';
+
+/**
+ * Table types. Conventions that hold on both SQLite and PostgreSQL:
+ * - money columns end in `_nano` and are bigint (see bigintPlugin.ts, which enforces this);
+ *   every other integer column reads as a JS number;
+ * - timestamps are fixed-width ISO-8601 UTC text (sorts as time, one code path for both dialects);
+ * - booleans are 0/1 integers; JSON values are text.
+ */
+export interface AgentTable {
+  id: string;
+  name: string | null;
+  webhook_url: string | null;
+  /** What the agent can spend. */
+  balance_nano: Generated<bigint>;
+  /** Sum of totalAmount over tasks neither COMPLETED nor CANCELLED. */
+  locked_nano: Generated<bigint>;
+  /** Sum of DEPOSIT amounts. */
+  deposited_nano: Generated<bigint>;
+  /** Sum of totalAmount over COMPLETED tasks. deposited = balance + locked + spent (CHECK). */
+  spent_nano: Generated<bigint>;
+  rating_sum: Generated<number>;
+  rating_count: Generated<number>;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ApiKeyTable {
+  id: string;
+  agent_id: string;
+  key_hash: string;
+  key_ciphertext: string;
+  key_hint: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export interface WorkerTable {
+  id: string;
+  telegram_id: string;
+  username: string | null;
+  first_name: string;
+  last_name: string | null;
+  headline: string | null;
+  bio: string | null;
+  city: string | null;
+  state: string | null;
+  country: string | null;
+  timezone: string | null;
+  skills_json: string;
+  social_links_json: string;
+  hourly_rate_nano: bigint | null;
+  available: number;
+  show_telegram: number;
+  wallet_address: string | null;
+  completed_tasks: Generated<number>;
+  total_earned_nano: Generated<bigint>;
+  rating_sum: Generated<number>;
+  rating_count: Generated<number>;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WorkerSkillTable {
+  worker_id: string;
+  /** Lower-cased, for case-insensitive matching. */
+  skill: string;
+}
+
+export interface TaskTable {
+  id: string;
+  agent_id: string;
+  title: string;
+  description: string;
+  reward_nano: bigint;
+  fee_nano: bigint;
+  total_nano: bigint;
+  status: string;
+  payment_status: string;
+  execution_deadline_days: number | null;
+  deadline: string | null;
+  execution_deadline: string | null;
+  webhook_url: string | null;
+  /** The offered or assigned worker; null while the task is open to applicants. */
+  worker_id: string | null;
+  created_at: string;
+  updated_at: string;
+  assigned_at: string | null;
+  completed_at: string | null;
+  cancelled_at: string | null;
+  cancel_reason: string | null;
+}
+
+export interface ApplicationTable {
+  id: string;
+  task_id: string;
+  worker_id: string;
+  status: string;
+  message: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ChatTable {
+  id: string;
+  task_id: string;
+  agent_id: string;
+  worker_id: string;
+  created_at: string;
+  updated_at: string;
+  closed_at: string | null;
+}
+
+export interface TransactionTable {
+  id: string;
+  agent_id: string;
+  task_id: string | null;
+  type: string;
+  amount_nano: bigint;
+  from_address: string | null;
+  to_address: string | null;
+  tx_hash: string | null;
+  status: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The intended on-chain transfer behind a PAYOUT or FEE ledger row, recorded before sending. */
+export interface ChainTransferTable {
+  txn_id: string;
+  to_address: string;
+  amount_nano: bigint;
+  comment: string;
+  status: string;
+  attempts: number;
+  next_attempt_at: string;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface RatingTable {
+  id: string;
+  task_id: string;
+  rater_type: string;
+  rater_id: string;
+  ratee_id: string;
+  score: number;
+  comment: string | null;
+  created_at: string;
+}
+
+/** The outbox: every event is written in the transaction of the change that caused it. */
+export interface EventTable {
+  id: string;
+  agent_id: string;
+  task_id: string | null;
+  type: string;
+  data_json: string;
+  created_at: string;
+}
+
+export interface Database {
+  agents: AgentTable;
+  api_keys: ApiKeyTable;
+  workers: WorkerTable;
+  worker_skills: WorkerSkillTable;
+  tasks: TaskTable;
+  applications: ApplicationTable;
+  chats: ChatTable;
+  transactions: TransactionTable;
+  chain_transfers: ChainTransferTable;
+  ratings: RatingTable;
+  events: EventTable;
+}

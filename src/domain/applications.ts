@@ -1,0 +1,144 @@
+import {
+  findApplication,
+  findApplicationOf,
+  insertApplication,
+  listTaskApplications,
+  rejectOtherPending,
+  setApplicationStatus,
+} from '../db/repositories/applications.js';
+import type { ApplicationRow } from '../db/repositories/executor.js';
+import { findTask, lockTaskIn, moveTask } from '../db/repositories/tasks.js';
+import { findWorker } from '../db/repositories/workers.js';
+import { openChat } from './assignment.js';
+import type { DomainContext } from './context.js';
+import { decodePosition, page, positionCursor } from './cursor.js';
+import { accessDenied, assertInvariant, conflict, invalid, notFound } from './errors.js';
+import { recordEvent, workerRef } from './events.js';
+import { isIdOf, newId } from './ids.js';
+import { executionDeadlineFor, loadAgentTask } from './taskAccess.js';
+import { inTransaction, isUniqueViolation } from './transaction.js';
+
+export const APPLICATION_MESSAGE_MAX = 2000;
+
+/** A worker applies to a FUNDED task; the agent hears application.received. */
+export async function applyToTask(ctx: DomainContext, workerId: string, taskId: string, message: string) {
+  if (message.length > APPLICATION_MESSAGE_MAX) {
+    throw invalid('message', `must be at most ${APPLICATION_MESSAGE_MAX} characters`);
+  }
+  const worker = await findWorker(ctx.db, workerId);
+  assertInvariant(worker, 'a signed-in worker exists');
+  if (!worker.wallet_address) {
+    throw conflict('Connect a TON wallet (PUT /worker/me/wallet) before applying: rewards are paid to it');
+  }
+  const task = isIdOf('task', taskId) ? await findTask(ctx.db, taskId) : undefined;
+  if (!task) throw notFound('Task');
+  try {
+    return await inTransaction(ctx.db, async (trx) => {
+      if (!(await lockTaskIn(trx, taskId, ['FUNDED']))) {
+        throw conflict('This task is not open for applications', {
+          currentStatus: (await findTask(trx, taskId))?.status,
+        });
+      }
+      if (await findApplicationOf(trx, taskId, workerId)) throw alreadyApplied();
+      const now = ctx.clock.now();
+      const application: ApplicationRow = {
+        id: newId('application', now.getTime()),
+        task_id: taskId,
+        worker_id: workerId,
+        status: 'PENDING',
+        message,
+        created_at: now.toISOString(),
+        updated_at: now.toISOString(),
+      };
+      await insertApplication(trx, application);
+      await recordEvent(trx, {
+        agentId: task.agent_id,
+        taskId,
+        type: 'application.received',
+        data: { applicationId: application.id, taskId, applicant: workerRef(worker) },
+        now,
+      });
+      return { application, worker };
+    });
+  } catch (error) {
+    // Two concurrent applications by one worker: the unique index lets one through.
+    if (isUniqueViolation(error)) throw alreadyApplied();
+    throw error;
+  }
+}
+
+const alreadyApplied = () => conflict('You have already applied to this task');
+
+export async function listApplications(
+  ctx: DomainContext,
+  agentId: string,
+  taskId: string,
+  query: { cursor?: string; limit: number },
+) {
+  await loadAgentTask(ctx.db, agentId, taskId);
+  const rows = await listTaskApplications(ctx.db, taskId, decodePosition(query.cursor), query.limit + 1);
+  return page(rows, query.limit, positionCursor);
+}
+
+/**
+ * The agent accepts a PENDING application: the task moves FUNDED -> ASSIGNED (compare-and-set),
+ * the worker's execution deadline starts, the chat opens, and every other pending application
+ * is rejected, all in one transaction with their events.
+ */
+export async function acceptApplication(ctx: DomainContext, agentId: string, applicationId: string) {
+  return inTransaction(ctx.db, async (trx) => {
+    const application = isIdOf('application', applicationId)
+      ? await findApplication(trx, applicationId)
+      : undefined;
+    if (!application) throw notFound('Application');
+    const task = await findTask(trx, application.task_id);
+    assertInvariant(task, 'an application belongs to a task');
+    if (task.agent_id !== agentId) throw accessDenied();
+    if (application.status !== 'PENDING') {
+      throw conflict(`This application is ${application.status}; only PENDING applications can be accepted`, {
+        currentStatus: application.status,
+      });
+    }
+    const now = ctx.clock.now();
+    const at = now.toISOString();
+    const assigned = await moveTask(trx, task.id, 'acceptApplication', {
+      worker_id: application.worker_id,
+      assigned_at: at,
+      execution_deadline: executionDeadlineFor(task, now),
+      updated_at: at,
+    });
+    if (!assigned) {
+      const current = (await findTask(trx, task.id))?.status;
+      throw conflict(`The task is ${current}; applications can be accepted only while it is FUNDED`, {
+        currentStatus: current,
+      });
+    }
+    const accepted = await setApplicationStatus(trx, application.id, ['PENDING'], 'ACCEPTED', at);
+    assertInvariant(accepted, 'a pending application of a task we just assigned is still pending');
+    const worker = await findWorker(trx, application.worker_id);
+    assertInvariant(worker, 'an applicant exists');
+    const chat = await openChat(trx, assigned, worker.id, now);
+    for (const rejected of await rejectOtherPending(trx, task.id, application.id, at)) {
+      const other = await findWorker(trx, rejected.worker_id);
+      await recordEvent(trx, {
+        agentId,
+        taskId: task.id,
+        type: 'application.rejected',
+        data: {
+          taskId: task.id,
+          applicationId: rejected.id,
+          worker: other ? workerRef(other) : { id: rejected.worker_id },
+        },
+        now,
+      });
+    }
+    await recordEvent(trx, {
+      agentId,
+      taskId: task.id,
+      type: 'application.accepted',
+      data: { taskId: task.id, applicationId: application.id, worker: workerRef(worker) },
+      now,
+    });
+    return { application: accepted, worker, chat, task: assigned };
+  });
+}

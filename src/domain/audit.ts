@@ -1,0 +1,59 @@
+import { sql } from 'kysely';
+import type { DomainContext } from './context.js';
+import { LOCKED_STATUSES } from './states.js';
+
+export interface AgentAudit {
+  agentId: string;
+  ok: boolean;
+  problems: string[];
+}
+
+/**
+ * Recomputes every agent's money from the ledger and the tasks and compares it with the running
+ * totals on the agent row. The database CHECK keeps the totals consistent with each other; this
+ * proves they also agree with history. Tests run it after every step; operators via the API.
+ */
+export async function auditMoney(ctx: DomainContext, agentId?: string): Promise<AgentAudit[]> {
+  let query = ctx.db
+    .selectFrom('agents as a')
+    .select((eb) => [
+      'a.id',
+      'a.balance_nano',
+      'a.locked_nano',
+      'a.deposited_nano',
+      'a.spent_nano',
+      eb
+        .selectFrom('transactions as t')
+        .select(sql<bigint>`coalesce(sum(t.amount_nano), 0)`.as('s'))
+        .whereRef('t.agent_id', '=', 'a.id')
+        .where('t.type', '=', 'DEPOSIT')
+        .as('ledger_deposited_nano'),
+      eb
+        .selectFrom('tasks as k')
+        .select(sql<bigint>`coalesce(sum(k.total_nano), 0)`.as('s'))
+        .whereRef('k.agent_id', '=', 'a.id')
+        .where('k.status', 'in', LOCKED_STATUSES)
+        .as('tasks_locked_nano'),
+      eb
+        .selectFrom('tasks as k')
+        .select(sql<bigint>`coalesce(sum(k.total_nano), 0)`.as('s'))
+        .whereRef('k.agent_id', '=', 'a.id')
+        .where('k.status', '=', 'COMPLETED')
+        .as('tasks_spent_nano'),
+    ]);
+  if (agentId) query = query.where('a.id', '=', agentId);
+  const rows = await query.execute();
+  return rows.map((r) => {
+    const problems: string[] = [];
+    const check = (what: string, stored: bigint, actual: bigint | null) => {
+      if (stored !== (actual ?? 0n)) problems.push(`${what}: stored ${stored}, recomputed ${actual ?? 0n}`);
+    };
+    check('deposited', r.deposited_nano, r.ledger_deposited_nano);
+    check('locked', r.locked_nano, r.tasks_locked_nano);
+    check('spent', r.spent_nano, r.tasks_spent_nano);
+    if (r.balance_nano < 0n) problems.push(`negative balance ${r.balance_nano}`);
+    if (r.deposited_nano !== r.balance_nano + r.locked_nano + r.spent_nano)
+      problems.push('conservation broken');
+    return { agentId: r.id, ok: problems.length === 0, problems };
+  });
+}

@@ -1,0 +1,96 @@
+import { unlockFunds } from '../db/repositories/agents.js';
+import { rejectWaitingApplications } from '../db/repositories/applications.js';
+import { closeChat } from '../db/repositories/chats.js';
+import type { TaskRow } from '../db/repositories/executor.js';
+import { insertLedgerRow } from '../db/repositories/ledger.js';
+import { findTask, moveTask } from '../db/repositories/tasks.js';
+import type { DomainContext } from './context.js';
+import { assertInvariant, conflict } from './errors.js';
+import { CURRENCY, recordEvent } from './events.js';
+import { newId } from './ids.js';
+import { formatTon } from './money.js';
+import type { TaskStatus } from './states.js';
+import { loadAgentTask } from './taskAccess.js';
+import { inTransaction } from './transaction.js';
+
+export const REFUND_REASON_MAX = 1000;
+
+export interface Cancelled {
+  task: TaskRow;
+  refundNano: bigint;
+}
+
+/**
+ * DELETE /tasks/:id (unassigned tasks only) and POST /tasks/:id/refund (also assigned tasks).
+ * One transaction: compare-and-set to CANCELLED, the whole totalAmount back to the balance, a
+ * REFUND ledger row, the refund.processed event. Of concurrent cancels, refunds and completions
+ * exactly one wins the status update; the others see 409.
+ */
+export async function cancelTask(
+  ctx: DomainContext,
+  agentId: string,
+  taskId: string,
+  mode: 'delete' | 'refund',
+  reason?: string,
+): Promise<Cancelled> {
+  const cleanReason = reason?.trim() ? reason.trim().slice(0, REFUND_REASON_MAX) : null;
+  return inTransaction(ctx.db, async (trx) => {
+    await loadAgentTask(trx, agentId, taskId);
+    const now = ctx.clock.now();
+    const at = now.toISOString();
+    const task = await moveTask(trx, taskId, mode === 'delete' ? 'cancel' : 'refund', {
+      payment_status: 'REFUNDED',
+      cancelled_at: at,
+      cancel_reason: cleanReason,
+      updated_at: at,
+    });
+    if (!task)
+      throw cancelConflict(((await findTask(trx, taskId))?.status ?? 'CANCELLED') as TaskStatus, mode);
+    const agent = await unlockFunds(trx, agentId, task.total_nano, at);
+    assertInvariant(agent, 'a cancelled task had its total locked');
+    await insertLedgerRow(trx, {
+      id: newId('transaction', now.getTime()),
+      agent_id: agentId,
+      task_id: taskId,
+      type: 'REFUND',
+      amount_nano: task.total_nano,
+      from_address: null,
+      to_address: null,
+      tx_hash: null,
+      status: 'confirmed',
+      created_at: at,
+      updated_at: at,
+    });
+    // Applications still waiting can no longer win; the accepted one stays as history.
+    await rejectWaitingApplications(trx, taskId, at);
+    await closeChat(trx, taskId, at);
+    await recordEvent(trx, {
+      agentId,
+      taskId,
+      type: 'refund.processed',
+      data: {
+        taskId,
+        refund: {
+          amount: formatTon(task.total_nano),
+          destination: 'agent_balance',
+          reason: cleanReason,
+          currency: CURRENCY,
+        },
+      },
+      now,
+    });
+    return { task, refundNano: task.total_nano };
+  });
+}
+
+function cancelConflict(status: TaskStatus, mode: 'delete' | 'refund') {
+  if (status === 'COMPLETED') {
+    return conflict(
+      mode === 'refund' ? 'Cannot refund a completed task' : 'Task already completed; it cannot be cancelled',
+      { currentStatus: status },
+    );
+  }
+  if (status === 'CANCELLED')
+    return conflict('Task is already cancelled and refunded', { currentStatus: status });
+  return conflict('Task is assigned; use POST /tasks/:id/refund', { currentStatus: status });
+}

@@ -1,0 +1,56 @@
+import type { WorkerRow } from '../db/repositories/executor.js';
+import { type CatalogFilter, countCatalog, findWorker, listCatalog } from '../db/repositories/workers.js';
+import type { DomainContext } from './context.js';
+import { decodeCursor, encodeCursor, page } from './cursor.js';
+import { invalid, notFound } from './errors.js';
+import { isIdOf } from './ids.js';
+import { parseTon } from './money.js';
+
+export interface CatalogQuery {
+  skills?: string;
+  country?: string;
+  timezone?: string;
+  minRate?: number;
+  maxRate?: number;
+  available?: boolean;
+  limit: number;
+  cursor?: string;
+}
+
+/** GET /agents/workers: listed workers (wallet, headline, skills, available), busiest first. */
+export async function browseCatalog(ctx: DomainContext, query: CatalogQuery) {
+  const filter: CatalogFilter = {
+    skills: (query.skills ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .slice(0, 20),
+    country: query.country?.trim() || undefined,
+    timezone: query.timezone?.trim() || undefined,
+    minRateNano: rate('minRate', query.minRate),
+    maxRateNano: rate('maxRate', query.maxRate),
+    available: query.available ?? true,
+  };
+  const values = decodeCursor<[number, string, string]>(query.cursor, ['number', 'string', 'string']);
+  const after = values ? { completedTasks: values[0], createdAt: values[1], id: values[2] } : null;
+  const rows = await listCatalog(ctx.db, filter, after, query.limit + 1);
+  const result = page(rows, query.limit, (w: WorkerRow) =>
+    encodeCursor([w.completed_tasks, w.created_at, w.id]),
+  );
+  return { ...result, total: await countCatalog(ctx.db, filter) };
+}
+
+export async function getWorkerDetail(ctx: DomainContext, workerId: string): Promise<WorkerRow> {
+  const worker = isIdOf('worker', workerId) ? await findWorker(ctx.db, workerId) : undefined;
+  if (!worker) throw notFound('Worker');
+  return worker;
+}
+
+function rate(path: string, value: number | undefined): bigint | undefined {
+  if (value === undefined) return undefined;
+  try {
+    return parseTon(value);
+  } catch (error) {
+    throw invalid(path, (error as Error).message);
+  }
+}

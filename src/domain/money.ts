@@ -1,0 +1,64 @@
+/**
+ * Money is integer nanotons (bigint) everywhere inside the service; decimal TON strings exist
+ * only at the JSON edge. Nothing here ever touches a float.
+ */
+export const NANO_PER_TON = 1_000_000_000n;
+export const MIN_REWARD_NANO = 10_000_000n; // 0.01 TON
+export const MAX_REWARD_NANO = 1_000_000n * NANO_PER_TON;
+/** The platform fee is 30% of the reward: FEE_NUMERATOR / FEE_DENOMINATOR. */
+const FEE_NUMERATOR = 30n;
+const FEE_DENOMINATOR = 100n;
+
+const DECIMAL = /^(0|[1-9]\d*)(\.\d{1,9})?$/;
+
+export class AmountFormatError extends Error {}
+
+/**
+ * Parses a TON amount given as a decimal string (or a JSON number, which is read through its
+ * shortest decimal form) into nanotons. No sign, no exponent, at most 9 decimal places.
+ */
+export function parseTon(input: string | number): bigint {
+  const text = typeof input === 'number' ? numberToDecimal(input) : input.trim();
+  const match = DECIMAL.exec(text);
+  if (!match) {
+    throw new AmountFormatError(
+      'must be a decimal TON amount such as "6.5": digits, an optional point and at most 9 decimals',
+    );
+  }
+  const whole = BigInt(match[1]!);
+  const fraction = (match[2] ?? '.').slice(1).padEnd(9, '0');
+  return whole * NANO_PER_TON + BigInt(fraction);
+}
+
+function numberToDecimal(value: number): string {
+  if (!Number.isFinite(value)) return 'invalid';
+  const text = String(value);
+  // String(1e-7) is "1e-7": spell such numbers out so they parse or fail on their decimals.
+  return /e/i.test(text) ? value.toFixed(20).replace(/0+$/, '').replace(/\.$/, '') : text;
+}
+
+/** Nanotons to the JSON form: "6.5", "100", "0.013" (no exponent, no trailing zeros). */
+export function formatTon(nano: bigint): string {
+  const negative = nano < 0n;
+  const abs = negative ? -nano : nano;
+  const whole = abs / NANO_PER_TON;
+  const fraction = (abs % NANO_PER_TON).toString().padStart(9, '0').replace(/0+$/, '');
+  return `${negative ? '-' : ''}${whole}${fraction ? `.${fraction}` : ''}`;
+}
+
+/** 30% of the reward, rounded half-up to the nanoton. */
+export function platformFeeFor(rewardNano: bigint): bigint {
+  if (rewardNano < 0n) throw new RangeError('reward cannot be negative');
+  return (rewardNano * FEE_NUMERATOR * 2n + FEE_DENOMINATOR) / (FEE_DENOMINATOR * 2n);
+}
+
+export interface TaskCost {
+  rewardNano: bigint;
+  feeNano: bigint;
+  totalNano: bigint;
+}
+
+export function taskCost(rewardNano: bigint): TaskCost {
+  const feeNano = platformFeeFor(rewardNano);
+  return { rewardNano, feeNano, totalNano: rewardNano + feeNano };
+}

@@ -1,0 +1,194 @@
+import { findAgent, lockFunds, updateAgentProfile } from '../db/repositories/agents.js';
+import { insertApplication } from '../db/repositories/applications.js';
+import type { TaskRow, WorkerRow } from '../db/repositories/executor.js';
+import { insertLedgerRow } from '../db/repositories/ledger.js';
+import { insertTask } from '../db/repositories/tasks.js';
+import { findWorker } from '../db/repositories/workers.js';
+import { checkName } from './agents.js';
+import type { DomainContext } from './context.js';
+import { conflict, DomainError, invalid, notFound } from './errors.js';
+import { CURRENCY, recordEvent } from './events.js';
+import { isIdOf, newId } from './ids.js';
+import { formatTon, MAX_REWARD_NANO, MIN_REWARD_NANO, parseTon, taskCost } from './money.js';
+import { inTransaction } from './transaction.js';
+import { checkWebhookUrl } from './webhookUrl.js';
+
+export const TITLE_MAX = 200;
+export const DESCRIPTION_MAX = 10_000;
+export const DEADLINE_DAYS = { min: 1, max: 90, default: 7 } as const;
+/** An absolute deadline may lie at most a year ahead. */
+const MAX_DEADLINE_AHEAD_MS = 365 * 86_400_000;
+
+export interface CreateTaskInput {
+  title: string;
+  description: string;
+  reward: string | number;
+  executionDeadlineDays?: number;
+  deadline?: string;
+  agentName?: string;
+  webhookUrl?: string;
+  assignToUserId?: string;
+}
+
+export interface CreatedTask {
+  task: TaskRow;
+  agentName: string | null;
+  offeredWorker: WorkerRow | null;
+}
+
+/**
+ * Creates a funded task (or a direct offer) and escrows reward + fee from the agent's balance,
+ * in one transaction with its ledger row and its task.funded event. The balance check is the
+ * compare-and-set in lockFunds, so concurrent creations can never overdraw.
+ */
+export async function createTask(
+  ctx: DomainContext,
+  agentId: string,
+  input: CreateTaskInput,
+): Promise<CreatedTask> {
+  const now = ctx.clock.now();
+  const fields = checkTaskInput(input, now);
+  const cost = taskCost(fields.rewardNano);
+  return inTransaction(ctx.db, async (trx) => {
+    const agent = await findAgent(trx, agentId);
+    if (!agent) throw notFound('Agent');
+    let agentName = agent.name;
+    if (!agentName) {
+      if (input.agentName === undefined) {
+        throw invalid('agentName', 'is required on your first task: it becomes your display name');
+      }
+      agentName = checkName('agentName', input.agentName);
+      await updateAgentProfile(trx, agentId, { name: agentName }, now.toISOString());
+    }
+    const worker = input.assignToUserId ? await offerableWorker(trx, input.assignToUserId) : null;
+    const locked = await lockFunds(trx, agentId, cost.totalNano, now.toISOString());
+    if (!locked) {
+      const balance = (await findAgent(trx, agentId))?.balance_nano ?? 0n;
+      throw new DomainError('payment_required', 'Insufficient balance', {
+        currentBalance: formatTon(balance),
+        requiredAmount: formatTon(cost.totalNano),
+        message: `This task costs ${formatTon(cost.totalNano)} TON (reward ${formatTon(cost.rewardNano)} + 30% fee ${formatTon(cost.feeNano)}); your balance is ${formatTon(balance)} TON. Top up your balance and try again.`,
+      });
+    }
+    const task: TaskRow = {
+      id: newId('task', now.getTime()),
+      agent_id: agentId,
+      title: fields.title,
+      description: fields.description,
+      reward_nano: cost.rewardNano,
+      fee_nano: cost.feeNano,
+      total_nano: cost.totalNano,
+      status: worker ? 'OFFERED' : 'FUNDED',
+      payment_status: 'DEPOSITED',
+      execution_deadline_days: fields.deadline ? null : fields.executionDeadlineDays,
+      deadline: fields.deadline,
+      execution_deadline: null,
+      webhook_url: fields.webhookUrl,
+      worker_id: worker?.id ?? null,
+      created_at: now.toISOString(),
+      updated_at: now.toISOString(),
+      assigned_at: null,
+      completed_at: null,
+      cancelled_at: null,
+      cancel_reason: null,
+    };
+    await insertTask(trx, task);
+    await insertLedgerRow(trx, {
+      id: newId('transaction', now.getTime()),
+      agent_id: agentId,
+      task_id: task.id,
+      type: 'TASK_ESCROW',
+      amount_nano: cost.totalNano,
+      from_address: null,
+      to_address: null,
+      tx_hash: null,
+      status: 'confirmed',
+      created_at: now.toISOString(),
+      updated_at: now.toISOString(),
+    });
+    if (worker) {
+      await insertApplication(trx, {
+        id: newId('application', now.getTime()),
+        task_id: task.id,
+        worker_id: worker.id,
+        status: 'OFFERED',
+        message: '',
+        created_at: now.toISOString(),
+        updated_at: now.toISOString(),
+      });
+    }
+    await recordEvent(trx, {
+      agentId,
+      taskId: task.id,
+      type: 'task.funded',
+      data: {
+        taskId: task.id,
+        deposit: { amount: formatTon(cost.totalNano), txHash: null, currency: CURRENCY },
+      },
+      now,
+    });
+    return { task, agentName, offeredWorker: worker };
+  });
+}
+
+async function offerableWorker(trx: DomainContext['db'], workerId: string): Promise<WorkerRow> {
+  const worker = isIdOf('worker', workerId) ? await findWorker(trx, workerId) : undefined;
+  if (!worker) throw notFound('Worker');
+  if (!worker.wallet_address) {
+    throw conflict(
+      'This worker has no connected TON wallet yet and cannot receive offers; choose another worker',
+    );
+  }
+  return worker;
+}
+
+function checkTaskInput(input: CreateTaskInput, now: Date) {
+  const title = checkText('title', input.title, TITLE_MAX);
+  const description = checkText('description', input.description, DESCRIPTION_MAX);
+  const rewardNano = checkReward(input.reward);
+  if (input.deadline !== undefined && input.executionDeadlineDays !== undefined) {
+    throw invalid(
+      'deadline',
+      'give either executionDeadlineDays (relative) or deadline (absolute), not both',
+    );
+  }
+  const days = input.executionDeadlineDays ?? DEADLINE_DAYS.default;
+  if (!Number.isInteger(days) || days < DEADLINE_DAYS.min || days > DEADLINE_DAYS.max) {
+    throw invalid(
+      'executionDeadlineDays',
+      `must be a whole number of days from ${DEADLINE_DAYS.min} to ${DEADLINE_DAYS.max}`,
+    );
+  }
+  const deadline = input.deadline === undefined ? null : checkDeadline(input.deadline, now);
+  const webhookUrl = input.webhookUrl === undefined ? null : checkWebhookUrl('webhookUrl', input.webhookUrl);
+  return { title, description, rewardNano, executionDeadlineDays: days, deadline, webhookUrl };
+}
+
+export function checkText(path: string, value: string, max: number): string {
+  if (value.trim().length === 0) throw invalid(path, 'must not be blank');
+  if (value.length > max) throw invalid(path, `must be at most ${max} characters`);
+  return value;
+}
+
+export function checkReward(reward: string | number): bigint {
+  let nano: bigint;
+  try {
+    nano = parseTon(reward);
+  } catch (error) {
+    throw invalid('reward', (error as Error).message);
+  }
+  if (nano < MIN_REWARD_NANO) throw invalid('reward', 'must be at least 0.01 TON');
+  if (nano > MAX_REWARD_NANO) throw invalid('reward', 'must be at most 1000000 TON');
+  return nano;
+}
+
+function checkDeadline(value: string, now: Date): string {
+  const time = Date.parse(value);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(time)) {
+    throw invalid('deadline', 'must be an ISO 8601 date-time such as 2030-01-31T18:00:00Z');
+  }
+  if (time <= now.getTime()) throw invalid('deadline', 'must be in the future');
+  if (time > now.getTime() + MAX_DEADLINE_AHEAD_MS)
+    throw invalid('deadline', 'must be at most 365 days ahead');
+  return new Date(time).toISOString();
+}

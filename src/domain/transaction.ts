@@ -1,0 +1,33 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Database } from '../db/schema.js';
+
+const MAX_ATTEMPTS = 5;
+// PostgreSQL asks the client to retry these: serialization failure and deadlock.
+const RETRYABLE_PG_CODES = new Set(['40001', '40P01']);
+
+/**
+ * Runs `work` in one database transaction: the state change, its ledger rows and its events
+ * commit together or not at all. A transaction PostgreSQL aborted to break a deadlock is run
+ * again from the start (bounded), which is safe because `work` does only database work.
+ */
+export async function inTransaction<T>(
+  db: Kysely<Database>,
+  work: (trx: Transaction<Database>) => Promise<T>,
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction().execute(work);
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (attempt >= MAX_ATTEMPTS || typeof code !== 'string' || !RETRYABLE_PG_CODES.has(code)) throw error;
+    }
+  }
+}
+
+/** True for a unique-constraint violation on either database. */
+export function isUniqueViolation(error: unknown): boolean {
+  const e = error as { code?: unknown };
+  return (
+    e.code === '23505' || e.code === 'SQLITE_CONSTRAINT_UNIQUE' || e.code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
+  );
+}

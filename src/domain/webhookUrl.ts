@@ -1,0 +1,19 @@
+import { invalid } from './errors.js';
+
+export const MAX_URL_LENGTH = 2000;
+
+/** A webhook URL must be an absolute http(s) URL without credentials. */
+export function checkWebhookUrl(path: string, value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw invalid(path, 'must be an absolute http:// or https:// URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw invalid(path, 'must be an absolute http:// or https:// URL');
+  }
+  if (url.username || url.password) throw invalid(path, 'must not contain a user name or password');
+  if (value.length > MAX_URL_LENGTH) throw invalid(path, `must be at most ${MAX_URL_LENGTH} characters`);
+  return url.toString();
+}

@@ -1,0 +1,48 @@
+import { type TSchema, Type } from 'typebox';
+
+/** A TON amount in JSON: a decimal string, no exponent, no trailing zeros ("6.5", "100", "0.013"). */
+export const Amount = Type.String({
+  description: 'TON amount as a decimal string, e.g. "6.5"',
+  examples: ['6.5'],
+});
+/** Amounts in requests: a decimal string or a JSON number. */
+export const AmountInput = Type.Union([Type.String({ maxLength: 40 }), Type.Number()], {
+  description: 'TON amount: a decimal string such as "6.5" (preferred) or a JSON number; at most 9 decimals',
+});
+export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 timestamp, UTC' });
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+/** Every error: `{error}` plus named extra fields (details, currentStatus, retryAfter...). */
+export const ErrorBody = Type.Object(
+  { error: Type.String({ description: 'What went wrong and what to do about it' }) },
+  { additionalProperties: true, $id: 'Error' },
+);
+export const ValidationErrorBody = Type.Object(
+  {
+    error: Type.Literal('Validation failed'),
+    details: Type.Array(Type.Object({ path: Type.String(), message: Type.String() })),
+  },
+  { additionalProperties: true },
+);
+
+export const IdParam = Type.Object({ id: Type.String({ maxLength: 100 }) });
+export const TaskIdParam = Type.Object({ taskId: Type.String({ maxLength: 100 }) });
+
+export const Cursor = Type.Optional(
+  Type.String({
+    maxLength: 400,
+    description: 'The nextCursor of the previous page; omit for the first page',
+  }),
+);
+export const Limit = (fallback: number, max: number) =>
+  Type.Integer({ minimum: 1, maximum: max, default: fallback, description: `Page size, 1 to ${max}` });
+export const NextCursor = Nullable(
+  Type.String({ description: 'Pass as cursor for the next page; null on the last page' }),
+);
+
+/** Error responses a route can give, by status; each documents the shared error shape. */
+export function errors(...codes: number[]): Record<number, TSchema> {
+  const out: Record<number, TSchema> = {};
+  for (const code of codes) out[code] = code === 400 ? ValidationErrorBody : ErrorBody;
+  return out;
+}
