@@ -1,4 +1,5 @@
 import type { Generated } from 'kysely';
+import type { ApplicationStatus, PaymentStatus, TaskStatus } from '../domain/states.js';
 
 /**
  * Table types. Conventions that hold on both SQLite and PostgreSQL:
@@ -75,8 +76,8 @@ export interface TaskTable {
   reward_nano: bigint;
   fee_nano: bigint;
   total_nano: bigint;
-  status: string;
-  payment_status: string;
+  status: TaskStatus;
+  payment_status: PaymentStatus;
   execution_deadline_days: number | null;
   deadline: string | null;
   execution_deadline: string | null;
@@ -95,7 +96,7 @@ export interface ApplicationTable {
   id: string;
   task_id: string;
   worker_id: string;
-  status: string;
+  status: ApplicationStatus;
   message: string;
   created_at: string;
   updated_at: string;
@@ -115,12 +116,13 @@ export interface TransactionTable {
   id: string;
   agent_id: string;
   task_id: string | null;
-  type: string;
+  type: 'DEPOSIT' | 'TASK_ESCROW' | 'PAYOUT' | 'REFUND' | 'FEE';
   amount_nano: bigint;
   from_address: string | null;
   to_address: string | null;
   tx_hash: string | null;
-  status: string;
+  /** confirmed, or pending while a PAYOUT/FEE transfer is not on chain yet. */
+  status: 'confirmed' | 'pending';
   created_at: string;
   updated_at: string;
 }
@@ -131,7 +133,7 @@ export interface ChainTransferTable {
   to_address: string;
   amount_nano: bigint;
   comment: string;
-  status: string;
+  status: 'pending' | 'sent';
   attempts: number;
   next_attempt_at: string;
   last_error: string | null;
@@ -142,7 +144,7 @@ export interface ChainTransferTable {
 export interface RatingTable {
   id: string;
   task_id: string;
-  rater_type: string;
+  rater_type: 'AGENT' | 'USER';
   rater_id: string;
   ratee_id: string;
   score: number;

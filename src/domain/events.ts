@@ -19,7 +19,8 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
-export const CURRENCY = 'TON';
+// Annotated so the literal type survives in object literals (response schemas want 'TON').
+export const CURRENCY: 'TON' = 'TON';
 
 /**
  * Writes an event to the outbox inside the caller's transaction, so it exists exactly when the

@@ -16,7 +16,7 @@ async function computeStats(ctx: DomainContext, agentId: string) {
   if (!agent) throw notFound('Agent');
   const counts = await countTasksByStatus(ctx.db, agentId);
   const ledger = await ledgerTotals(ctx.db, agentId);
-  const entry = (type: string) => {
+  const entry = (type: 'DEPOSIT' | 'PAYOUT' | 'REFUND') => {
     const t = ledger.get(type) ?? { count: 0, totalNano: 0n };
     return { count: t.count, total: formatTon(t.totalNano) };
   };

@@ -1,8 +1,10 @@
-import { listTaskApplications } from '../db/repositories/applications.js';
-import { listAgentTasks, listOpenTasks } from '../db/repositories/tasks.js';
+import { findAgent } from '../db/repositories/agents.js';
+import { listTaskApplications, listWorkerApplications } from '../db/repositories/applications.js';
+import { listAgentTasks, listOpenTasks, listWorkerTasks } from '../db/repositories/tasks.js';
+import { findWorker } from '../db/repositories/workers.js';
 import type { DomainContext } from './context.js';
 import { decodePosition, page, positionCursor } from './cursor.js';
-import type { TaskStatus } from './states.js';
+import type { PaymentStatus, TaskStatus } from './states.js';
 import { loadAgentTask } from './taskAccess.js';
 
 /** GET /tasks/:id shows the newest applications; the full list pages through /applications. */
@@ -17,7 +19,7 @@ export async function getAgentTask(ctx: DomainContext, agentId: string, taskId: 
 export async function listTasksOfAgent(
   ctx: DomainContext,
   agentId: string,
-  query: { status?: TaskStatus; paymentStatus?: string; cursor?: string; limit: number },
+  query: { status?: TaskStatus; paymentStatus?: PaymentStatus; cursor?: string; limit: number },
 ) {
   const rows = await listAgentTasks(
     ctx.db,
@@ -31,5 +33,33 @@ export async function listTasksOfAgent(
 
 export async function listTasksOpenToWorkers(ctx: DomainContext, query: { cursor?: string; limit: number }) {
   const rows = await listOpenTasks(ctx.db, decodePosition(query.cursor), query.limit + 1);
+  return page(rows, query.limit, positionCursor);
+}
+
+/** The names a task view shows: its agent's name and its offered or assigned worker. */
+export async function taskParties(
+  db: DomainContext['db'],
+  task: { agent_id: string; worker_id: string | null },
+) {
+  const agent = await findAgent(db, task.agent_id);
+  const worker = task.worker_id ? ((await findWorker(db, task.worker_id)) ?? null) : null;
+  return { agentName: agent?.name ?? null, worker };
+}
+
+export async function listTasksOfWorker(
+  ctx: DomainContext,
+  workerId: string,
+  query: { cursor?: string; limit: number },
+) {
+  const rows = await listWorkerTasks(ctx.db, workerId, decodePosition(query.cursor), query.limit + 1);
+  return page(rows, query.limit, positionCursor);
+}
+
+export async function listApplicationsOfWorker(
+  ctx: DomainContext,
+  workerId: string,
+  query: { cursor?: string; limit: number },
+) {
+  const rows = await listWorkerApplications(ctx.db, workerId, decodePosition(query.cursor), query.limit + 1);
   return page(rows, query.limit, positionCursor);
 }

@@ -42,7 +42,7 @@ export function listTaskLedger(db: Executor, taskId: string): Promise<Transactio
 export function listAgentLedger(
   db: Executor,
   agentId: string,
-  type: string | undefined,
+  type: TransactionRow['type'] | undefined,
   after: Position | null,
   limit: number,
 ) {

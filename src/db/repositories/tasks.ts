@@ -1,5 +1,5 @@
 import type { Updateable } from 'kysely';
-import { TASK_MOVES, type TaskMove, type TaskStatus } from '../../domain/states.js';
+import { type PaymentStatus, TASK_MOVES, type TaskMove, type TaskStatus } from '../../domain/states.js';
 import type { Database } from '../schema.js';
 import type { Executor, Position, TaskRow } from './executor.js';
 import { olderThan } from './pagination.js';
@@ -63,7 +63,7 @@ export function setExecutionDeadlineDays(db: Executor, id: string, days: number,
 
 export interface TaskFilter {
   status?: TaskStatus;
-  paymentStatus?: string;
+  paymentStatus?: PaymentStatus;
 }
 
 export function listAgentTasks(
@@ -129,4 +129,17 @@ export async function lockTaskIn(db: Executor, id: string, statuses: TaskStatus[
     .returning('id')
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/** Tasks a worker holds or held (assigned, in progress, in review, completed), newest first. */
+export function listWorkerTasks(db: Executor, workerId: string, after: Position | null, limit: number) {
+  let query = db
+    .selectFrom('tasks')
+    .innerJoin('agents', 'agents.id', 'tasks.agent_id')
+    .selectAll('tasks')
+    .select('agents.name as agent_name')
+    .where('tasks.worker_id', '=', workerId)
+    .where('tasks.status', 'in', ['ASSIGNED', 'IN_PROGRESS', 'REVIEW', 'COMPLETED']);
+  if (after) query = query.where(olderThan(after, 'tasks'));
+  return query.orderBy('tasks.created_at', 'desc').orderBy('tasks.id', 'desc').limit(limit).execute();
 }

@@ -1,0 +1,71 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { DomainError, type DomainErrorKind } from '../domain/errors.js';
+
+const STATUS: Record<DomainErrorKind, number> = {
+  validation: 400,
+  unauthorized: 401,
+  payment_required: 402,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+};
+
+interface AjvIssue {
+  instancePath?: string;
+  message?: string;
+  params?: { missingProperty?: string; allowedValues?: unknown[] };
+}
+
+/** JSON-pointer-ish path of a schema error, naming the field the caller got wrong. */
+function issuePath(context: string | undefined, issue: AjvIssue): string {
+  const base = (issue.instancePath ?? '').replace(/^\//, '');
+  const field = issue.params?.missingProperty
+    ? [base, issue.params.missingProperty].filter(Boolean).join('/')
+    : base;
+  return field || context || 'body';
+}
+
+function issueMessage(issue: AjvIssue): string {
+  if (issue.params?.allowedValues) return `must be one of ${issue.params.allowedValues.join(', ')}`;
+  return issue.message ?? 'is invalid';
+}
+
+/**
+ * The one error handler: every error leaves as JSON `{error, ...}` with a message that tells the
+ * caller what to do. Unexpected errors are logged with their stack and answered with a generic
+ * 500 that never leaks internals.
+ */
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof DomainError) {
+      return reply.status(STATUS[error.kind]).send({ error: error.message, ...error.extra });
+    }
+    if (error.validation) {
+      const details = (error.validation as AjvIssue[]).map((issue) => ({
+        path: issuePath(error.validationContext, issue),
+        message: issueMessage(issue),
+      }));
+      return reply.status(400).send({ error: 'Validation failed', details });
+    }
+    switch (error.code) {
+      case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+        return reply.status(400).send({ error: 'Invalid JSON body' });
+      case 'FST_ERR_CTP_BODY_TOO_LARGE':
+        return reply.status(413).send({ error: 'Request body is too large' });
+      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+        return reply.status(415).send({ error: 'Unsupported Content-Type; send application/json' });
+    }
+    if (error instanceof SyntaxError || (error as { type?: string }).type === 'entity.parse.failed') {
+      return reply.status(400).send({ error: 'Invalid JSON body' });
+    }
+    const status = error.statusCode ?? 500;
+    if (status >= 400 && status < 500) return reply.status(status).send({ error: error.message });
+    request.log.error({ err: error }, 'unhandled error');
+    return reply.status(500).send({ error: 'Internal server error; the request was not completed' });
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    reply.status(404).send({ error: `Route ${request.method} ${request.url.split('?')[0]} not found` }),
+  );
+}

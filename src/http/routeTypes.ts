@@ -1,0 +1,18 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Config } from '../config.js';
+import type { DomainContext } from '../domain/context.js';
+import type { StatsCache } from '../domain/stats.js';
+
+/** What every route plugin receives. */
+export interface RouteOptions {
+  ctx: DomainContext;
+  config: Config;
+  stats: StatsCache;
+}
+
+export type Routes = FastifyPluginAsyncTypebox<RouteOptions>;
+
+/** OpenAPI security requirement for each API. */
+export const AGENT_SECURITY = [{ agentKey: [] }];
+export const WORKER_SECURITY = [{ telegramInitData: [] }];
+export const ADMIN_SECURITY = [{ adminToken: [] }];

@@ -1,0 +1,92 @@
+import { Type } from 'typebox';
+import { getAgent, updateAgent } from '../../domain/agents.js';
+import { LEDGER_TYPES, listTransactions } from '../../domain/transactions.js';
+import { AGENT_SECURITY, type Routes } from '../routeTypes.js';
+import { AgentMe, AgentPatchBody, AgentPatched, PlatformStats, Transaction } from '../schemas/agent.js';
+import { errors, NextCursor } from '../schemas/common.js';
+import { agentMeView, transactionView } from '../views.js';
+
+const tags = ['Agent'];
+const security = AGENT_SECURITY;
+
+export const agentRoutes: Routes = async (app, { ctx, stats }) => {
+  app.get(
+    '/agents/me',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Your profile and balance',
+        response: { 200: Type.Object({ agent: AgentMe }), ...errors(401) },
+      },
+    },
+    async (request) => {
+      const { agent, taskCount } = await getAgent(ctx, request.agentId);
+      return { agent: agentMeView(agent, taskCount) };
+    },
+  );
+
+  app.patch(
+    '/agents/me',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Change your display name or default webhook URL (null removes it)',
+        body: AgentPatchBody,
+        response: { 200: Type.Object({ agent: AgentPatched }), ...errors(400, 401) },
+      },
+    },
+    async (request) => {
+      const agent = await updateAgent(ctx, request.agentId, request.body);
+      return {
+        agent: { id: agent.id, name: agent.name, webhookUrl: agent.webhook_url, createdAt: agent.created_at },
+      };
+    },
+  );
+
+  app.get(
+    '/platform/stats',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Your task and money statistics (cached for 5 minutes)',
+        response: { 200: PlatformStats, ...errors(401) },
+      },
+    },
+    (request) => stats.get(ctx, request.agentId),
+  );
+
+  app.get(
+    '/transactions',
+    {
+      schema: {
+        tags: ['Transactions'],
+        security,
+        summary: 'Your ledger, newest first',
+        querystring: Type.Object({
+          type: Type.Optional(Type.Enum(LEDGER_TYPES)),
+          limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
+          cursor: Type.Optional(Type.String({ maxLength: 400 })),
+        }),
+        response: {
+          200: Type.Object({
+            transactions: Type.Array(Transaction),
+            nextCursor: NextCursor,
+            hasMore: Type.Boolean(),
+          }),
+          ...errors(400, 401),
+        },
+      },
+    },
+    async (request) => {
+      const result = await listTransactions(ctx, request.agentId, request.query);
+      return {
+        transactions: result.items.map(transactionView),
+        nextCursor: result.nextCursor,
+        hasMore: result.hasMore,
+      };
+    },
+  );
+};

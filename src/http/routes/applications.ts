@@ -1,0 +1,127 @@
+import { Type } from 'typebox';
+import { acceptApplication, listApplications } from '../../domain/applications.js';
+import { getTaskRatings, rateWorker } from '../../domain/ratings.js';
+import { AGENT_SECURITY, type Routes } from '../routeTypes.js';
+import { errors, IdParam, NextCursor } from '../schemas/common.js';
+import {
+  AcceptApplicationBody,
+  Application,
+  ApplicationStatus,
+  RateBody,
+  Rating,
+  WorkerRef,
+} from '../schemas/task.js';
+import { applicationView, ratingView, workerRefView } from '../views.js';
+
+const security = AGENT_SECURITY;
+
+export const applicationRoutes: Routes = async (app, { ctx }) => {
+  app.get(
+    '/tasks/:id/applications',
+    {
+      schema: {
+        tags: ['Applications'],
+        security,
+        summary: 'Applications to your task, newest first',
+        params: IdParam,
+        querystring: Type.Object({
+          limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
+          cursor: Type.Optional(Type.String({ maxLength: 400 })),
+        }),
+        response: {
+          200: Type.Object({
+            applications: Type.Array(Application),
+            nextCursor: NextCursor,
+            hasMore: Type.Boolean(),
+          }),
+          ...errors(400, 401, 403, 404),
+        },
+      },
+    },
+    async (request) => {
+      const result = await listApplications(ctx, request.agentId, request.params.id, request.query);
+      return {
+        applications: result.items.map(applicationView),
+        nextCursor: result.nextCursor,
+        hasMore: result.hasMore,
+      };
+    },
+  );
+
+  app.patch(
+    '/applications/:id',
+    {
+      schema: {
+        tags: ['Applications'],
+        security,
+        summary: 'Accept an application: the task is assigned, a chat opens, other applications are rejected',
+        params: IdParam,
+        body: AcceptApplicationBody,
+        response: {
+          200: Type.Object({
+            application: Type.Object({ id: Type.String(), status: ApplicationStatus, user: WorkerRef }),
+            chat: Type.Object({ id: Type.String() }),
+            message: Type.String(),
+          }),
+          ...errors(400, 401, 403, 404, 409),
+        },
+      },
+    },
+    async (request) => {
+      const result = await acceptApplication(ctx, request.agentId, request.params.id);
+      return {
+        application: {
+          id: result.application.id,
+          status: result.application.status,
+          user: workerRefView(result.worker),
+        },
+        chat: { id: result.chat.id },
+        message: `${result.worker.first_name} is assigned; the execution deadline is ${result.task.execution_deadline}.`,
+      };
+    },
+  );
+
+  app.post(
+    '/tasks/:id/rate',
+    {
+      schema: {
+        tags: ['Ratings'],
+        security,
+        summary: 'Rate the worker of your completed task (once)',
+        params: IdParam,
+        body: RateBody,
+        response: { 201: Type.Object({ rating: Rating }), ...errors(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      const rating = await rateWorker(ctx, request.agentId, request.params.id, request.body);
+      return reply.status(201).send({ rating: ratingView(rating) });
+    },
+  );
+
+  app.get(
+    '/tasks/:id/ratings',
+    {
+      schema: {
+        tags: ['Ratings'],
+        security,
+        summary: 'Both sides’ ratings of a task; null for a side that has not rated',
+        params: IdParam,
+        response: {
+          200: Type.Object({
+            agentRating: Type.Union([Rating, Type.Null()]),
+            workerRating: Type.Union([Rating, Type.Null()]),
+          }),
+          ...errors(401, 403, 404),
+        },
+      },
+    },
+    async (request) => {
+      const { agentRating, workerRating } = await getTaskRatings(ctx, request.agentId, request.params.id);
+      return {
+        agentRating: agentRating ? ratingView(agentRating) : null,
+        workerRating: workerRating ? ratingView(workerRating) : null,
+      };
+    },
+  );
+};

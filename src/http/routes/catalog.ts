@@ -1,0 +1,55 @@
+import { Type } from 'typebox';
+import { browseCatalog, getWorkerDetail } from '../../domain/catalog.js';
+import { AGENT_SECURITY, type Routes } from '../routeTypes.js';
+import { errors, IdParam, NextCursor } from '../schemas/common.js';
+import { CatalogQuery, WorkerDetail, WorkerListEntry } from '../schemas/worker.js';
+import { workerDetailView, workerListEntryView } from '../views.js';
+
+const tags = ['Workers catalog'];
+const security = AGENT_SECURITY;
+
+export const catalogRoutes: Routes = async (app, { ctx }) => {
+  app.get(
+    '/agents/workers',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Workers you can hire: with a wallet, a headline and skills; most completed tasks first',
+        querystring: CatalogQuery,
+        response: {
+          200: Type.Object({
+            workers: Type.Array(WorkerListEntry),
+            nextCursor: NextCursor,
+            hasMore: Type.Boolean(),
+            total: Type.Integer({ description: 'Workers matching the filters, over all pages' }),
+          }),
+          ...errors(400, 401),
+        },
+      },
+    },
+    async (request) => {
+      const result = await browseCatalog(ctx, request.query);
+      return {
+        workers: result.items.map(workerListEntryView),
+        nextCursor: result.nextCursor,
+        hasMore: result.hasMore,
+        total: result.total,
+      };
+    },
+  );
+
+  app.get(
+    '/agents/workers/:id',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'One worker’s full profile',
+        params: IdParam,
+        response: { 200: Type.Object({ worker: WorkerDetail }), ...errors(401, 404) },
+      },
+    },
+    async (request) => ({ worker: workerDetailView(await getWorkerDetail(ctx, request.params.id)) }),
+  );
+};

@@ -1,0 +1,201 @@
+import { Type } from 'typebox';
+import type { TaskRow } from '../../db/repositories/executor.js';
+import { cancelTask } from '../../domain/cancellation.js';
+import { completeTask } from '../../domain/completion.js';
+import { formatTon } from '../../domain/money.js';
+import { createTask } from '../../domain/taskCreation.js';
+import { getAgentTask, listTasksOfAgent, taskParties } from '../../domain/taskQueries.js';
+import { patchAgentTask } from '../../domain/taskStatus.js';
+import { AGENT_SECURITY, type Routes } from '../routeTypes.js';
+import { errors, IdParam, NextCursor } from '../schemas/common.js';
+import {
+  CancelResult,
+  CompleteResult,
+  CreatedOffer,
+  CreateTaskBody,
+  InsufficientBalance,
+  PatchTaskBody,
+  RefundBody,
+  Task,
+  TaskListQuery,
+} from '../schemas/task.js';
+import { applicationView, taskView, workerRefView } from '../views.js';
+
+const tags = ['Tasks'];
+const security = AGENT_SECURITY;
+
+export const taskRoutes: Routes = async (app, { ctx }) => {
+  app.post(
+    '/tasks',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Create a task (reward + 30% fee escrowed from your balance), or a direct offer',
+        body: CreateTaskBody,
+        response: {
+          201: Type.Union([Type.Object({ task: Task }), CreatedOffer]),
+          402: InsufficientBalance,
+          ...errors(400, 401, 404, 409),
+        },
+      },
+    },
+    async (request, reply) => {
+      const created = await createTask(ctx, request.agentId, request.body);
+      const task = taskView(created.task, created.agentName, created.offeredWorker);
+      if (!created.offeredWorker) return reply.status(201).send({ task });
+      return reply.status(201).send({
+        task,
+        offeredWorker: workerRefView(created.offeredWorker),
+        message: `Offer sent to ${created.offeredWorker.first_name}; the task is assigned when they accept.`,
+      });
+    },
+  );
+
+  app.get(
+    '/tasks/:id',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'One of your tasks, with its newest 100 applications',
+        params: IdParam,
+        response: { 200: Type.Object({ task: Task }), ...errors(401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const { task, applications } = await getAgentTask(ctx, request.agentId, request.params.id);
+      const parties = await taskParties(ctx.db, task);
+      return { task: taskView(task, parties.agentName, parties.worker, applications.map(applicationView)) };
+    },
+  );
+
+  app.get(
+    '/agents/tasks',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Your tasks, newest first',
+        querystring: TaskListQuery,
+        response: {
+          200: Type.Object({ tasks: Type.Array(Task), nextCursor: NextCursor, hasMore: Type.Boolean() }),
+          ...errors(400, 401),
+        },
+      },
+    },
+    async (request) => {
+      const result = await listTasksOfAgent(ctx, request.agentId, request.query);
+      const tasks = [];
+      for (const task of result.items) {
+        const parties = await taskParties(ctx.db, task);
+        tasks.push(taskView(task, parties.agentName, parties.worker));
+      }
+      return { tasks, nextCursor: result.nextCursor, hasMore: result.hasMore };
+    },
+  );
+
+  app.patch(
+    '/tasks/:id',
+    {
+      schema: {
+        tags,
+        security,
+        summary:
+          'Move an assigned task to IN_PROGRESS or REVIEW, or change executionDeadlineDays of an open task',
+        params: IdParam,
+        body: PatchTaskBody,
+        response: { 200: Type.Object({ task: Task }), ...errors(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request) => {
+      const task = await patchAgentTask(ctx, request.agentId, request.params.id, request.body);
+      const parties = await taskParties(ctx.db, task);
+      return { task: taskView(task, parties.agentName, parties.worker) };
+    },
+  );
+
+  app.delete(
+    '/tasks/:id',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Cancel an unassigned task (OPEN, FUNDED or OFFERED); the total returns to your balance',
+        params: IdParam,
+        response: { 200: CancelResult, ...errors(401, 403, 404, 409) },
+      },
+    },
+    async (request) => {
+      const { task, refundNano } = await cancelTask(ctx, request.agentId, request.params.id, 'delete');
+      return cancelView(task, refundNano);
+    },
+  );
+
+  app.post(
+    '/tasks/:id/refund',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Cancel a task that is not completed, assigned or not; the total returns to your balance',
+        params: IdParam,
+        body: Type.Optional(RefundBody),
+        response: { 200: CancelResult, ...errors(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request) => {
+      const reason = request.body?.reason;
+      const { task, refundNano } = await cancelTask(
+        ctx,
+        request.agentId,
+        request.params.id,
+        'refund',
+        reason,
+      );
+      return cancelView(task, refundNano);
+    },
+  );
+
+  app.post(
+    '/tasks/:id/complete',
+    {
+      schema: {
+        tags,
+        security,
+        summary:
+          'Complete a task: the reward goes to the worker’s wallet and the fee to the platform, on chain',
+        params: IdParam,
+        response: { 200: CompleteResult, ...errors(401, 403, 404, 409) },
+      },
+    },
+    async (request) => {
+      const done = await completeTask(ctx, request.agentId, request.params.id);
+      return {
+        success: true,
+        task: { id: done.task.id, status: done.task.status, paymentStatus: done.task.payment_status },
+        payment: {
+          amount: formatTon(done.payout.amount_nano),
+          toAddress: done.payout.to_address!,
+          txHash: done.payout.tx_hash,
+          status: done.payout.status,
+          recipient: workerRefView(done.worker),
+        },
+        fee: {
+          amount: formatTon(done.fee.amount_nano),
+          toAddress: done.fee.to_address!,
+          txHash: done.fee.tx_hash,
+          success: done.fee.status === 'confirmed',
+        },
+      };
+    },
+  );
+};
+
+function cancelView(task: TaskRow, refundNano: bigint) {
+  return {
+    success: true,
+    task: { id: task.id, status: task.status, paymentStatus: task.payment_status },
+    refund: { amount: formatTon(refundNano), destination: 'agent_balance' as const },
+  };
+}

@@ -1,0 +1,277 @@
+import { Type } from 'typebox';
+import { applyToTask } from '../../domain/applications.js';
+import { getWorkerDetail } from '../../domain/catalog.js';
+import { formatTon } from '../../domain/money.js';
+import { acceptOffer, declineOffer, listOffers } from '../../domain/offers.js';
+import { rateAgent } from '../../domain/ratings.js';
+import {
+  listApplicationsOfWorker,
+  listTasksOfWorker,
+  listTasksOpenToWorkers,
+} from '../../domain/taskQueries.js';
+import { patchWorkerTask } from '../../domain/taskStatus.js';
+import { setWorkerWallet, updateWorkerProfile } from '../../domain/workerProfile.js';
+import { type Routes, WORKER_SECURITY } from '../routeTypes.js';
+import { errors, IdParam, NextCursor, TaskIdParam } from '../schemas/common.js';
+import { RateBody, Rating } from '../schemas/task.js';
+import { WorkerPatchBody, WorkerSelf } from '../schemas/worker.js';
+import { PageQuery, WorkerApplication, WorkerTask } from '../schemas/workerApi.js';
+import { ratingView, workerSelfView, workerTaskView } from '../views.js';
+
+const tags = ['Worker'];
+const security = WORKER_SECURITY;
+const taskPage = Type.Object({
+  tasks: Type.Array(WorkerTask),
+  nextCursor: NextCursor,
+  hasMore: Type.Boolean(),
+});
+
+/** The worker API behind Telegram Mini App init data (`Authorization: tma ...`). */
+export const workerRoutes: Routes = async (app, { ctx }) => {
+  app.get(
+    '/worker/me',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Your profile',
+        response: { 200: Type.Object({ worker: WorkerSelf }), ...errors(401) },
+      },
+    },
+    async (request) => ({ worker: workerSelfView(await getWorkerDetail(ctx, request.workerId)) }),
+  );
+
+  app.patch(
+    '/worker/me',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Update your profile (null clears a field)',
+        body: WorkerPatchBody,
+        response: { 200: Type.Object({ worker: WorkerSelf }), ...errors(400, 401) },
+      },
+    },
+    async (request) => ({
+      worker: workerSelfView(await updateWorkerProfile(ctx, request.workerId, request.body)),
+    }),
+  );
+
+  app.put(
+    '/worker/me/wallet',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Set the TON wallet your rewards are paid to',
+        body: Type.Object({ address: Type.String({ minLength: 1, maxLength: 100 }) }),
+        response: { 200: Type.Object({ worker: WorkerSelf }), ...errors(400, 401, 409) },
+      },
+    },
+    async (request) => ({
+      worker: workerSelfView(await setWorkerWallet(ctx, request.workerId, request.body.address)),
+    }),
+  );
+
+  app.get(
+    '/worker/tasks',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Tasks open for applications, newest first',
+        querystring: PageQuery,
+        response: { 200: taskPage, ...errors(400, 401) },
+      },
+    },
+    async (request) => {
+      const result = await listTasksOpenToWorkers(ctx, request.query);
+      return {
+        tasks: result.items.map((t) => workerTaskView(t, t.agent_name)),
+        nextCursor: result.nextCursor,
+        hasMore: result.hasMore,
+      };
+    },
+  );
+
+  app.get(
+    '/worker/assignments',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Tasks assigned to you, current and completed, newest first',
+        querystring: PageQuery,
+        response: { 200: taskPage, ...errors(400, 401) },
+      },
+    },
+    async (request) => {
+      const result = await listTasksOfWorker(ctx, request.workerId, request.query);
+      return {
+        tasks: result.items.map((t) => workerTaskView(t, t.agent_name)),
+        nextCursor: result.nextCursor,
+        hasMore: result.hasMore,
+      };
+    },
+  );
+
+  app.post(
+    '/worker/tasks/:id/applications',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Apply to an open task (once; you need a wallet)',
+        params: IdParam,
+        body: Type.Object({ message: Type.String({ maxLength: 2000, default: '' }) }),
+        response: { 201: Type.Object({ application: WorkerApplication }), ...errors(400, 401, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      const { application } = await applyToTask(
+        ctx,
+        request.workerId,
+        request.params.id,
+        request.body.message,
+      );
+      return reply.status(201).send({
+        application: {
+          id: application.id,
+          taskId: application.task_id,
+          status: application.status,
+          message: application.message,
+          createdAt: application.created_at,
+        },
+      });
+    },
+  );
+
+  app.get(
+    '/worker/applications',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Your applications, newest first',
+        querystring: PageQuery,
+        response: {
+          200: Type.Object({
+            applications: Type.Array(WorkerApplication),
+            nextCursor: NextCursor,
+            hasMore: Type.Boolean(),
+          }),
+          ...errors(400, 401),
+        },
+      },
+    },
+    async (request) => {
+      const result = await listApplicationsOfWorker(ctx, request.workerId, request.query);
+      return {
+        applications: result.items.map((a) => ({
+          id: a.id,
+          taskId: a.task_id,
+          status: a.status,
+          message: a.message,
+          createdAt: a.created_at,
+          task: { title: a.task_title, status: a.task_status, reward: formatTon(a.task_reward_nano) },
+        })),
+        nextCursor: result.nextCursor,
+        hasMore: result.hasMore,
+      };
+    },
+  );
+
+  app.get(
+    '/worker/offers',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Direct offers waiting for your answer',
+        querystring: PageQuery,
+        response: { 200: taskPage, ...errors(400, 401) },
+      },
+    },
+    async (request) => {
+      const result = await listOffers(ctx, request.workerId, request.query);
+      return {
+        tasks: result.items.map((t) => workerTaskView(t, t.agent_name)),
+        nextCursor: result.nextCursor,
+        hasMore: result.hasMore,
+      };
+    },
+  );
+
+  app.post(
+    '/worker/offers/:taskId/accept',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Accept a direct offer: the task is yours and a chat opens',
+        params: TaskIdParam,
+        response: {
+          200: Type.Object({ task: WorkerTask, chat: Type.Object({ id: Type.String() }) }),
+          ...errors(401, 404, 409),
+        },
+      },
+    },
+    async (request) => {
+      const { task, chat } = await acceptOffer(ctx, request.workerId, request.params.taskId);
+      return { task: workerTaskView(task, null), chat: { id: chat.id } };
+    },
+  );
+
+  app.post(
+    '/worker/offers/:taskId/decline',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Decline a direct offer: the task opens to other workers',
+        params: TaskIdParam,
+        response: { 200: Type.Object({ task: WorkerTask }), ...errors(401, 404, 409) },
+      },
+    },
+    async (request) => {
+      const { task } = await declineOffer(ctx, request.workerId, request.params.taskId);
+      return { task: workerTaskView(task, null) };
+    },
+  );
+
+  app.patch(
+    '/worker/tasks/:id',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Move your task to IN_PROGRESS or REVIEW',
+        params: IdParam,
+        body: Type.Object({ status: Type.Enum(['IN_PROGRESS', 'REVIEW'] as const) }),
+        response: { 200: Type.Object({ task: WorkerTask }), ...errors(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request) => {
+      const task = await patchWorkerTask(ctx, request.workerId, request.params.id, request.body.status);
+      return { task: workerTaskView(task, null) };
+    },
+  );
+
+  app.post(
+    '/worker/tasks/:id/rate',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Rate the agent of a task you completed (once)',
+        params: IdParam,
+        body: RateBody,
+        response: { 201: Type.Object({ rating: Rating }), ...errors(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      const rating = await rateAgent(ctx, request.workerId, request.params.id, request.body);
+      return reply.status(201).send({ rating: ratingView(rating) });
+    },
+  );
+};

@@ -1,0 +1,192 @@
+import type {
+  AgentRow,
+  ApplicationRow,
+  RatingRow,
+  TaskRow,
+  TransactionRow,
+  WorkerRow,
+} from '../db/repositories/executor.js';
+import { formatTon } from '../domain/money.js';
+
+/**
+ * Row -> API mapping, one place per resource: column names never leak into the API and every
+ * amount leaves as a decimal TON string.
+ */
+const avg = (sum: number, count: number) => (count === 0 ? null : Math.round((sum / count) * 100) / 100);
+
+export function agentMeView(agent: AgentRow, taskCount: number) {
+  return {
+    id: agent.id,
+    name: agent.name,
+    webhookUrl: agent.webhook_url,
+    balance: formatTon(agent.balance_nano),
+    lockedByTasks: formatTon(agent.locked_nano),
+    createdAt: agent.created_at,
+    updatedAt: agent.updated_at,
+    taskCount,
+    avgRating: avg(agent.rating_sum, agent.rating_count),
+    ratingCount: agent.rating_count,
+  };
+}
+
+type WorkerNames = Pick<WorkerRow, 'id' | 'username' | 'first_name' | 'show_telegram'>;
+
+/** The Telegram username is shown only when the worker chose to show it. */
+const shownUsername = (w: Pick<WorkerRow, 'username' | 'show_telegram'>) =>
+  w.show_telegram ? w.username : null;
+
+export function workerRefView(worker: WorkerNames) {
+  return { id: worker.id, username: shownUsername(worker), firstName: worker.first_name };
+}
+
+export function taskView(
+  task: TaskRow,
+  agentName: string | null,
+  worker: WorkerNames | null,
+  applications?: ReturnType<typeof applicationView>[],
+) {
+  return {
+    id: task.id,
+    title: task.title,
+    description: task.description,
+    reward: formatTon(task.reward_nano),
+    platformFee: formatTon(task.fee_nano),
+    totalAmount: formatTon(task.total_nano),
+    status: task.status,
+    paymentStatus: task.payment_status,
+    executionDeadlineDays: task.execution_deadline_days,
+    ...(task.deadline ? { deadline: task.deadline } : {}),
+    executionDeadline: task.execution_deadline,
+    webhookUrl: task.webhook_url,
+    createdAt: task.created_at,
+    updatedAt: task.updated_at,
+    agent: { id: task.agent_id, name: agentName },
+    worker: worker ? workerRefView(worker) : null,
+    ...(applications ? { applications } : {}),
+  };
+}
+
+/** What a worker sees of a task: no fee, no webhook, no applications. */
+export function workerTaskView(task: TaskRow, agentName: string | null) {
+  return {
+    id: task.id,
+    title: task.title,
+    description: task.description,
+    reward: formatTon(task.reward_nano),
+    status: task.status,
+    executionDeadlineDays: task.execution_deadline_days,
+    ...(task.deadline ? { deadline: task.deadline } : {}),
+    executionDeadline: task.execution_deadline,
+    createdAt: task.created_at,
+    agent: { id: task.agent_id, name: agentName },
+  };
+}
+
+export interface ApplicantColumns {
+  worker_username: string | null;
+  worker_first_name: string;
+  worker_last_name: string | null;
+  worker_wallet_address: string | null;
+  worker_show_telegram: number;
+}
+
+export function applicationView(row: ApplicationRow & ApplicantColumns) {
+  return {
+    id: row.id,
+    status: row.status,
+    message: row.message,
+    createdAt: row.created_at,
+    user: {
+      id: row.worker_id,
+      username: row.worker_show_telegram ? row.worker_username : null,
+      firstName: row.worker_first_name,
+      lastName: row.worker_last_name,
+      walletAddress: row.worker_wallet_address,
+    },
+  };
+}
+
+export function transactionView(row: TransactionRow & { task_title: string | null }) {
+  return {
+    id: row.id,
+    type: row.type,
+    amount: formatTon(row.amount_nano),
+    fromAddress: row.from_address,
+    toAddress: row.to_address,
+    txHash: row.tx_hash,
+    status: row.status,
+    createdAt: row.created_at,
+    task: row.task_id ? { id: row.task_id, title: row.task_title ?? '' } : null,
+  };
+}
+
+export function ratingView(row: RatingRow) {
+  return {
+    id: row.id,
+    taskId: row.task_id,
+    raterType: row.rater_type,
+    score: row.score,
+    comment: row.comment,
+    createdAt: row.created_at,
+  };
+}
+
+function parseJson<T>(text: string, fallback: T): T {
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return fallback;
+  }
+}
+
+export function workerListEntryView(w: WorkerRow) {
+  return {
+    id: w.id,
+    ...(w.show_telegram && w.username ? { username: w.username } : {}),
+    firstName: w.first_name,
+    lastName: w.last_name,
+    headline: w.headline ?? '',
+    country: w.country,
+    timezone: w.timezone,
+    skills: parseJson<string[]>(w.skills_json, []),
+    hourlyRate: w.hourly_rate_nano === null ? null : formatTon(w.hourly_rate_nano),
+    completedTasks: w.completed_tasks,
+    avgRating: avg(w.rating_sum, w.rating_count),
+    ratingCount: w.rating_count,
+    memberSince: w.created_at,
+  };
+}
+
+export function workerDetailView(w: WorkerRow) {
+  return {
+    id: w.id,
+    ...(w.show_telegram && w.username ? { telegramUsername: w.username } : {}),
+    firstName: w.first_name,
+    lastName: w.last_name,
+    headline: w.headline ?? '',
+    bio: w.bio,
+    city: w.city,
+    state: w.state,
+    country: w.country,
+    timezone: w.timezone,
+    skills: parseJson<string[]>(w.skills_json, []),
+    socialLinks: parseJson<Record<string, string>>(w.social_links_json, {}),
+    hourlyRate: w.hourly_rate_nano === null ? null : formatTon(w.hourly_rate_nano),
+    available: w.available === 1,
+    completedTasks: w.completed_tasks,
+    totalEarned: formatTon(w.total_earned_nano),
+    avgRating: avg(w.rating_sum, w.rating_count),
+    ratingCount: w.rating_count,
+    memberSince: w.created_at,
+  };
+}
+
+/** The worker's own profile: the detail plus private settings. */
+export function workerSelfView(w: WorkerRow) {
+  return {
+    ...workerDetailView(w),
+    telegramUsername: w.username,
+    walletAddress: w.wallet_address,
+    showTelegram: w.show_telegram === 1,
+  };
+}

@@ -1,0 +1,50 @@
+import { buildApp } from './app.js';
+import { loadConfig } from './config.js';
+import { systemClock } from './domain/clock.js';
+import { startBackgroundJobs } from './jobs.js';
+import { closeServices, openServices } from './services.js';
+
+/** Reads config, opens the database and chain, listens, and shuts down gracefully on a signal. */
+async function main(): Promise<void> {
+  const { config, notices } = loadConfig();
+  const services = await openServices(config, { log: (msg) => console.log(`[chain] ${msg}`) });
+  const app = await buildApp({
+    config,
+    ...services,
+    clock: systemClock,
+    logger: { level: process.env.LOG_LEVEL || 'info' },
+  });
+  for (const notice of notices) app.log.warn(notice.message);
+  const jobs = startBackgroundJobs(
+    { db: services.db.db, chain: services.chain, clock: systemClock, secretKey: config.secretKey },
+    app.log,
+  );
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info(`${signal} received: finishing requests in flight, then closing`);
+    const forceExit = setTimeout(() => process.exit(1), 15_000);
+    forceExit.unref();
+    await jobs.stop();
+    await app.close();
+    await closeServices(services);
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+
+  await app.listen({ port: config.port, host: config.host });
+  app.log.info(
+    `Handoff is serving on ${config.publicUrl} (${services.db.dialect}, TON ${config.tonNetwork}); API docs at ${config.publicUrl}/docs`,
+  );
+  app.log.info(
+    `Deposit wallet ${services.chain.depositAddress}; hot wallet ${services.chain.hotWalletAddress}`,
+  );
+}
+
+main().catch((error) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

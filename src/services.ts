@@ -1,0 +1,42 @@
+import path from 'node:path';
+import type { ChainGateway } from './chain/gateway.js';
+import { createSandboxGateway } from './chain/sandboxGateway.js';
+import type { Config } from './config.js';
+import { type Db, openDatabase } from './db/database.js';
+import { migrateToLatest } from './db/migrate.js';
+import type { Clock } from './domain/clock.js';
+
+export interface Services {
+  db: Db;
+  chain: ChainGateway;
+}
+
+/** Opens the database (migrated to the latest schema) and the chain the config selects. */
+export async function openServices(
+  config: Config,
+  options: { clock?: Clock; pgSchema?: string; log?: (msg: string) => void } = {},
+): Promise<Services> {
+  const db = openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    pgSchema: options.pgSchema,
+  });
+  try {
+    await migrateToLatest(db.db);
+    const clock = options.clock;
+    const chain = await createSandboxGateway({
+      stateDir: path.join(config.dataDir, 'chain'),
+      log: options.log,
+      ...(clock ? { nowSeconds: () => Math.floor(clock.now().getTime() / 1000) } : {}),
+    });
+    return { db, chain };
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+}
+
+export async function closeServices(services: Services): Promise<void> {
+  await services.chain.close();
+  await services.db.close();
+}
