@@ -14,7 +14,7 @@ export interface Services {
 /** Opens the database (migrated to the latest schema) and the chain the config selects. */
 export async function openServices(
   config: Config,
-  options: { clock?: Clock; pgSchema?: string; log?: (msg: string) => void } = {},
+  options: { clock?: Clock; pgSchema?: string; pgPoolSize?: number; log?: (msg: string) => void } = {},
 ): Promise<Services> {
   const db = openDatabase({
     databaseUrl: config.databaseUrl,

@@ -1,0 +1,118 @@
+import { randomBytes } from 'node:crypto';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
+import { buildApp } from '../../src/app.js';
+import { createSandboxGateway } from '../../src/chain/sandboxGateway.js';
+import type { Config } from '../../src/config.js';
+import { ManualClock } from '../../src/domain/clock.js';
+import type { DomainContext } from '../../src/domain/context.js';
+import { closeServices, openServices, type Services } from '../../src/services.js';
+import { signInitData } from '../../src/telegram/initData.js';
+
+/**
+ * One app per test (or per file): its own SQLite file, or its own PostgreSQL schema when
+ * TEST_DATABASE_URL is set, and its own sandbox chain, so tests never share state.
+ */
+export interface TestApp {
+  app: FastifyInstance;
+  clock: ManualClock;
+  config: Config;
+  services: Services;
+  ctx: DomainContext;
+  admin: { authorization: string };
+  close(): Promise<void>;
+}
+
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || null;
+export const DIALECT = TEST_DATABASE_URL ? 'postgres' : 'sqlite';
+/** Chain time starts here; the manual clock moves it. */
+const START = new Date('2030-01-01T00:00:00.000Z');
+
+let chainTemplate: Promise<string> | undefined;
+
+/** A funded, deployed sandbox chain made once per test process and copied for each app. */
+function chainTemplateDir(): Promise<string> {
+  chainTemplate ??= (async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'handoff-chain-template-'));
+    const gateway = await createSandboxGateway({
+      stateDir: dir,
+      nowSeconds: () => Math.floor(START.getTime() / 1000),
+    });
+    await gateway.close();
+    return dir;
+  })();
+  return chainTemplate;
+}
+
+export async function createTestApp(options: { pgPoolSize?: number } = {}): Promise<TestApp> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'handoff-test-'));
+  cpSync(await chainTemplateDir(), path.join(dataDir, 'chain'), { recursive: true });
+  const pgSchema = TEST_DATABASE_URL ? `t_${randomBytes(6).toString('hex')}` : undefined;
+  if (TEST_DATABASE_URL && pgSchema) await adminQuery(`create schema ${pgSchema}`);
+  const config: Config = {
+    port: 0,
+    host: '127.0.0.1',
+    dataDir,
+    databaseUrl: TEST_DATABASE_URL,
+    publicUrl: 'http://localhost:3000',
+    adminToken: randomBytes(16).toString('hex'),
+    secretKey: randomBytes(32),
+    telegramBotToken: `100000:${randomBytes(16).toString('hex')}`,
+    rateLimitStandard: 100,
+    rateLimitChat: 30,
+    rateLimitUpload: 10,
+    tonNetwork: 'sandbox',
+    production: false,
+  };
+  const clock = new ManualClock(START);
+  const services = await openServices(config, { clock, pgSchema, pgPoolSize: options.pgPoolSize });
+  const app = await buildApp({ config, ...services, clock });
+  const ctx: DomainContext = {
+    db: services.db.db,
+    clock,
+    chain: services.chain,
+    secretKey: config.secretKey,
+  };
+  return {
+    app,
+    clock,
+    config,
+    services,
+    ctx,
+    admin: { authorization: `Bearer ${config.adminToken}` },
+    async close() {
+      await app.close();
+      await closeServices(services);
+      if (pgSchema) await adminQuery(`drop schema ${pgSchema} cascade`);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function adminQuery(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL! });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+/** `Authorization: tma ...` for a Telegram user, signed with the app's bot token at the app's time. */
+export function workerAuth(
+  t: TestApp,
+  telegramId: number,
+  firstName = `Worker${telegramId}`,
+  username?: string,
+) {
+  const initData = signInitData(
+    { id: telegramId, first_name: firstName, username },
+    t.config.telegramBotToken,
+    t.clock.now(),
+  );
+  return { authorization: `tma ${initData}` };
+}
