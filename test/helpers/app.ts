@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { buildApp } from '../../src/app.js';
+import type { ChainGateway } from '../../src/chain/gateway.js';
 import { createSandboxGateway } from '../../src/chain/sandboxGateway.js';
 import type { Config } from '../../src/config.js';
 import { ManualClock } from '../../src/domain/clock.js';
@@ -23,7 +24,10 @@ export interface TestApp {
   services: Services;
   ctx: DomainContext;
   admin: { authorization: string };
-  close(): Promise<void>;
+  /** The PostgreSQL schema of this app, when on PostgreSQL. */
+  pgSchema: string | undefined;
+  /** Closes the app; `keepData` leaves its database and chain for a `reopen`. */
+  close(options?: { keepData?: boolean }): Promise<void>;
 }
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || null;
@@ -47,28 +51,46 @@ function chainTemplateDir(): Promise<string> {
   return chainTemplate;
 }
 
-export async function createTestApp(options: { pgPoolSize?: number } = {}): Promise<TestApp> {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'handoff-test-'));
-  cpSync(await chainTemplateDir(), path.join(dataDir, 'chain'), { recursive: true });
-  const pgSchema = TEST_DATABASE_URL ? `t_${randomBytes(6).toString('hex')}` : undefined;
-  if (TEST_DATABASE_URL && pgSchema) await adminQuery(`create schema ${pgSchema}`);
-  const config: Config = {
-    port: 0,
-    host: '127.0.0.1',
-    dataDir,
-    databaseUrl: TEST_DATABASE_URL,
-    publicUrl: 'http://localhost:3000',
-    adminToken: randomBytes(16).toString('hex'),
-    secretKey: randomBytes(32),
-    telegramBotToken: `100000:${randomBytes(16).toString('hex')}`,
-    rateLimitStandard: 100,
-    rateLimitChat: 30,
-    rateLimitUpload: 10,
-    tonNetwork: 'sandbox',
-    production: false,
-  };
-  const clock = new ManualClock(START);
-  const services = await openServices(config, { clock, pgSchema, pgPoolSize: options.pgPoolSize });
+export interface TestAppOptions {
+  pgPoolSize?: number;
+  /** Wraps the chain gateway, to inject faults (the only place tests replace a real part). */
+  wrapChain?: (chain: ChainGateway) => ChainGateway;
+  /** Reopens the data of an app closed with `close({ keepData: true })`: a restart. */
+  reopen?: TestApp;
+  /** Starts the manual clock here (a reopened app continues from its predecessor's clock). */
+  start?: Date;
+}
+
+export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const previous = options.reopen;
+  const dataDir = previous?.config.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'handoff-test-'));
+  if (!previous) cpSync(await chainTemplateDir(), path.join(dataDir, 'chain'), { recursive: true });
+  const pgSchema = previous
+    ? previous.pgSchema
+    : TEST_DATABASE_URL
+      ? `t_${randomBytes(6).toString('hex')}`
+      : undefined;
+  if (TEST_DATABASE_URL && pgSchema && !previous) await adminQuery(`create schema ${pgSchema}`);
+  const config: Config = previous
+    ? previous.config
+    : {
+        port: 0,
+        host: '127.0.0.1',
+        dataDir,
+        databaseUrl: TEST_DATABASE_URL,
+        publicUrl: 'http://localhost:3000',
+        adminToken: randomBytes(16).toString('hex'),
+        secretKey: randomBytes(32),
+        telegramBotToken: `100000:${randomBytes(16).toString('hex')}`,
+        rateLimitStandard: 100,
+        rateLimitChat: 30,
+        rateLimitUpload: 10,
+        tonNetwork: 'sandbox',
+        production: false,
+      };
+  const clock = new ManualClock(options.start ?? previous?.clock.now() ?? START);
+  const opened = await openServices(config, { clock, pgSchema, pgPoolSize: options.pgPoolSize });
+  const services = { ...opened, chain: options.wrapChain ? options.wrapChain(opened.chain) : opened.chain };
   const app = await buildApp({ config, ...services, clock });
   const ctx: DomainContext = {
     db: services.db.db,
@@ -82,10 +104,12 @@ export async function createTestApp(options: { pgPoolSize?: number } = {}): Prom
     config,
     services,
     ctx,
+    pgSchema,
     admin: { authorization: `Bearer ${config.adminToken}` },
-    async close() {
+    async close(closeOptions: { keepData?: boolean } = {}) {
       await app.close();
-      await closeServices(services);
+      await closeServices(opened);
+      if (closeOptions.keepData) return;
       if (pgSchema) await adminQuery(`drop schema ${pgSchema} cascade`);
       rmSync(dataDir, { recursive: true, force: true });
     },

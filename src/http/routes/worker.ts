@@ -8,6 +8,7 @@ import {
   listApplicationsOfWorker,
   listTasksOfWorker,
   listTasksOpenToWorkers,
+  taskParties,
 } from '../../domain/taskQueries.js';
 import { patchWorkerTask } from '../../domain/taskStatus.js';
 import { setWorkerWallet, updateWorkerProfile } from '../../domain/workerProfile.js';
@@ -218,7 +219,10 @@ export const workerRoutes: Routes = async (app, { ctx }) => {
     },
     async (request) => {
       const { task, chat } = await acceptOffer(ctx, request.workerId, request.params.taskId);
-      return { task: workerTaskView(task, null), chat: { id: chat.id } };
+      return {
+        task: workerTaskView(task, (await taskParties(ctx.db, task)).agentName),
+        chat: { id: chat.id },
+      };
     },
   );
 
@@ -235,7 +239,7 @@ export const workerRoutes: Routes = async (app, { ctx }) => {
     },
     async (request) => {
       const { task } = await declineOffer(ctx, request.workerId, request.params.taskId);
-      return { task: workerTaskView(task, null) };
+      return { task: workerTaskView(task, (await taskParties(ctx.db, task)).agentName) };
     },
   );
 
@@ -253,7 +257,7 @@ export const workerRoutes: Routes = async (app, { ctx }) => {
     },
     async (request) => {
       const task = await patchWorkerTask(ctx, request.workerId, request.params.id, request.body.status);
-      return { task: workerTaskView(task, null) };
+      return { task: workerTaskView(task, (await taskParties(ctx.db, task)).agentName) };
     },
   );
 
