@@ -37,7 +37,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: BODY_LIMIT_BYTES,
     // Unknown body fields are dropped before handlers see them: `status` or `balance` in a
     // create-task body changes nothing.
-    ajv: { customOptions: { removeAdditional: 'all', allErrors: true } },
+    ajv: { customOptions: { removeAdditional: 'all', allErrors: true, allowUnionTypes: true } },
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>();
 

@@ -20,6 +20,7 @@ export async function openServices(
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     pgSchema: options.pgSchema,
+    pgPoolSize: options.pgPoolSize,
   });
   try {
     await migrateToLatest(db.db);

@@ -106,13 +106,16 @@ export async function updateWorkerProfile(ctx: DomainContext, workerId: string, 
   if (patch.city !== undefined) set.city = optional('city', patch.city, PROFILE_LIMITS.place);
   if (patch.state !== undefined) set.state = optional('state', patch.state, PROFILE_LIMITS.place);
   if (patch.country !== undefined) set.country = optional('country', patch.country, PROFILE_LIMITS.place);
+  // Fastify's schema coercion turns a JSON null into "" for nullable strings: both clear the field.
   if (patch.timezone !== undefined)
-    set.timezone = patch.timezone === null ? null : checkTimezone(patch.timezone);
+    set.timezone =
+      patch.timezone === null || patch.timezone.trim() === '' ? null : checkTimezone(patch.timezone);
   const skills = patch.skills === undefined ? undefined : checkSkills(patch.skills);
   if (skills) set.skills_json = JSON.stringify(skills);
   if (patch.socialLinks !== undefined) set.social_links_json = JSON.stringify(checkLinks(patch.socialLinks));
   if (patch.hourlyRate !== undefined)
-    set.hourly_rate_nano = patch.hourlyRate === null ? null : checkRate(patch.hourlyRate);
+    set.hourly_rate_nano =
+      patch.hourlyRate === null || patch.hourlyRate === '' ? null : checkRate(patch.hourlyRate);
   if (patch.available !== undefined) set.available = patch.available ? 1 : 0;
   if (patch.showTelegram !== undefined) set.show_telegram = patch.showTelegram ? 1 : 0;
   return inTransaction(ctx.db, async (trx) => {
@@ -158,11 +161,15 @@ function optional(path: string, value: string | null, max: number): string | nul
 }
 
 function checkTimezone(value: string): string {
+  let resolved: string;
   try {
-    return new Intl.DateTimeFormat('en-US', { timeZone: value }).resolvedOptions().timeZone;
+    resolved = new Intl.DateTimeFormat('en-US', { timeZone: value }).resolvedOptions().timeZone;
   } catch {
     throw invalid('timezone', 'must be an IANA time zone such as Europe/Berlin');
   }
+  // ICU resolves some current names to old aliases (Asia/Kolkata -> Asia/Calcutta): keep the
+  // name the worker chose, fixing only its case, so a catalog filter by that name finds them.
+  return resolved.toLowerCase() === value.toLowerCase() ? resolved : value;
 }
 
 function checkSkills(skills: string[]): string[] {

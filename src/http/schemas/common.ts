@@ -1,4 +1,4 @@
-import { type TSchema, Type } from 'typebox';
+import { type Static, type TSchema, Type } from 'typebox';
 
 /** A TON amount in JSON: a decimal string, no exponent, no trailing zeros ("6.5", "100", "0.013"). */
 export const Amount = Type.String({
@@ -6,21 +6,38 @@ export const Amount = Type.String({
   examples: ['6.5'],
 });
 /** Amounts in requests: a decimal string or a JSON number. */
-export const AmountInput = Type.Union([Type.String({ maxLength: 40 }), Type.Number()], {
+export const AmountInput = Type.Unsafe<string | number>({
+  type: ['string', 'number'],
+  maxLength: 40,
   description: 'TON amount: a decimal string such as "6.5" (preferred) or a JSON number; at most 9 decimals',
 });
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 timestamp, UTC' });
-export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+/**
+ * `T or null`. For primitive schemas this is `type: [T, "null"]` rather than anyOf: Fastify's
+ * Ajv coerces types, and inside anyOf it would turn a JSON null into "" before the null branch
+ * is tried, so `{"webhookUrl": null}` would arrive as an empty string.
+ */
+export const Nullable = <T extends TSchema>(schema: T) => {
+  const type = (schema as { type?: unknown }).type;
+  if (typeof type === 'string' || Array.isArray(type)) {
+    const types = Array.isArray(type) ? type : [type];
+    return Type.Unsafe<Static<T> | null>({ ...schema, type: [...types, 'null'] });
+  }
+  return Type.Unsafe<Static<T> | null>(Type.Union([schema, Type.Null()]));
+};
 
 /** Every error: `{error}` plus named extra fields (details, currentStatus, retryAfter...). */
 export const ErrorBody = Type.Object(
   { error: Type.String({ description: 'What went wrong and what to do about it' }) },
   { additionalProperties: true, $id: 'Error' },
 );
+// Not every 400 is a field validation: "Invalid JSON body" and "task must be completed before
+// rating" carry no `details`. A literal `error` or a required `details` here made the response
+// serializer fail on those, turning the 400 into a 500.
 export const ValidationErrorBody = Type.Object(
   {
-    error: Type.Literal('Validation failed'),
-    details: Type.Array(Type.Object({ path: Type.String(), message: Type.String() })),
+    error: Type.String({ description: '"Validation failed" (with details), or another reason' }),
+    details: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }))),
   },
   { additionalProperties: true },
 );
