@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { TonNetwork } from './chain/gateway.js';
+import type { WebhookSettings } from './events/dispatcher.js';
 
 export interface Config {
   port: number;
@@ -20,6 +21,12 @@ export interface Config {
   rateLimitUpload: number;
   tonNetwork: TonNetwork;
   production: boolean;
+  /** Webhooks may target loopback/private addresses (development); refused otherwise (SSRF). */
+  webhookAllowPrivate: boolean;
+  /** How long a webhook receiver has to answer. */
+  webhookTimeoutMs: number;
+  /** Open chat streams allowed per API key (or worker). */
+  sseMaxStreamsPerKey: number;
 }
 
 /** What start-up tells the operator about secrets it generated, so nothing happens silently. */
@@ -68,6 +75,9 @@ export function loadConfig(env: Env = process.env): { config: Config; notices: C
     rateLimitUpload: intSetting(env, 'RATE_LIMIT_UPLOAD', 10, 1, 1_000_000),
     tonNetwork: parseNetwork(env.TON_NETWORK),
     production,
+    webhookAllowPrivate: boolSetting(env, 'WEBHOOK_ALLOW_PRIVATE', !production),
+    webhookTimeoutMs: intSetting(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
+    sseMaxStreamsPerKey: intSetting(env, 'SSE_MAX_STREAMS_PER_KEY', 10, 1, 100_000),
   };
   return { config, notices };
 }
@@ -80,6 +90,18 @@ function intSetting(env: Env, name: string, fallback: number, min: number, max: 
     throw new Error(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
   }
   return value;
+}
+
+function boolSetting(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new Error(`${name} must be true or false, got "${raw}"`);
+}
+
+export function webhookSettings(config: Config): WebhookSettings {
+  return { allowPrivateTargets: config.webhookAllowPrivate, timeoutMs: config.webhookTimeoutMs };
 }
 
 function parseDatabaseUrl(raw: string | undefined): string | null {

@@ -1,24 +1,53 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { DomainContext } from './domain/context.js';
 import { sendDueTransfers } from './domain/payouts.js';
+import { dispatchDueDeliveries } from './events/dispatcher.js';
 
 const TRANSFER_POLL_MS = 5_000;
+/** Webhooks go out within this after their event commits (sooner while a backlog drains). */
+const WEBHOOK_POLL_MS = 250;
 
 /**
  * Background work driven by database rows, so any instance can do it and a crash loses nothing:
- * pending chain transfers (payouts and fees whose first send failed or was interrupted).
+ * pending chain transfers (payouts and fees whose first send failed or was interrupted) and
+ * webhook deliveries.
  */
 export function startBackgroundJobs(ctx: DomainContext, log: FastifyBaseLogger) {
-  let running: Promise<unknown> = Promise.resolve();
-  const timer = setInterval(() => {
-    running = running
-      .then(() => sendDueTransfers(ctx))
-      .catch((error) => log.error({ err: error }, 'sending pending transfers failed'));
-  }, TRANSFER_POLL_MS);
-  timer.unref();
+  const loops = [
+    pollLoop('pending transfers', TRANSFER_POLL_MS, () => sendDueTransfers(ctx), log),
+    pollLoop('webhook delivery', WEBHOOK_POLL_MS, () => dispatchDueDeliveries(ctx, ctx.webhooks), log),
+  ];
   return {
     async stop() {
-      clearInterval(timer);
+      await Promise.all(loops.map((loop) => loop.stop()));
+    },
+  };
+}
+
+/**
+ * Runs `work` again at once while it reports a full batch, else after `intervalMs`; one run at
+ * a time; errors are logged and the loop goes on.
+ */
+function pollLoop(name: string, intervalMs: number, work: () => Promise<number>, log: FastifyBaseLogger) {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+  const tick = () => {
+    running = (async () => {
+      let done = 0;
+      try {
+        done = await work();
+      } catch (error) {
+        log.error({ err: error }, `${name} failed`);
+      }
+      if (!stopped) timer = setTimeout(tick, done > 0 ? 0 : intervalMs);
+    })();
+  };
+  timer = setTimeout(tick, intervalMs);
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
       await running;
     },
   };

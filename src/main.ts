@@ -1,7 +1,6 @@
 import { buildApp } from './app.js';
 import { loadConfig } from './config.js';
 import { systemClock } from './domain/clock.js';
-import { startBackgroundJobs } from './jobs.js';
 import { closeServices, openServices } from './services.js';
 
 /** Reads config, opens the database and chain, listens, and shuts down gracefully on a signal. */
@@ -13,12 +12,9 @@ async function main(): Promise<void> {
     ...services,
     clock: systemClock,
     logger: { level: process.env.LOG_LEVEL || 'info' },
+    jobs: true,
   });
   for (const notice of notices) app.log.warn(notice.message);
-  const jobs = startBackgroundJobs(
-    { db: services.db.db, chain: services.chain, clock: systemClock, secretKey: config.secretKey },
-    app.log,
-  );
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -27,7 +23,7 @@ async function main(): Promise<void> {
     app.log.info(`${signal} received: finishing requests in flight, then closing`);
     const forceExit = setTimeout(() => process.exit(1), 15_000);
     forceExit.unref();
-    await jobs.stop();
+    // Stops accepting requests, finishes those in flight, then stops the background jobs.
     await app.close();
     await closeServices(services);
     process.exit(0);

@@ -162,6 +162,53 @@ export interface EventTable {
   created_at: string;
 }
 
+export interface MessageTable {
+  id: string;
+  chat_id: string;
+  task_id: string;
+  sender_type: 'USER' | 'AGENT';
+  sender_id: string;
+  content: string;
+  file_url: string | null;
+  file_name: string | null;
+  file_size: number | null;
+  mime_type: string | null;
+  created_at: string;
+}
+
+/** One event to one endpoint: the dispatcher's queue and the agent's delivery log. */
+export interface WebhookDeliveryTable {
+  id: string;
+  event_id: string;
+  agent_id: string;
+  url: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  next_attempt_at: string;
+  last_status_code: number | null;
+  last_error: string | null;
+  delivered_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface UploadTable {
+  id: string;
+  owner_type: 'AGENT' | 'USER';
+  owner_id: string;
+  file_name: string;
+  mime_type: string;
+  /** Null until the bytes are stored (a signed-URL upload not yet PUT). */
+  size: number | null;
+  /** Where the bytes are in FileStorage; null until stored. */
+  storage_key: string | null;
+  status: 'pending' | 'stored';
+  /** When a signed upload URL stops working. */
+  expires_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
   agents: AgentTable;
   api_keys: ApiKeyTable;
@@ -174,4 +221,7 @@ export interface Database {
   chain_transfers: ChainTransferTable;
   ratings: RatingTable;
   events: EventTable;
+  messages: MessageTable;
+  webhook_deliveries: WebhookDeliveryTable;
+  uploads: UploadTable;
 }

@@ -14,11 +14,17 @@ import { assertInvariant, invalid, notFound } from './errors.js';
 import { newId } from './ids.js';
 import { parseTon } from './money.js';
 import { inTransaction } from './transaction.js';
-import { checkWebhookUrl } from './webhookUrl.js';
+import { checkWebhookTarget } from './webhookUrl.js';
 
 export const MAX_AGENT_NAME = 100;
 /** One deposit through the operator API is at most a billion TON: a typo guard, not a policy. */
 const MAX_DEPOSIT_NANO = 1_000_000_000n * 1_000_000_000n;
+/**
+ * Smaller transfers cannot pay for their own processing on chain (below about 0.001 TON the
+ * deposit wallet's transaction fails and the request ended in a 500); 0.01 TON is also the
+ * smallest reward, so nothing smaller is useful to deposit.
+ */
+const MIN_DEPOSIT_NANO = 10_000_000n;
 
 /** Creates an agent and its first API key. The plaintext key is returned here and never again. */
 export async function createAgent(ctx: DomainContext, input: { name?: string | null }) {
@@ -65,7 +71,10 @@ export async function updateAgent(
   const patch: { name?: string; webhook_url?: string | null } = {};
   if (input.name !== undefined) patch.name = checkName('name', input.name);
   if (input.webhookUrl !== undefined) {
-    patch.webhook_url = input.webhookUrl === null ? null : checkWebhookUrl('webhookUrl', input.webhookUrl);
+    patch.webhook_url =
+      input.webhookUrl === null
+        ? null
+        : await checkWebhookTarget('webhookUrl', input.webhookUrl, ctx.webhooks);
   }
   const row = await updateAgentProfile(ctx.db, agentId, patch, ctx.clock.now().toISOString());
   if (!row) throw notFound('Agent');
@@ -130,6 +139,7 @@ function parseDepositAmount(amount: string | number): bigint {
     throw invalid('amount', (error as Error).message);
   }
   if (nano <= 0n) throw invalid('amount', 'must be more than 0');
+  if (nano < MIN_DEPOSIT_NANO) throw invalid('amount', 'must be at least 0.01 TON');
   if (nano > MAX_DEPOSIT_NANO) throw invalid('amount', 'must be at most 1000000000 TON per deposit');
   return nano;
 }

@@ -1,6 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { ChainGateway } from '../chain/gateway.js';
 import type { Database } from '../db/schema.js';
+import type { WebhookSettings } from '../events/dispatcher.js';
+import type { MessageFanout } from '../events/fanout.js';
 import type { Clock } from './clock.js';
 
 /** What domain functions need from the outside world; built once in app.ts. */
@@ -10,4 +12,10 @@ export interface DomainContext {
   chain: ChainGateway;
   /** Encrypts stored API keys. */
   secretKey: Buffer;
+  /** Live fan-out of new chat messages to open streams. */
+  fanout: MessageFanout;
+  /** Where stored uploads are served: `${publicUrl}/files/...`. */
+  publicUrl: string;
+  /** Webhook time-out and whether private addresses may receive webhooks. */
+  webhooks: WebhookSettings;
 }

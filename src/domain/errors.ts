@@ -8,7 +8,10 @@ export type DomainErrorKind =
   | 'forbidden'
   | 'not_found'
   | 'conflict'
-  | 'payment_required';
+  | 'payment_required'
+  | 'too_large'
+  | 'unsupported_media_type'
+  | 'rate_limited';
 
 export class DomainError extends Error {
   constructor(

@@ -1,3 +1,4 @@
+import { insertDelivery, webhookTarget } from '../db/repositories/deliveries.js';
 import { insertEvent } from '../db/repositories/events.js';
 import type { Executor } from '../db/repositories/executor.js';
 import { newId } from './ids.js';

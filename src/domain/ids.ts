@@ -12,6 +12,8 @@ export const ID_PREFIX = {
   transaction: 'txn',
   rating: 'rat',
   event: 'evt',
+  delivery: 'dlv',
+  upload: 'upl',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -11,7 +11,7 @@ import { CURRENCY, recordEvent } from './events.js';
 import { isIdOf, newId } from './ids.js';
 import { formatTon, MAX_REWARD_NANO, MIN_REWARD_NANO, parseTon, taskCost } from './money.js';
 import { inTransaction } from './transaction.js';
-import { checkWebhookUrl } from './webhookUrl.js';
+import { checkWebhookTarget, checkWebhookUrl } from './webhookUrl.js';
 
 export const TITLE_MAX = 200;
 export const DESCRIPTION_MAX = 10_000;
@@ -48,6 +48,7 @@ export async function createTask(
 ): Promise<CreatedTask> {
   const now = ctx.clock.now();
   const fields = checkTaskInput(input, now);
+  if (fields.webhookUrl) await checkWebhookTarget('webhookUrl', fields.webhookUrl, ctx.webhooks);
   const cost = taskCost(fields.rewardNano);
   return inTransaction(ctx.db, async (trx) => {
     const agent = await findAgent(trx, agentId);

@@ -1,3 +1,5 @@
+import { refuseNonPublicHost } from '../events/addressGuard.js';
+import type { WebhookSettings } from '../events/dispatcher.js';
 import { invalid } from './errors.js';
 
 export const MAX_URL_LENGTH = 2000;
@@ -16,4 +18,21 @@ export function checkWebhookUrl(path: string, value: string): string {
   if (url.username || url.password) throw invalid(path, 'must not contain a user name or password');
   if (value.length > MAX_URL_LENGTH) throw invalid(path, `must be at most ${MAX_URL_LENGTH} characters`);
   return url.toString();
+}
+
+/**
+ * A webhook URL as `checkWebhookUrl` accepts it, whose host is also a public address unless
+ * private targets are allowed (development). Deliveries check the resolved address again.
+ */
+export async function checkWebhookTarget(
+  path: string,
+  value: string,
+  settings: WebhookSettings,
+): Promise<string> {
+  const url = checkWebhookUrl(path, value);
+  if (!settings.allowPrivateTargets) {
+    const refused = await refuseNonPublicHost(new URL(url).hostname);
+    if (refused) throw invalid(path, `must reach a public address: ${refused}`);
+  }
+  return url;
 }

@@ -8,6 +8,9 @@ const STATUS: Record<DomainErrorKind, number> = {
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
 };
 
 interface AjvIssue {

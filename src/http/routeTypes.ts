@@ -2,12 +2,16 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Config } from '../config.js';
 import type { DomainContext } from '../domain/context.js';
 import type { StatsCache } from '../domain/stats.js';
+import type { FileStorage } from '../storage/fileStorage.js';
+import type { StreamCounter } from './sse.js';
 
 /** What every route plugin receives. */
 export interface RouteOptions {
   ctx: DomainContext;
   config: Config;
   stats: StatsCache;
+  storage: FileStorage;
+  streams: StreamCounter;
 }
 
 export type Routes = FastifyPluginAsyncTypebox<RouteOptions>;

@@ -1,6 +1,8 @@
 import type {
   AgentRow,
   ApplicationRow,
+  ChatRow,
+  MessageRow,
   RatingRow,
   TaskRow,
   TransactionRow,
@@ -188,5 +190,51 @@ export function workerSelfView(w: WorkerRow) {
     telegramUsername: w.username,
     walletAddress: w.wallet_address,
     showTelegram: w.show_telegram === 1,
+  };
+}
+
+export function messageView(row: MessageRow) {
+  return {
+    id: row.id,
+    senderId: row.sender_id,
+    senderType: row.sender_type,
+    content: row.content,
+    fileUrl: row.file_url,
+    fileName: row.file_name,
+    fileSize: row.file_size,
+    mimeType: row.mime_type,
+    createdAt: row.created_at,
+  };
+}
+
+export interface ChatListColumns {
+  task_title: string;
+  task_status: TaskRow['status'];
+  worker_username: string | null;
+  worker_first_name: string;
+  worker_show_telegram: number;
+  agent_name: string | null;
+}
+
+export function chatView(chat: ChatRow & ChatListColumns, lastMessage: MessageRow | null) {
+  return {
+    id: chat.id,
+    taskId: chat.task_id,
+    task: { title: chat.task_title, status: chat.task_status },
+    user: {
+      id: chat.worker_id,
+      username: chat.worker_show_telegram ? chat.worker_username : null,
+      firstName: chat.worker_first_name,
+    },
+    agent: { id: chat.agent_id, name: chat.agent_name },
+    lastMessage: lastMessage
+      ? {
+          content: lastMessage.content,
+          senderType: lastMessage.sender_type,
+          createdAt: lastMessage.created_at,
+        }
+      : null,
+    closed: chat.closed_at !== null,
+    updatedAt: chat.updated_at,
   };
 }

@@ -35,6 +35,8 @@ function readUser(json: string | null): TelegramUser | null {
   } catch {
     return null;
   }
+  // `user=null` is valid JSON: without this check it threw, and the sign-in answered 500.
+  if (typeof user !== 'object' || user === null) return null;
   if (!Number.isSafeInteger(user.id) || typeof user.first_name !== 'string') return null;
   return {
     id: user.id as number,

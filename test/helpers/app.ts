@@ -59,6 +59,8 @@ export interface TestAppOptions {
   reopen?: TestApp;
   /** Starts the manual clock here (a reopened app continues from its predecessor's clock). */
   start?: Date;
+  /** How long webhook receivers get (tests of time-outs keep it short). */
+  webhookTimeoutMs?: number;
 }
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -87,17 +89,15 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
         rateLimitUpload: 10,
         tonNetwork: 'sandbox',
         production: false,
+        webhookAllowPrivate: true,
+        webhookTimeoutMs: options.webhookTimeoutMs ?? 2_000,
+        sseMaxStreamsPerKey: 10,
       };
   const clock = new ManualClock(options.start ?? previous?.clock.now() ?? START);
   const opened = await openServices(config, { clock, pgSchema, pgPoolSize: options.pgPoolSize });
   const services = { ...opened, chain: options.wrapChain ? options.wrapChain(opened.chain) : opened.chain };
   const app = await buildApp({ config, ...services, clock });
-  const ctx: DomainContext = {
-    db: services.db.db,
-    clock,
-    chain: services.chain,
-    secretKey: config.secretKey,
-  };
+  const ctx: DomainContext = app.ctx;
   return {
     app,
     clock,

@@ -16,3 +16,41 @@ export async function closeChat(db: Executor, taskId: string, now: string): Prom
     .where('closed_at', 'is', null)
     .execute();
 }
+
+export async function touchChat(db: Executor, id: string, now: string): Promise<void> {
+  await db.updateTable('chats').set({ updated_at: now }).where('id', '=', id).execute();
+}
+
+/** Chats of an agent or a worker with their tasks and workers, most recently active first. */
+export function listChatsOf(
+  db: Executor,
+  party: { agentId?: string; workerId?: string },
+  after: { updatedAt: string; id: string } | null,
+  limit: number,
+) {
+  let query = db
+    .selectFrom('chats as c')
+    .innerJoin('tasks as t', 't.id', 'c.task_id')
+    .innerJoin('workers as w', 'w.id', 'c.worker_id')
+    .innerJoin('agents as a', 'a.id', 'c.agent_id')
+    .selectAll('c')
+    .select([
+      't.title as task_title',
+      't.status as task_status',
+      'w.username as worker_username',
+      'w.first_name as worker_first_name',
+      'w.show_telegram as worker_show_telegram',
+      'a.name as agent_name',
+    ]);
+  if (party.agentId) query = query.where('c.agent_id', '=', party.agentId);
+  if (party.workerId) query = query.where('c.worker_id', '=', party.workerId);
+  if (after) {
+    query = query.where((eb) =>
+      eb.or([
+        eb('c.updated_at', '<', after.updatedAt),
+        eb.and([eb('c.updated_at', '=', after.updatedAt), eb('c.id', '<', after.id)]),
+      ]),
+    );
+  }
+  return query.orderBy('c.updated_at', 'desc').orderBy('c.id', 'desc').limit(limit).execute();
+}

@@ -14,6 +14,9 @@ export type TransactionRow = Selectable<Database['transactions']>;
 export type ChainTransferRow = Selectable<Database['chain_transfers']>;
 export type RatingRow = Selectable<Database['ratings']>;
 export type EventRow = Selectable<Database['events']>;
+export type MessageRow = Selectable<Database['messages']>;
+export type DeliveryRow = Selectable<Database['webhook_deliveries']>;
+export type UploadRow = Selectable<Database['uploads']>;
 
 /** A position in a newest-first list: the last item's creation time and id. */
 export interface Position {

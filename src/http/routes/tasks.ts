@@ -34,7 +34,9 @@ export const taskRoutes: Routes = async (app, { ctx }) => {
         summary: 'Create a task (reward + 30% fee escrowed from your balance), or a direct offer',
         body: CreateTaskBody,
         response: {
-          201: Type.Union([Type.Object({ task: Task }), CreatedOffer]),
+          // The offer shape first: the serializer takes the first branch that fits, and a
+          // direct offer also fits `{task}`, which would drop offeredWorker and message.
+          201: Type.Union([CreatedOffer, Type.Object({ task: Task })]),
           402: InsufficientBalance,
           ...errors(400, 401, 404, 409),
         },

@@ -1,0 +1,61 @@
+import type { Executor, MessageRow, Position } from './executor.js';
+import { olderThan } from './pagination.js';
+
+export async function insertMessage(db: Executor, row: MessageRow): Promise<void> {
+  await db.insertInto('messages').values(row).execute();
+}
+
+export function findMessage(db: Executor, id: string): Promise<MessageRow | undefined> {
+  return db.selectFrom('messages').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** A chat's messages, newest first, strictly older than `before`. */
+export function listMessages(db: Executor, taskId: string, before: Position | null, limit: number) {
+  let query = db.selectFrom('messages').selectAll().where('task_id', '=', taskId);
+  if (before) query = query.where(olderThan(before));
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+}
+
+/** Messages after `after` in sending order (stream replay after a reconnect). */
+export function listMessagesAfter(db: Executor, taskId: string, after: Position, limit: number) {
+  return db
+    .selectFrom('messages')
+    .selectAll()
+    .where('task_id', '=', taskId)
+    .where((eb) =>
+      eb.or([
+        eb('created_at', '>', after.createdAt),
+        eb.and([eb('created_at', '=', after.createdAt), eb('id', '>', after.id)]),
+      ]),
+    )
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}
+
+/** The newest message of each of these chats (chat lists show it). */
+export async function lastMessages(db: Executor, taskIds: string[]): Promise<Map<string, MessageRow>> {
+  if (taskIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('messages as m')
+    .selectAll('m')
+    .where('m.task_id', 'in', taskIds)
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('messages as n')
+            .select('n.id')
+            .whereRef('n.task_id', '=', 'm.task_id')
+            .where((eb) =>
+              eb.or([
+                eb('n.created_at', '>', eb.ref('m.created_at')),
+                eb.and([eb('n.created_at', '=', eb.ref('m.created_at')), eb('n.id', '>', eb.ref('m.id'))]),
+              ]),
+            ),
+        ),
+      ),
+    )
+    .execute();
+  return new Map(rows.map((r) => [r.task_id, r]));
+}

@@ -1,0 +1,138 @@
+import { findChatByTask, listChatsOf, touchChat } from '../db/repositories/chats.js';
+import type { ChatRow, MessageRow } from '../db/repositories/executor.js';
+import { findMessage, insertMessage, lastMessages, listMessages } from '../db/repositories/messages.js';
+import { findTask } from '../db/repositories/tasks.js';
+import { findUpload } from '../db/repositories/uploads.js';
+import type { DomainContext } from './context.js';
+import { decodeCursor, encodeCursor, page } from './cursor.js';
+import { accessDenied, conflict, invalid, notFound } from './errors.js';
+import { recordEvent } from './events.js';
+import { isIdOf, newId } from './ids.js';
+import { inTransaction } from './transaction.js';
+
+export const MESSAGE_CONTENT_MAX = 4000;
+
+/** Who is talking: the task's agent or its worker. */
+export type Party = { kind: 'agent'; id: string } | { kind: 'worker'; id: string };
+
+/**
+ * The chat of a task the party may read. Agents: their own tasks only (403 otherwise), 404 while
+ * the task has no chat (a direct offer not yet accepted). Workers: the chat of a task they were
+ * assigned; any other task answers 404, so workers cannot probe other people's tasks.
+ */
+export async function chatFor(ctx: DomainContext, party: Party, taskId: string): Promise<ChatRow> {
+  const task = isIdOf('task', taskId) ? await findTask(ctx.db, taskId) : undefined;
+  if (!task) throw notFound('Task');
+  if (party.kind === 'agent' && task.agent_id !== party.id) throw accessDenied();
+  const chat = await findChatByTask(ctx.db, taskId);
+  if (party.kind === 'worker' && chat?.worker_id !== party.id) throw notFound('Chat');
+  if (!chat) throw notFound('Chat (the task has no worker yet; a chat opens when one is assigned)');
+  return chat;
+}
+
+export async function listChatMessages(
+  ctx: DomainContext,
+  party: Party,
+  taskId: string,
+  query: { cursor?: string; limit: number },
+) {
+  const chat = await chatFor(ctx, party, taskId);
+  let before: { createdAt: string; id: string } | null = null;
+  if (query.cursor) {
+    // The cursor is a message id (as the spec says) of this chat.
+    const message = isIdOf('message', query.cursor) ? await findMessage(ctx.db, query.cursor) : undefined;
+    if (!message || message.chat_id !== chat.id) {
+      throw invalid(
+        'cursor',
+        'must be the id of a message of this chat (the nextCursor of the previous page)',
+      );
+    }
+    before = { createdAt: message.created_at, id: message.id };
+  }
+  const rows = await listMessages(ctx.db, taskId, before, query.limit + 1);
+  return page(rows, query.limit, (m) => m.id);
+}
+
+export interface MessageInput {
+  content?: string;
+  fileUrl?: string;
+  fileName?: string;
+  fileSize?: number;
+  mimeType?: string;
+}
+
+/**
+ * Posts a message. Attachments must be files uploaded here first (POST /upload): the file's
+ * name, size and type come from the stored upload, not from the caller. A worker's message
+ * sends message.received to the agent; every message goes to the open streams after commit.
+ */
+export async function postMessage(ctx: DomainContext, party: Party, taskId: string, input: MessageInput) {
+  const content = input.content ?? '';
+  if (content.length > MESSAGE_CONTENT_MAX) {
+    throw invalid('content', `must be at most ${MESSAGE_CONTENT_MAX} characters`);
+  }
+  const file = input.fileUrl ? await storedFile(ctx, input.fileUrl) : null;
+  if (content.trim() === '' && !file) throw invalid('content', 'must not be empty unless a file is attached');
+  const chat = await chatFor(ctx, party, taskId);
+  if (chat.closed_at) {
+    throw conflict(
+      'This chat is closed (the task was cancelled or its worker ran out of time); it stays readable',
+    );
+  }
+  const message = await inTransaction(ctx.db, async (trx) => {
+    const now = ctx.clock.now();
+    const row: MessageRow = {
+      id: newId('message', now.getTime()),
+      chat_id: chat.id,
+      task_id: taskId,
+      sender_type: party.kind === 'agent' ? 'AGENT' : 'USER',
+      sender_id: party.id,
+      content,
+      file_url: file?.url ?? null,
+      file_name: file?.name ?? null,
+      file_size: file?.size ?? null,
+      mime_type: file?.mimeType ?? null,
+      created_at: now.toISOString(),
+    };
+    await insertMessage(trx, row);
+    await touchChat(trx, chat.id, row.created_at);
+    if (party.kind === 'worker') {
+      await recordEvent(trx, {
+        agentId: chat.agent_id,
+        taskId,
+        type: 'message.received',
+        data: { chatId: chat.id, taskId, messageId: row.id, content, hasFile: file !== null },
+        now,
+      });
+    }
+    return row;
+  });
+  ctx.fanout.publish(message);
+  return message;
+}
+
+async function storedFile(ctx: DomainContext, fileUrl: string) {
+  const prefix = `${ctx.publicUrl}/files/`;
+  const id = fileUrl.startsWith(prefix) ? fileUrl.slice(prefix.length).split('/')[0] : undefined;
+  const upload = id && isIdOf('upload', id) ? await findUpload(ctx.db, id) : undefined;
+  if (!upload || upload.status !== 'stored' || upload.size === null) {
+    throw invalid('fileUrl', 'must be a fileUrl returned by POST /upload (upload the file first)');
+  }
+  return { url: fileUrl, name: upload.file_name, size: upload.size, mimeType: upload.mime_type };
+}
+
+export async function listChats(ctx: DomainContext, party: Party, query: { cursor?: string; limit: number }) {
+  const values = decodeCursor<[string, string]>(query.cursor, ['string', 'string']);
+  const after = values ? { updatedAt: values[0], id: values[1] } : null;
+  const filter = party.kind === 'agent' ? { agentId: party.id } : { workerId: party.id };
+  const rows = await listChatsOf(ctx.db, filter, after, query.limit + 1);
+  const result = page(rows, query.limit, (c) => encodeCursor([c.updated_at, c.id]));
+  const last = await lastMessages(
+    ctx.db,
+    result.items.map((c) => c.task_id),
+  );
+  return {
+    ...result,
+    items: result.items.map((chat) => ({ chat, lastMessage: last.get(chat.task_id) ?? null })),
+  };
+}

@@ -1,0 +1,82 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Clock } from '../domain/clock.js';
+
+export type Bucket = 'standard' | 'chat' | 'upload';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Which per-key limit a route counts against; standard when absent. */
+    rateLimit?: Bucket;
+  }
+}
+
+export interface Hit {
+  count: number;
+  resetAtMs: number;
+}
+
+/**
+ * Counts requests per key in fixed one-minute windows. The in-memory store serves one instance;
+ * a Redis store (INCR + PEXPIRE) can replace it for several instances behind this interface.
+ */
+export interface RateLimitStore {
+  hit(key: string, windowMs: number, nowMs: number): Promise<Hit>;
+}
+
+const SWEEP_AT_ENTRIES = 10_000;
+
+export class MemoryRateLimitStore implements RateLimitStore {
+  private readonly windows = new Map<string, { startMs: number; count: number }>();
+
+  async hit(key: string, windowMs: number, nowMs: number): Promise<Hit> {
+    let entry = this.windows.get(key);
+    if (!entry || nowMs >= entry.startMs + windowMs) {
+      if (this.windows.size >= SWEEP_AT_ENTRIES) this.sweep(windowMs, nowMs);
+      entry = { startMs: nowMs, count: 0 };
+      this.windows.set(key, entry);
+    }
+    entry.count++;
+    return { count: entry.count, resetAtMs: entry.startMs + windowMs };
+  }
+
+  /** Bounds memory: forget windows that have ended. */
+  private sweep(windowMs: number, nowMs: number): void {
+    for (const [key, entry] of this.windows) if (nowMs >= entry.startMs + windowMs) this.windows.delete(key);
+  }
+}
+
+export const WINDOW_MS = 60_000;
+
+/**
+ * Per-key limits with X-RateLimit-Limit/Remaining/Reset on every authenticated response and a
+ * 429 with Retry-After beyond the limit. Runs after the auth hook, which sets the key.
+ */
+export function rateLimitHook(options: {
+  store: RateLimitStore;
+  clock: Clock;
+  limits: Record<Bucket, number>;
+  keyOf: (request: FastifyRequest) => string;
+}) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const bucket = request.routeOptions.config.rateLimit ?? 'standard';
+    const limit = options.limits[bucket];
+    const nowMs = options.clock.now().getTime();
+    const { count, resetAtMs } = await options.store.hit(
+      `${bucket}:${options.keyOf(request)}`,
+      WINDOW_MS,
+      nowMs,
+    );
+    const resetS = Math.max(1, Math.ceil((resetAtMs - nowMs) / 1000));
+    reply.header('x-ratelimit-limit', limit);
+    reply.header('x-ratelimit-remaining', Math.max(0, limit - count));
+    reply.header('x-ratelimit-reset', resetS);
+    if (count > limit) {
+      reply.header('retry-after', resetS);
+      return reply.status(429).send({
+        error: 'Rate limit exceeded',
+        retryAfter: resetS,
+        message: `At most ${limit} ${bucket} requests per minute per key; retry in ${resetS} s`,
+      });
+    }
+  };
+}

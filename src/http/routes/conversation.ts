@@ -1,0 +1,171 @@
+import type {} from '@fastify/multipart';
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { chatFor, listChatMessages, listChats, type Party, postMessage } from '../../domain/chat.js';
+import { DomainError, invalid } from '../../domain/errors.js';
+import { createUploadUrl, storeUpload } from '../../domain/uploads.js';
+import { AGENT_SECURITY, type Routes, WORKER_SECURITY } from '../routeTypes.js';
+import {
+  Chat,
+  Message,
+  PostMessageBody,
+  UploadedFile,
+  UploadUrl,
+  UploadUrlRequest,
+} from '../schemas/chat.js';
+import { errors, NextCursor, TaskIdParam } from '../schemas/common.js';
+import { streamChat } from '../sse.js';
+import { chatView, messageView } from '../views.js';
+
+/**
+ * Chat, live stream and upload routes. Agents and workers get the same routes: agents at /chats,
+ * /chat/:taskId/..., /upload; workers under /worker. `partyOf` says who is calling.
+ */
+export function conversationRoutes(side: 'agent' | 'worker'): Routes {
+  const prefix = side === 'agent' ? '' : '/worker';
+  const security = side === 'agent' ? AGENT_SECURITY : WORKER_SECURITY;
+  const tags = [side === 'agent' ? 'Chat' : 'Worker'];
+  const partyOf = (request: FastifyRequest): Party =>
+    side === 'agent' ? { kind: 'agent', id: request.agentId } : { kind: 'worker', id: request.workerId };
+
+  return async (app, { ctx, storage, streams }) => {
+    app.get(
+      `${prefix}/chats`,
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'Your chats, most recently active first',
+          querystring: Type.Object({
+            limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
+            cursor: Type.Optional(Type.String({ maxLength: 400 })),
+          }),
+          response: {
+            200: Type.Object({ chats: Type.Array(Chat), nextCursor: NextCursor, hasMore: Type.Boolean() }),
+            ...errors(400, 401),
+          },
+        },
+      },
+      async (request) => {
+        const result = await listChats(ctx, partyOf(request), request.query);
+        return {
+          chats: result.items.map(({ chat, lastMessage }) => chatView(chat, lastMessage)),
+          nextCursor: result.nextCursor,
+          hasMore: result.hasMore,
+        };
+      },
+    );
+
+    app.get(
+      `${prefix}/chat/:taskId/messages`,
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'A task’s chat messages, newest first; the cursor is a message id',
+          params: TaskIdParam,
+          querystring: Type.Object({
+            limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
+            cursor: Type.Optional(Type.String({ maxLength: 100 })),
+          }),
+          response: {
+            200: Type.Object({
+              messages: Type.Array(Message),
+              nextCursor: NextCursor,
+              hasMore: Type.Boolean(),
+            }),
+            ...errors(400, 401, 403, 404),
+          },
+        },
+      },
+      async (request) => {
+        const result = await listChatMessages(ctx, partyOf(request), request.params.taskId, request.query);
+        return {
+          messages: result.items.map(messageView),
+          nextCursor: result.nextCursor,
+          hasMore: result.hasMore,
+        };
+      },
+    );
+
+    app.post(
+      `${prefix}/chat/:taskId/messages`,
+      {
+        config: { rateLimit: 'chat' },
+        schema: {
+          tags,
+          security,
+          summary: 'Send a message, optionally with a file uploaded first',
+          params: TaskIdParam,
+          body: PostMessageBody,
+          response: { 201: Type.Object({ message: Message }), ...errors(400, 401, 403, 404, 409) },
+        },
+      },
+      async (request, reply) => {
+        const message = await postMessage(ctx, partyOf(request), request.params.taskId, request.body);
+        return reply.status(201).send({ message: messageView(message) });
+      },
+    );
+
+    app.get(
+      `${prefix}/chat/:taskId/stream`,
+      {
+        schema: {
+          tags,
+          security,
+          summary:
+            'New messages as Server-Sent Events (event "message", id = message id); send Last-Event-ID to resume',
+          params: TaskIdParam,
+          produces: ['text/event-stream'],
+          response: { ...errors(401, 403, 404, 429) },
+        },
+      },
+      async (request, reply) => {
+        const party = partyOf(request);
+        const chat = await chatFor(ctx, party, request.params.taskId);
+        await streamChat(ctx, streams, `${party.kind}:${party.id}`, chat, request, reply);
+      },
+    );
+
+    app.post(
+      `${prefix}/upload`,
+      {
+        config: { rateLimit: 'upload' },
+        schema: {
+          tags,
+          security,
+          summary:
+            'Upload a file (multipart, part "file", at most 20 MiB), or get a signed URL to PUT it to (JSON {filename, contentType})',
+          consumes: ['multipart/form-data', 'application/json'],
+          body: { content: { 'application/json': { schema: UploadUrlRequest } } },
+          response: { 200: Type.Union([UploadedFile, UploadUrl]), ...errors(400, 401, 413, 415) },
+        },
+      },
+      async (request, reply) => {
+        if (!request.isMultipart()) {
+          const body = request.body as { filename: string; contentType: string } | undefined;
+          if (!body)
+            throw invalid(
+              'body',
+              'send multipart/form-data with a part "file", or JSON {filename, contentType}',
+            );
+          return createUploadUrl(ctx, partyOf(request), body);
+        }
+        const file = await request.file();
+        if (!file || file.fieldname !== 'file')
+          throw invalid('file', 'send the file in a multipart part named "file"');
+        try {
+          return await storeUpload(ctx, storage, partyOf(request), {
+            fileName: file.filename,
+            mimeType: file.mimetype,
+            stream: file.file,
+          });
+        } catch (error) {
+          // The rest of a refused body is not read: close the connection after answering.
+          if (error instanceof DomainError) reply.header('connection', 'close');
+          throw error;
+        }
+      },
+    );
+  };
+}

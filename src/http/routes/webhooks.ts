@@ -1,0 +1,135 @@
+import { Type } from 'typebox';
+import type { DeliveryRow } from '../../db/repositories/executor.js';
+import { listDeliveries, redeliver, sendTestWebhook, setAgentWebhook } from '../../domain/webhooks.js';
+import { AGENT_SECURITY, type Routes } from '../routeTypes.js';
+import { errors, IdParam, NextCursor, Nullable, Timestamp } from '../schemas/common.js';
+
+const tags = ['Webhooks'];
+const security = AGENT_SECURITY;
+
+const Delivery = Type.Object({
+  id: Type.String({ description: 'Sent as X-Service-Delivery-Id; the same on every retry' }),
+  eventId: Type.String(),
+  event: Type.String(),
+  taskId: Nullable(Type.String()),
+  url: Type.String(),
+  status: Type.Enum(['pending', 'delivered', 'failed']),
+  attempts: Type.Integer(),
+  lastStatusCode: Nullable(Type.Integer()),
+  lastError: Nullable(Type.String()),
+  nextAttemptAt: Nullable(Timestamp),
+  deliveredAt: Nullable(Timestamp),
+  createdAt: Timestamp,
+});
+
+function deliveryView(d: DeliveryRow & { event_type: string; event_task_id: string | null }) {
+  return {
+    id: d.id,
+    eventId: d.event_id,
+    event: d.event_type,
+    taskId: d.event_task_id,
+    url: d.url,
+    status: d.status,
+    attempts: d.attempts,
+    lastStatusCode: d.last_status_code,
+    lastError: d.last_error,
+    nextAttemptAt: d.status === 'pending' ? d.next_attempt_at : null,
+    deliveredAt: d.delivered_at,
+    createdAt: d.created_at,
+  };
+}
+
+export const webhookRoutes: Routes = async (app, { ctx }) => {
+  app.patch(
+    '/agents/webhooks',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Set your webhook URL (null turns webhooks off)',
+        body: Type.Object({ url: Nullable(Type.String({ maxLength: 2000 })) }),
+        response: {
+          200: Type.Object({
+            webhook: Type.Object({
+              url: Nullable(Type.String()),
+              configured: Type.Boolean(),
+              lastUpdated: Timestamp,
+            }),
+            message: Type.String(),
+          }),
+          ...errors(400, 401),
+        },
+      },
+    },
+    async (request) => {
+      const agent = await setAgentWebhook(ctx, request.agentId, request.body.url);
+      const configured = agent.webhook_url !== null;
+      return {
+        webhook: { url: agent.webhook_url, configured, lastUpdated: agent.updated_at },
+        message: configured ? 'Webhooks will be sent to this URL' : 'Webhooks are turned off',
+      };
+    },
+  );
+
+  app.post(
+    '/agents/webhooks',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Send a signed test webhook (event "webhook.test") and report the receiver’s status',
+        response: {
+          200: Type.Object({ success: Type.Boolean(), statusCode: Type.Integer(), message: Type.String() }),
+          ...errors(401, 409),
+        },
+      },
+    },
+    (request) => sendTestWebhook(ctx, request.agentId),
+  );
+
+  app.get(
+    '/agents/webhooks/deliveries',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Your webhook deliveries, newest first',
+        querystring: Type.Object({
+          status: Type.Optional(Type.Enum(['pending', 'delivered', 'failed'])),
+          limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
+          cursor: Type.Optional(Type.String({ maxLength: 400 })),
+        }),
+        response: {
+          200: Type.Object({
+            deliveries: Type.Array(Delivery),
+            nextCursor: NextCursor,
+            hasMore: Type.Boolean(),
+          }),
+          ...errors(400, 401),
+        },
+      },
+    },
+    async (request) => {
+      const result = await listDeliveries(ctx, request.agentId, request.query);
+      return {
+        deliveries: result.items.map(deliveryView),
+        nextCursor: result.nextCursor,
+        hasMore: result.hasMore,
+      };
+    },
+  );
+
+  app.post(
+    '/agents/webhooks/deliveries/:id/redeliver',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Queue a failed delivery again (same delivery id) to your current webhook URL',
+        params: IdParam,
+        response: { 200: Type.Object({ delivery: Delivery }), ...errors(401, 403, 404, 409) },
+      },
+    },
+    async (request) => ({ delivery: deliveryView(await redeliver(ctx, request.agentId, request.params.id)) }),
+  );
+};

@@ -1,0 +1,111 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ChatRow, MessageRow } from '../db/repositories/executor.js';
+import { findMessage, listMessagesAfter } from '../db/repositories/messages.js';
+import type { DomainContext } from '../domain/context.js';
+import { DomainError } from '../domain/errors.js';
+import { isIdOf } from '../domain/ids.js';
+import { messageView } from './views.js';
+
+export const KEEP_ALIVE_MS = 15_000;
+/** A reconnect replays at most this many missed messages; older ones are paged via /messages. */
+const REPLAY_MAX = 1000;
+
+/** Open streams per API key (or worker): a cap so one key cannot hold the server's sockets. */
+export class StreamCounter {
+  private readonly open = new Map<string, number>();
+  constructor(private readonly maxPerKey: number) {}
+
+  acquire(key: string): boolean {
+    const n = this.open.get(key) ?? 0;
+    if (n >= this.maxPerKey) return false;
+    this.open.set(key, n + 1);
+    return true;
+  }
+
+  release(key: string): void {
+    const n = (this.open.get(key) ?? 1) - 1;
+    if (n <= 0) this.open.delete(key);
+    else this.open.set(key, n);
+  }
+}
+
+function frame(message: MessageRow): string {
+  return `id: ${message.id}\nevent: message\ndata: ${JSON.stringify(messageView(message))}\n\n`;
+}
+
+/**
+ * Serves a chat as Server-Sent Events: one `message` event per message with its id, a comment
+ * every 15 s, and, with Last-Event-ID, the messages missed since that one first. It subscribes
+ * before replaying, so nothing posted during the replay is lost, and skips what it already sent.
+ */
+export async function streamChat(
+  ctx: DomainContext,
+  counter: StreamCounter,
+  streamKey: string,
+  chat: ChatRow,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<void> {
+  if (!counter.acquire(streamKey)) {
+    throw new DomainError(
+      'rate_limited',
+      'Too many open streams for this key; close one before opening another',
+      {
+        retryAfter: 5,
+      },
+    );
+  }
+  const lastEventId = request.headers['last-event-id'];
+  const resumeFrom =
+    typeof lastEventId === 'string' && isIdOf('message', lastEventId)
+      ? await findMessage(ctx.db, lastEventId)
+      : undefined;
+
+  reply.hijack();
+  const res = reply.raw;
+  res.writeHead(200, {
+    ...(reply.getHeaders() as Record<string, string>),
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+  });
+  res.write('retry: 3000\n\n');
+
+  let last: { createdAt: string; id: string } | null =
+    resumeFrom && resumeFrom.chat_id === chat.id
+      ? { createdAt: resumeFrom.created_at, id: resumeFrom.id }
+      : null;
+  let replaying = true;
+  const queued: MessageRow[] = [];
+  const send = (message: MessageRow) => {
+    // Order is (createdAt, id); anything at or before the last sent message was already sent.
+    if (
+      last &&
+      (message.created_at < last.createdAt ||
+        (message.created_at === last.createdAt && message.id <= last.id))
+    )
+      return;
+    res.write(frame(message));
+    last = { createdAt: message.created_at, id: message.id };
+  };
+  const unsubscribe = ctx.fanout.subscribe(chat.task_id, (message) =>
+    replaying ? queued.push(message) : send(message),
+  );
+  const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
+  keepAlive.unref();
+  const cleanup = () => {
+    clearInterval(keepAlive);
+    unsubscribe();
+    counter.release(streamKey);
+  };
+  res.once('close', cleanup);
+
+  try {
+    if (last)
+      for (const message of await listMessagesAfter(ctx.db, chat.task_id, last, REPLAY_MAX)) send(message);
+  } finally {
+    replaying = false;
+    for (const message of queued.splice(0)) send(message);
+  }
+}

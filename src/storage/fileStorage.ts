@@ -1,0 +1,74 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { type Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+
+/** The stream held more bytes than allowed; nothing was kept. */
+export class TooLargeError extends Error {
+  constructor(readonly maxBytes: number) {
+    super(`more than ${maxBytes} bytes`);
+  }
+}
+
+/**
+ * Where uploaded bytes live. Local disk by default; an S3 implementation can replace it.
+ * Keys are server-made ids, never caller-supplied names.
+ */
+export interface FileStorage {
+  /** Streams `source` into `key` without buffering it; refuses (TooLargeError) past `maxBytes`. */
+  write(key: string, source: Readable, maxBytes: number): Promise<number>;
+  read(key: string): Readable;
+  size(key: string): Promise<number | null>;
+  remove(key: string): Promise<void>;
+}
+
+const SAFE_KEY = /^[a-z0-9_]{1,100}$/;
+
+export class LocalDiskStorage implements FileStorage {
+  constructor(private readonly root: string) {}
+
+  private file(key: string): string {
+    if (!SAFE_KEY.test(key)) throw new Error(`unsafe storage key ${key}`);
+    return path.join(this.root, key.slice(-2), key);
+  }
+
+  async write(key: string, source: Readable, maxBytes: number): Promise<number> {
+    const target = this.file(key);
+    await mkdir(path.dirname(target), { recursive: true });
+    const partial = `${target}.partial`;
+    let size = 0;
+    const counter = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        size += chunk.length;
+        if (size > maxBytes) done(new TooLargeError(maxBytes));
+        else done(null, chunk);
+      },
+    });
+    try {
+      await pipeline(source, counter, createWriteStream(partial, { mode: 0o600 }));
+    } catch (error) {
+      await rm(partial, { force: true });
+      throw error;
+    }
+    // Renamed only when complete, so a reader never sees half a file.
+    await rename(partial, target);
+    return size;
+  }
+
+  read(key: string): Readable {
+    return createReadStream(this.file(key));
+  }
+
+  async size(key: string): Promise<number | null> {
+    try {
+      return (await stat(this.file(key))).size;
+    } catch {
+      return null;
+    }
+  }
+
+  async remove(key: string): Promise<void> {
+    await rm(this.file(key), { force: true });
+  }
+}
