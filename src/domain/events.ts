@@ -25,7 +25,9 @@ export const CURRENCY: 'TON' = 'TON';
 
 /**
  * Writes an event to the outbox inside the caller's transaction, so it exists exactly when the
- * change that caused it committed. Delivery reads the outbox afterwards.
+ * change that caused it committed, together with its delivery to the webhook URL in force now
+ * (the task's, else the agent's). The dispatcher sends deliveries after commit; a crash in
+ * between loses nothing because the rows are already there.
  */
 export async function recordEvent(
   trx: Executor,
@@ -37,13 +39,31 @@ export async function recordEvent(
     now: Date;
   },
 ): Promise<void> {
+  const id = newId('event', event.now.getTime());
+  const at = event.now.toISOString();
   await insertEvent(trx, {
-    id: newId('event', event.now.getTime()),
+    id,
     agent_id: event.agentId,
     task_id: event.taskId,
     type: event.type,
     data_json: JSON.stringify(event.data),
-    created_at: event.now.toISOString(),
+    created_at: at,
+  });
+  const url = await webhookTarget(trx, event.agentId, event.taskId);
+  if (!url) return;
+  await insertDelivery(trx, {
+    id: newId('delivery', event.now.getTime()),
+    event_id: id,
+    agent_id: event.agentId,
+    url,
+    status: 'pending',
+    attempts: 0,
+    next_attempt_at: at,
+    last_status_code: null,
+    last_error: null,
+    delivered_at: null,
+    created_at: at,
+    updated_at: at,
   });
 }
 

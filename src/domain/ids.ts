@@ -20,33 +20,40 @@ export type IdKind = keyof typeof ID_PREFIX;
 
 const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
 
+const RANDOM_BITS = 80n;
+const RANDOM_MAX = (1n << RANDOM_BITS) - 1n;
+let lastMs = -1;
+let lastRandom = 0n;
+
 /**
- * `prefix_` + 10 characters of millisecond time + 16 random characters (80 bits), Crockford
- * base32. Ids of one kind sort by creation time, which keeps index inserts local and makes the
- * (createdAt, id) list order stable.
+ * `prefix_` + 10 characters of millisecond time + 16 characters (80 bits) of randomness,
+ * Crockford base32. Ids of one kind sort by creation time, which keeps index inserts local and
+ * makes the (createdAt, id) list order stable. Within one process they are also monotonic: an id
+ * made in the same millisecond as the previous one (or while the clock went back) continues from
+ * it, so events recorded in one transaction keep their order.
  */
 export function newId(kind: IdKind, nowMs: number = Date.now()): string {
-  let time = '';
-  let t = nowMs;
-  for (let i = 0; i < 10; i++) {
-    time = CROCKFORD[t % 32] + time;
-    t = Math.floor(t / 32);
+  let ms = nowMs;
+  let random: bigint;
+  if (ms <= lastMs && lastRandom < RANDOM_MAX) {
+    ms = lastMs;
+    random = lastRandom + 1n;
+  } else {
+    random = BigInt(`0x${randomBytes(10).toString('hex')}`);
   }
-  const bytes = randomBytes(10);
-  let rand = '';
-  // 10 bytes = 80 bits = 16 base32 characters, read 5 bits at a time.
-  let acc = 0;
-  let bits = 0;
-  for (const byte of bytes) {
-    acc = (acc << 8) | byte;
-    bits += 8;
-    while (bits >= 5) {
-      bits -= 5;
-      rand += CROCKFORD[(acc >> bits) & 31];
-    }
-    acc &= (1 << bits) - 1;
+  lastMs = ms;
+  lastRandom = random;
+  return `${ID_PREFIX[kind]}_${base32(BigInt(ms), 10)}${base32(random, 16)}`;
+}
+
+function base32(value: bigint, length: number): string {
+  let text = '';
+  let rest = value;
+  for (let i = 0; i < length; i++) {
+    text = CROCKFORD[Number(rest & 31n)] + text;
+    rest >>= 5n;
   }
-  return `${ID_PREFIX[kind]}_${time}${rand}`;
+  return text;
 }
 
 /** True when `id` looks like an id of this kind; used to answer 404 without a query. */

@@ -60,11 +60,10 @@ export function checkType(contentType: string): string {
 /** A display name only: path parts, control characters and quotes removed. Storage uses ids. */
 export function cleanFileName(name: string): string {
   const base = name.split(/[\\/]/).pop() ?? '';
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: stripping control characters is the point
-  const clean = base
-    .replace(/[\u0000-\u001f\u007f"]/g, '')
-    .trim()
-    .slice(0, FILE_NAME_MAX);
+  const printable = [...base].filter(
+    (ch) => ch.charCodeAt(0) > 0x1f && ch.charCodeAt(0) !== 0x7f && ch !== '"',
+  );
+  const clean = printable.join('').trim().slice(0, FILE_NAME_MAX);
   return clean || 'file';
 }
 
