@@ -1,6 +1,7 @@
 import swagger from '@fastify/swagger';
 import scalar from '@scalar/fastify-api-reference';
 import type { FastifyInstance } from 'fastify';
+import { webhookDocs } from './schemas/events.js';
 
 /**
  * The OpenAPI document is generated from the route schemas (never written by hand), served at
@@ -18,6 +19,7 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string): 
           'every error is JSON with an `error` message. Lists are newest first with opaque cursors.',
       },
       servers: [{ url: publicUrl }],
+      webhooks: webhookDocs(),
       components: {
         securitySchemes: {
           agentKey: {

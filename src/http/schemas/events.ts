@@ -1,0 +1,121 @@
+import { type TSchema, Type } from 'typebox';
+import type { EventType } from '../../domain/events.js';
+import { Amount, Nullable, Timestamp } from './common.js';
+
+const Person = Type.Object({ id: Type.String(), name: Type.String() });
+const Currency = Type.Literal('TON');
+const WorkerEvent = Type.Object({ taskId: Type.String(), applicationId: Type.String(), worker: Person });
+
+/** The `data` of each webhook event, as the service sends it. */
+const EVENT_DATA: Record<EventType | 'webhook.test', { summary: string; data: TSchema }> = {
+  'application.received': {
+    summary: 'A worker applied to your task',
+    data: Type.Object({ applicationId: Type.String(), taskId: Type.String(), applicant: Person }),
+  },
+  'application.accepted': { summary: 'You accepted an application; the chat is open', data: WorkerEvent },
+  'application.rejected': { summary: 'An application was rejected because you accepted another', data: WorkerEvent },
+  'message.received': {
+    summary: 'The worker sent a message',
+    data: Type.Object({
+      chatId: Type.String(),
+      taskId: Type.String(),
+      messageId: Type.String(),
+      content: Type.String(),
+      hasFile: Type.Boolean(),
+    }),
+  },
+  'offer.accepted': { summary: 'The worker accepted your direct offer', data: WorkerEvent },
+  'offer.declined': { summary: 'The worker declined your direct offer; the task is open to all', data: WorkerEvent },
+  'task.funded': {
+    summary: 'The task was created and its total escrowed from your balance',
+    data: Type.Object({
+      taskId: Type.String(),
+      deposit: Type.Object({ amount: Amount, txHash: Type.Null(), currency: Currency }),
+    }),
+  },
+  'task.completed': {
+    summary: 'You completed the task; the payout is being sent',
+    data: Type.Object({
+      taskId: Type.String(),
+      payment: Type.Object({ amount: Amount, toAddress: Type.String(), currency: Currency }),
+    }),
+  },
+  'task.expired': {
+    summary: 'The worker missed the execution deadline; the task is open again',
+    data: Type.Object({ taskId: Type.String(), workerId: Type.String() }),
+  },
+  'payment.sent': {
+    summary: 'The reward landed in the worker’s wallet on chain',
+    data: Type.Object({
+      taskId: Type.String(),
+      payment: Type.Object({ amount: Amount, toAddress: Type.String(), txHash: Type.String(), currency: Currency }),
+    }),
+  },
+  'refund.processed': {
+    summary: 'The task was cancelled and its total returned to your balance',
+    data: Type.Object({
+      taskId: Type.String(),
+      refund: Type.Object({
+        amount: Amount,
+        destination: Type.Literal('agent_balance'),
+        reason: Nullable(Type.String()),
+        currency: Currency,
+      }),
+    }),
+  },
+  'rating.received': {
+    summary: 'The worker rated you',
+    data: Type.Object({
+      taskId: Type.String(),
+      rating: Type.Object({
+        id: Type.String(),
+        raterType: Type.Literal('USER'),
+        score: Type.Integer(),
+        comment: Nullable(Type.String()),
+      }),
+    }),
+  },
+  'webhook.test': {
+    summary: 'Sent by POST /agents/webhooks to check your receiver',
+    data: Type.Object({ agentId: Type.String(), message: Type.String() }),
+  },
+};
+
+const HEADERS = [
+  ['X-Service-Signature', 'Hex HMAC-SHA256 of the raw body, keyed with your API key; compare in constant time'],
+  ['X-Service-Event', 'The event type'],
+  ['X-Service-Timestamp', 'When the event happened (ISO 8601)'],
+  ['X-Service-Delivery-Id', 'Stable across retries of one delivery: de-duplicate on it'],
+] as const;
+
+/** OpenAPI 3.1 `webhooks`: one entry per event the service posts to your webhook URL. */
+export function webhookDocs() {
+  return Object.fromEntries(
+    Object.entries(EVENT_DATA).map(([event, { summary, data }]) => [
+      event,
+      {
+        post: {
+          summary,
+          description:
+            'Answer 2xx within 10 s. Otherwise the delivery is retried 3 times with growing delays, then marked failed (see GET /agents/webhooks/deliveries).',
+          parameters: HEADERS.map(([name, description]) => ({
+            name,
+            in: 'header' as const,
+            required: true,
+            description,
+            schema: { type: 'string' as const },
+          })),
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: Type.Object({ event: Type.Literal(event), timestamp: Timestamp, data }),
+              },
+            },
+          },
+          responses: { '200': { description: 'Any 2xx acknowledges the delivery' } },
+        },
+      },
+    ]),
+  );
+}
