@@ -1,0 +1,75 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { ID_PREFIX, type IdKind, isIdOf, newId } from '../../src/domain/ids.js';
+
+const KINDS = Object.keys(ID_PREFIX) as IdKind[];
+
+describe('ids', () => {
+  it('carry their kind as a prefix, then 26 Crockford base32 characters', () => {
+    expect(ID_PREFIX).toMatchObject({
+      agent: 'agt',
+      worker: 'wrk',
+      task: 'tsk',
+      application: 'app',
+      chat: 'cht',
+      message: 'msg',
+      transaction: 'txn',
+    });
+    for (const kind of KINDS) {
+      const id = newId(kind);
+      expect(id).toMatch(new RegExp(`^${ID_PREFIX[kind]}_[0-9abcdefghjkmnpqrstvwxyz]{26}$`));
+      expect(isIdOf(kind, id)).toBe(true);
+      for (const other of KINDS.filter((k) => ID_PREFIX[k] !== ID_PREFIX[kind])) {
+        expect(isIdOf(other, id)).toBe(false);
+      }
+    }
+  });
+
+  it('isIdOf refuses look-alikes', () => {
+    const id = newId('task');
+    for (const bad of [
+      '',
+      'tsk_',
+      id.slice(0, -1),
+      `${id}0`,
+      id.toUpperCase(),
+      ` ${id}`,
+      `${id}\n`,
+      id.replace('tsk_', 'tsk-'),
+      `tsk_${'0'.repeat(25)}'`,
+      `x${id}`,
+    ]) {
+      expect(isIdOf('task', bad), JSON.stringify(bad)).toBe(false);
+    }
+  });
+
+  it('sort by creation time', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 2 ** 48 - 2 }),
+        fc.integer({ min: 1, max: 10 ** 9 }),
+        (t1, delta) => {
+          const t2 = Math.min(t1 + delta, 2 ** 48 - 1);
+          fc.pre(t2 > t1);
+          expect(newId('task', t1) < newId('task', t2)).toBe(true);
+        },
+      ),
+    );
+    const now = Date.parse('2030-01-01T00:00:00.000Z');
+    const ids = Array.from({ length: 50 }, (_, i) => newId('event', now + i * 7));
+    expect([...ids].sort()).toEqual(ids);
+  });
+
+  it('ids of one millisecond share the time part and differ in the random part', () => {
+    const now = Date.now();
+    const a = newId('task', now);
+    const b = newId('task', now);
+    expect(a.slice(0, 14)).toBe(b.slice(0, 14));
+    expect(a).not.toBe(b);
+  });
+
+  it('are unique', () => {
+    const ids = new Set(Array.from({ length: 20_000 }, () => newId('message', 1_900_000_000_000)));
+    expect(ids.size).toBe(20_000);
+  });
+});
