@@ -83,6 +83,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     storage: deps.storage ?? new LocalDiskStorage(path.join(config.dataDir, 'uploads')),
     streams: new StreamCounter(config.sseMaxStreamsPerKey),
   };
+  // Open chat streams never finish on their own; end them so a shutdown does not wait for them.
+  app.addHook('preClose', async () => options.streams.endAll());
   const rateLimits = {
     store: deps.rateLimitStore ?? new MemoryRateLimitStore(),
     clock,
@@ -98,7 +100,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerErrorHandling(app);
   registerJsonParser(app);
   await app.register(multipart, {
-    limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 5, fieldSize: 1000, parts: 10, headerPairs: 50 },
+    // One byte over the limit: at exactly the limit busboy would cut the file short silently (the
+    // streaming API only flags `truncated`), while one more byte lets storage refuse it with a 413.
+    limits: {
+      fileSize: MAX_UPLOAD_BYTES + 1,
+      files: 1,
+      fields: 5,
+      fieldSize: 1000,
+      parts: 10,
+      headerPairs: 50,
+    },
   });
   await registerOpenApi(app, config.publicUrl);
 

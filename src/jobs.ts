@@ -1,21 +1,25 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { DomainContext } from './domain/context.js';
+import { expireOverdueTasks } from './domain/expiry.js';
 import { sendDueTransfers } from './domain/payouts.js';
 import { dispatchDueDeliveries } from './events/dispatcher.js';
 
 const TRANSFER_POLL_MS = 5_000;
 /** Webhooks go out within this after their event commits (sooner while a backlog drains). */
 const WEBHOOK_POLL_MS = 250;
+/** Overdue tasks return to FUNDED within this after their deadline. */
+const DEADLINE_POLL_MS = 30_000;
 
 /**
  * Background work driven by database rows, so any instance can do it and a crash loses nothing:
- * pending chain transfers (payouts and fees whose first send failed or was interrupted) and
- * webhook deliveries.
+ * pending chain transfers (payouts and fees whose first send failed or was interrupted), webhook
+ * deliveries and execution deadlines.
  */
 export function startBackgroundJobs(ctx: DomainContext, log: FastifyBaseLogger) {
   const loops = [
     pollLoop('pending transfers', TRANSFER_POLL_MS, () => sendDueTransfers(ctx), log),
     pollLoop('webhook delivery', WEBHOOK_POLL_MS, () => dispatchDueDeliveries(ctx, ctx.webhooks), log),
+    pollLoop('execution deadlines', DEADLINE_POLL_MS, () => expireOverdueTasks(ctx), log),
   ];
   return {
     async stop() {

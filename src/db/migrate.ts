@@ -1,6 +1,7 @@
-import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
+import { type Kysely, type Migration, type MigrationProvider, Migrator, PostgresAdapter, sql } from 'kysely';
 import * as initial from './migrations/0001_initial.js';
 import * as conversation from './migrations/0002_conversation.js';
+import * as workersSide from './migrations/0003_workers_side.js';
 import type { Database } from './schema.js';
 
 // Migrations are listed here rather than read from disk, so they work the same from tsx, a
@@ -8,16 +9,29 @@ import type { Database } from './schema.js';
 const migrations: Record<string, Migration> = {
   '0001_initial': initial,
   '0002_conversation': conversation,
+  '0003_workers_side': workersSide,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 
 export async function migrateToLatest(db: Kysely<Database>): Promise<void> {
-  const migrator = new Migrator({ db, provider });
+  const migrator = new Migrator({ db, provider, ...(await migrationTableSchema(db)) });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
     const reason = error instanceof Error ? error.message : String(error ?? 'unknown error');
     throw new Error(`Database migration ${failed?.migrationName ?? ''} failed: ${reason}`);
   }
+}
+
+/**
+ * On PostgreSQL, Kysely looks for its migration tables in every schema of the database unless
+ * told which one: with another schema holding them (the tests' schema per app, run in parallel),
+ * it skips creating its own and fails with `relation "kysely_migration_lock" does not exist`.
+ * Pin them to the schema the connection works in (search_path; "public" by default).
+ */
+async function migrationTableSchema(db: Kysely<Database>): Promise<{ migrationTableSchema?: string }> {
+  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return {};
+  const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db);
+  return rows[0]?.schema ? { migrationTableSchema: rows[0].schema } : {};
 }

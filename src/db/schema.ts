@@ -209,6 +209,41 @@ export interface UploadTable {
   updated_at: string;
 }
 
+export interface WalletChallengeTable {
+  /** The TON Connect proof payload we issued: random, single-use, short-lived. */
+  payload: string;
+  worker_id: string;
+  expires_at: string;
+  used_at: string | null;
+  created_at: string;
+}
+
+export type NotificationKind =
+  | 'offer'
+  | 'application_accepted'
+  | 'application_rejected'
+  | 'message'
+  | 'payment_sent'
+  | 'task_expired';
+
+/** A Telegram message to a worker, written with the change that causes it (the bot's outbox). */
+export interface NotificationTable {
+  id: string;
+  worker_id: string;
+  task_id: string | null;
+  kind: NotificationKind;
+  /** What the text is built from; for batched chat messages, the count grows while pending. */
+  data_json: string;
+  /** pending -> sent, or failed after the retries; `recorded` when no bot token is configured. */
+  status: 'pending' | 'sent' | 'failed' | 'recorded';
+  attempts: number;
+  next_attempt_at: string;
+  last_error: string | null;
+  sent_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
   agents: AgentTable;
   api_keys: ApiKeyTable;
@@ -224,4 +259,6 @@ export interface Database {
   messages: MessageTable;
   webhook_deliveries: WebhookDeliveryTable;
   uploads: UploadTable;
+  wallet_challenges: WalletChallengeTable;
+  notifications: NotificationTable;
 }

@@ -15,6 +15,7 @@ import { decodePosition, page, positionCursor } from './cursor.js';
 import { accessDenied, assertInvariant, conflict, invalid, notFound } from './errors.js';
 import { recordEvent, workerRef } from './events.js';
 import { isIdOf, newId } from './ids.js';
+import { notifyWorker } from './notifications.js';
 import { executionDeadlineFor, loadAgentTask } from './taskAccess.js';
 import { inTransaction, isUniqueViolation } from './transaction.js';
 
@@ -131,12 +132,26 @@ export async function acceptApplication(ctx: DomainContext, agentId: string, app
         },
         now,
       });
+      await notifyWorker(trx, {
+        workerId: rejected.worker_id,
+        taskId: task.id,
+        kind: 'application_rejected',
+        data: { taskId: task.id, title: task.title },
+        now,
+      });
     }
     await recordEvent(trx, {
       agentId,
       taskId: task.id,
       type: 'application.accepted',
       data: { taskId: task.id, applicationId: application.id, worker: workerRef(worker) },
+      now,
+    });
+    await notifyWorker(trx, {
+      workerId: worker.id,
+      taskId: task.id,
+      kind: 'application_accepted',
+      data: { taskId: task.id, title: task.title, executionDeadline: assigned.execution_deadline },
       now,
     });
     return { application: accepted, worker, chat, task: assigned };

@@ -1,5 +1,11 @@
 import type { WorkerRow } from '../db/repositories/executor.js';
-import { type CatalogFilter, countCatalog, findWorker, listCatalog } from '../db/repositories/workers.js';
+import {
+  type CatalogFilter,
+  countCatalog,
+  findWorker,
+  listCatalog,
+  listCatalogByRating,
+} from '../db/repositories/workers.js';
 import type { DomainContext } from './context.js';
 import { decodeCursor, encodeCursor, page } from './cursor.js';
 import { invalid, notFound } from './errors.js';
@@ -15,6 +21,8 @@ export interface CatalogQuery {
   available?: boolean;
   limit: number;
   cursor?: string;
+  /** completed (default): most completed tasks first; rating: best average first. */
+  sort?: 'completed' | 'rating';
 }
 
 /** GET /agents/workers: listed workers (wallet, headline, skills, available), busiest first. */
@@ -31,13 +39,34 @@ export async function browseCatalog(ctx: DomainContext, query: CatalogQuery) {
     maxRateNano: rate('maxRate', query.maxRate),
     available: query.available ?? true,
   };
+  const result =
+    query.sort === 'rating'
+      ? await pageByRating(ctx, filter, query)
+      : await pageByCompleted(ctx, filter, query);
+  return { ...result, total: await countCatalog(ctx.db, filter) };
+}
+
+async function pageByCompleted(ctx: DomainContext, filter: CatalogFilter, query: CatalogQuery) {
   const values = decodeCursor<[number, string, string]>(query.cursor, ['number', 'string', 'string']);
   const after = values ? { completedTasks: values[0], createdAt: values[1], id: values[2] } : null;
   const rows = await listCatalog(ctx.db, filter, after, query.limit + 1);
-  const result = page(rows, query.limit, (w: WorkerRow) =>
-    encodeCursor([w.completed_tasks, w.created_at, w.id]),
+  return page(rows, query.limit, (w: WorkerRow) => encodeCursor([w.completed_tasks, w.created_at, w.id]));
+}
+
+async function pageByRating(ctx: DomainContext, filter: CatalogFilter, query: CatalogQuery) {
+  const values = decodeCursor<[number, number, string, string]>(query.cursor, [
+    'number',
+    'number',
+    'string',
+    'string',
+  ]);
+  const after = values
+    ? { ratingSum: values[0], ratingCount: values[1], createdAt: values[2], id: values[3] }
+    : null;
+  const rows = await listCatalogByRating(ctx.db, filter, after, query.limit + 1);
+  return page(rows, query.limit, (w: WorkerRow) =>
+    encodeCursor([w.rating_sum, w.rating_count, w.created_at, w.id]),
   );
-  return { ...result, total: await countCatalog(ctx.db, filter) };
 }
 
 export async function getWorkerDetail(ctx: DomainContext, workerId: string): Promise<WorkerRow> {

@@ -8,6 +8,7 @@ import { decodeCursor, encodeCursor, page } from './cursor.js';
 import { accessDenied, conflict, invalid, notFound } from './errors.js';
 import { recordEvent } from './events.js';
 import { isIdOf, newId } from './ids.js';
+import { notifyWorker } from './notifications.js';
 import { inTransaction } from './transaction.js';
 
 export const MESSAGE_CONTENT_MAX = 4000;
@@ -49,7 +50,7 @@ export async function listChatMessages(
     }
     before = { createdAt: message.created_at, id: message.id };
   }
-  const rows = await listMessages(ctx.db, taskId, before, query.limit + 1);
+  const rows = await listMessages(ctx.db, chat.id, before, query.limit + 1);
   return page(rows, query.limit, (m) => m.id);
 }
 
@@ -104,6 +105,14 @@ export async function postMessage(ctx: DomainContext, party: Party, taskId: stri
         data: { chatId: chat.id, taskId, messageId: row.id, content, hasFile: file !== null },
         now,
       });
+    } else {
+      await notifyWorker(trx, {
+        workerId: chat.worker_id,
+        taskId,
+        kind: 'message',
+        data: { taskId, preview: content.slice(0, 200), hasFile: file !== null },
+        now,
+      });
     }
     return row;
   });
@@ -129,10 +138,10 @@ export async function listChats(ctx: DomainContext, party: Party, query: { curso
   const result = page(rows, query.limit, (c) => encodeCursor([c.updated_at, c.id]));
   const last = await lastMessages(
     ctx.db,
-    result.items.map((c) => c.task_id),
+    result.items.map((c) => c.id),
   );
   return {
     ...result,
-    items: result.items.map((chat) => ({ chat, lastMessage: last.get(chat.task_id) ?? null })),
+    items: result.items.map((chat) => ({ chat, lastMessage: last.get(chat.id) ?? null })),
   };
 }

@@ -14,6 +14,7 @@ export const ID_PREFIX = {
   event: 'evt',
   delivery: 'dlv',
   upload: 'upl',
+  notification: 'ntf',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -1,5 +1,6 @@
 import type { TransactionRow } from '../db/repositories/executor.js';
 import { confirmLedgerRow, findLedgerRow } from '../db/repositories/ledger.js';
+import { findTask } from '../db/repositories/tasks.js';
 import {
   claimTransfer,
   findTransfer,
@@ -11,6 +12,7 @@ import type { DomainContext } from './context.js';
 import { assertInvariant } from './errors.js';
 import { CURRENCY, recordEvent } from './events.js';
 import { formatTon } from './money.js';
+import { notifyWorker } from './notifications.js';
 import { inTransaction } from './transaction.js';
 
 /** Retry delays grow from 5 s and stop growing at 10 minutes; a transfer is never abandoned. */
@@ -78,6 +80,21 @@ async function sendClaimed(
         },
         now,
       });
+      const task = await findTask(trx, row.task_id);
+      if (task?.worker_id) {
+        await notifyWorker(trx, {
+          workerId: task.worker_id,
+          taskId: row.task_id,
+          kind: 'payment_sent',
+          data: {
+            taskId: row.task_id,
+            title: task.title,
+            amount: formatTon(row.amount_nano),
+            txHash: result.txHash,
+          },
+          now,
+        });
+      }
     }
   });
 }

@@ -10,6 +10,7 @@ import { conflict, DomainError, invalid, notFound } from './errors.js';
 import { CURRENCY, recordEvent } from './events.js';
 import { isIdOf, newId } from './ids.js';
 import { formatTon, MAX_REWARD_NANO, MIN_REWARD_NANO, parseTon, taskCost } from './money.js';
+import { notifyWorker } from './notifications.js';
 import { inTransaction } from './transaction.js';
 import { checkWebhookTarget, checkWebhookUrl } from './webhookUrl.js';
 
@@ -116,6 +117,13 @@ export async function createTask(
         message: '',
         created_at: now.toISOString(),
         updated_at: now.toISOString(),
+      });
+      await notifyWorker(trx, {
+        workerId: worker.id,
+        taskId: task.id,
+        kind: 'offer',
+        data: { taskId: task.id, title: task.title, reward: formatTon(task.reward_nano), agentName },
+        now,
       });
     }
     await recordEvent(trx, {

@@ -64,7 +64,8 @@ export function cleanFileName(name: string): string {
     (ch) => ch.charCodeAt(0) > 0x1f && ch.charCodeAt(0) !== 0x7f && ch !== '"',
   );
   const clean = printable.join('').trim().slice(0, FILE_NAME_MAX);
-  return clean || 'file';
+  // "." and ".." would be dot-segments in the fileUrl, which clients resolve away.
+  return clean && clean !== '.' && clean !== '..' ? clean : 'file';
 }
 
 export function fileUrlOf(ctx: DomainContext, upload: Pick<UploadRow, 'id' | 'file_name'>): string {

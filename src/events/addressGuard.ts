@@ -29,7 +29,9 @@ for (const [net, prefix] of [
   ['fc00::', 7],
   ['fe80::', 10],
   ['ff00::', 8],
-  ['::ffff:0:0', 96],
+  // No rule for IPv4-mapped ::ffff:0:0/96: BlockList matches those against the IPv4 rules above
+  // (::ffff:127.0.0.1 is refused), and it matches every IPv4 address against such a rule, so
+  // one here would refuse all of IPv4.
 ] as const) {
   blocked.addSubnet(net, prefix, 'ipv6');
 }

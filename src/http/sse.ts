@@ -13,7 +13,13 @@ const REPLAY_MAX = 1000;
 /** Open streams per API key (or worker): a cap so one key cannot hold the server's sockets. */
 export class StreamCounter {
   private readonly open = new Map<string, number>();
+  /** The open streams' responses: app.close() ends them, as they would otherwise hold it forever. */
+  readonly responses = new Set<{ end(): void }>();
   constructor(private readonly maxPerKey: number) {}
+
+  endAll(): void {
+    for (const res of this.responses) res.end();
+  }
 
   acquire(key: string): boolean {
     const n = this.open.get(key) ?? 0;
@@ -72,22 +78,20 @@ export async function streamChat(
   });
   res.write('retry: 3000\n\n');
 
-  let last: { createdAt: string; id: string } | null =
+  const last: { createdAt: string; id: string } | null =
     resumeFrom && resumeFrom.chat_id === chat.id
       ? { createdAt: resumeFrom.created_at, id: resumeFrom.id }
       : null;
   let replaying = true;
   const queued: MessageRow[] = [];
+  // A message can reach both the replay (committed) and the subscription (published just after):
+  // the replay's ids are skipped live. No order-based skip: concurrent posts (PostgreSQL) publish
+  // out of (createdAt, id) order, and a high-water mark would drop the earlier of them for good.
+  const replayed = new Set<string>();
   const send = (message: MessageRow) => {
-    // Order is (createdAt, id); anything at or before the last sent message was already sent.
-    if (
-      last &&
-      (message.created_at < last.createdAt ||
-        (message.created_at === last.createdAt && message.id <= last.id))
-    )
-      return;
+    // Subscriptions are per task; a task reassigned after expiry has a new chat this one must not see.
+    if (message.chat_id !== chat.id || replayed.has(message.id)) return;
     res.write(frame(message));
-    last = { createdAt: message.created_at, id: message.id };
   };
   const unsubscribe = ctx.fanout.subscribe(chat.task_id, (message) =>
     replaying ? queued.push(message) : send(message),
@@ -98,12 +102,17 @@ export async function streamChat(
     clearInterval(keepAlive);
     unsubscribe();
     counter.release(streamKey);
+    counter.responses.delete(res);
   };
   res.once('close', cleanup);
+  counter.responses.add(res);
 
   try {
     if (last)
-      for (const message of await listMessagesAfter(ctx.db, chat.task_id, last, REPLAY_MAX)) send(message);
+      for (const message of await listMessagesAfter(ctx.db, chat.id, last, REPLAY_MAX)) {
+        send(message);
+        replayed.add(message.id);
+      }
   } finally {
     replaying = false;
     for (const message of queued.splice(0)) send(message);

@@ -129,13 +129,23 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('chats')
     .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('task_id', 'text', (c) => c.notNull().unique().references('tasks.id'))
+    .addColumn('task_id', 'text', (c) => c.notNull().references('tasks.id'))
     .addColumn('agent_id', 'text', (c) => c.notNull().references('agents.id'))
     .addColumn('worker_id', 'text', (c) => c.notNull().references('workers.id'))
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .addColumn('closed_at', 'text')
     .execute();
+  // One open chat per task; a task reassigned after its worker ran out of time gets a new chat,
+  // so the next worker does not read the previous one's conversation.
+  await db.schema
+    .createIndex('chats_one_open_per_task')
+    .unique()
+    .on('chats')
+    .column('task_id')
+    .where(sql.ref('closed_at'), 'is', null)
+    .execute();
+  await db.schema.createIndex('chats_task').on('chats').columns(['task_id', 'created_at']).execute();
   await db.schema.createIndex('chats_agent').on('chats').columns(['agent_id', 'updated_at']).execute();
   await db.schema.createIndex('chats_worker').on('chats').columns(['worker_id', 'updated_at']).execute();
 

@@ -20,9 +20,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
   await db.schema
-    .createIndex('messages_task')
+    .createIndex('messages_chat')
     .on('messages')
-    .columns(['task_id', 'created_at', 'id'])
+    .columns(['chat_id', 'created_at', 'id'])
     .execute();
 
   await db.schema

@@ -4,8 +4,16 @@ export async function insertChat(db: Executor, row: ChatRow): Promise<void> {
   await db.insertInto('chats').values(row).execute();
 }
 
+/** The task's current chat: the open one, else the one closed last (a task has one per assignment). */
 export function findChatByTask(db: Executor, taskId: string): Promise<ChatRow | undefined> {
-  return db.selectFrom('chats').selectAll().where('task_id', '=', taskId).executeTakeFirst();
+  return db
+    .selectFrom('chats')
+    .selectAll()
+    .where('task_id', '=', taskId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
 }
 
 export async function closeChat(db: Executor, taskId: string, now: string): Promise<void> {

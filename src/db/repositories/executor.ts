@@ -17,6 +17,8 @@ export type EventRow = Selectable<Database['events']>;
 export type MessageRow = Selectable<Database['messages']>;
 export type DeliveryRow = Selectable<Database['webhook_deliveries']>;
 export type UploadRow = Selectable<Database['uploads']>;
+export type WalletChallengeRow = Selectable<Database['wallet_challenges']>;
+export type NotificationRow = Selectable<Database['notifications']>;
 
 /** A position in a newest-first list: the last item's creation time and id. */
 export interface Position {

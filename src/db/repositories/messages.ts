@@ -10,18 +10,18 @@ export function findMessage(db: Executor, id: string): Promise<MessageRow | unde
 }
 
 /** A chat's messages, newest first, strictly older than `before`. */
-export function listMessages(db: Executor, taskId: string, before: Position | null, limit: number) {
-  let query = db.selectFrom('messages').selectAll().where('task_id', '=', taskId);
+export function listMessages(db: Executor, chatId: string, before: Position | null, limit: number) {
+  let query = db.selectFrom('messages').selectAll().where('chat_id', '=', chatId);
   if (before) query = query.where(olderThan(before));
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
 }
 
 /** Messages after `after` in sending order (stream replay after a reconnect). */
-export function listMessagesAfter(db: Executor, taskId: string, after: Position, limit: number) {
+export function listMessagesAfter(db: Executor, chatId: string, after: Position, limit: number) {
   return db
     .selectFrom('messages')
     .selectAll()
-    .where('task_id', '=', taskId)
+    .where('chat_id', '=', chatId)
     .where((eb) =>
       eb.or([
         eb('created_at', '>', after.createdAt),
@@ -35,18 +35,18 @@ export function listMessagesAfter(db: Executor, taskId: string, after: Position,
 }
 
 /** The newest message of each of these chats (chat lists show it). */
-export async function lastMessages(db: Executor, taskIds: string[]): Promise<Map<string, MessageRow>> {
-  if (taskIds.length === 0) return new Map();
+export async function lastMessages(db: Executor, chatIds: string[]): Promise<Map<string, MessageRow>> {
+  if (chatIds.length === 0) return new Map();
   const rows = await db
     .selectFrom('messages as m')
     .selectAll('m')
-    .where('m.task_id', 'in', taskIds)
+    .where('m.chat_id', 'in', chatIds)
     .where(({ not, exists, selectFrom }) =>
       not(
         exists(
           selectFrom('messages as n')
             .select('n.id')
-            .whereRef('n.task_id', '=', 'm.task_id')
+            .whereRef('n.chat_id', '=', 'm.chat_id')
             .where((eb) =>
               eb.or([
                 eb('n.created_at', '>', eb.ref('m.created_at')),
@@ -57,5 +57,5 @@ export async function lastMessages(db: Executor, taskIds: string[]): Promise<Map
       ),
     )
     .execute();
-  return new Map(rows.map((r) => [r.task_id, r]));
+  return new Map(rows.map((r) => [r.chat_id, r]));
 }

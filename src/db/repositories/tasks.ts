@@ -143,3 +143,37 @@ export function listWorkerTasks(db: Executor, workerId: string, after: Position 
   if (after) query = query.where(olderThan(after, 'tasks'));
   return query.orderBy('tasks.created_at', 'desc').orderBy('tasks.id', 'desc').limit(limit).execute();
 }
+
+/** ASSIGNED tasks whose execution deadline has passed, oldest deadline first. */
+export function listOverdueAssigned(db: Executor, now: string, limit: number) {
+  return db
+    .selectFrom('tasks')
+    .select(['id', 'worker_id'])
+    .where('status', '=', 'ASSIGNED')
+    .where('execution_deadline', '<=', now)
+    .orderBy('execution_deadline')
+    .limit(limit)
+    .execute();
+}
+
+/**
+ * Compare-and-set ASSIGNED -> FUNDED for a task still held by `workerId` whose deadline is still
+ * past: of two job runs that overlap, exactly one expires the task.
+ */
+export function expireIfOverdue(db: Executor, id: string, workerId: string, now: string) {
+  return db
+    .updateTable('tasks')
+    .set({
+      status: TASK_MOVES.expire.to,
+      worker_id: null,
+      execution_deadline: null,
+      assigned_at: null,
+      updated_at: now,
+    })
+    .where('id', '=', id)
+    .where('status', 'in', TASK_MOVES.expire.from)
+    .where('worker_id', '=', workerId)
+    .where('execution_deadline', '<=', now)
+    .returningAll()
+    .executeTakeFirst();
+}

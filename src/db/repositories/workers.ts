@@ -116,17 +116,70 @@ export function listCatalog(
     query = query.where((eb) =>
       eb.or([
         eb('completed_tasks', '<', after.completedTasks),
-        eb.and([
-          eb('completed_tasks', '=', after.completedTasks),
-          eb.or([
-            eb('created_at', '>', after.createdAt),
-            eb.and([eb('created_at', '=', after.createdAt), eb('id', '>', after.id)]),
-          ]),
-        ]),
+        eb.and([eb('completed_tasks', '=', after.completedTasks), laterMember(eb, after)]),
       ]),
     );
   }
   return query.orderBy('completed_tasks', 'desc').orderBy('created_at').orderBy('id').limit(limit).execute();
+}
+
+/** Position in the rating order: average desc (unrated last), then rating count desc, then member since. */
+export interface RatingPosition {
+  ratingSum: number;
+  ratingCount: number;
+  createdAt: string;
+  id: string;
+}
+
+/**
+ * The catalog by average rating. The order uses the average; the cursor compares averages
+ * exactly by cross-multiplying (a/b < c/d as a*d < c*b), so no worker is skipped or repeated
+ * at a page boundary.
+ */
+export function listCatalogByRating(
+  db: Executor,
+  filter: CatalogFilter,
+  after: RatingPosition | null,
+  limit: number,
+) {
+  let query = db.selectFrom('workers').selectAll().where(catalogWhere(filter));
+  if (after && after.ratingCount > 0) {
+    const p = after;
+    query = query.where((eb) => {
+      const left = sql<number>`rating_sum * ${p.ratingCount}`;
+      const right = sql<number>`${p.ratingSum} * rating_count`;
+      return eb.or([
+        eb('rating_count', '=', 0),
+        eb.and([eb('rating_count', '>', 0), eb(left, '<', right)]),
+        eb.and([
+          eb('rating_count', '>', 0),
+          eb(left, '=', right),
+          eb.or([
+            eb('rating_count', '<', p.ratingCount),
+            eb.and([eb('rating_count', '=', p.ratingCount), laterMember(eb, p)]),
+          ]),
+        ]),
+      ]);
+    });
+  } else if (after) {
+    query = query.where((eb) => eb.and([eb('rating_count', '=', 0), laterMember(eb, after)]));
+  }
+  return query
+    .orderBy(sql`case when rating_count = 0 then 1 else 0 end`)
+    .orderBy(sql`cast(rating_sum as real) / nullif(rating_count, 0)`, 'desc')
+    .orderBy('rating_count', 'desc')
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}
+
+/** Joined later (or the same moment and a later id): the last tie-breakers of both orders. */
+function laterMember(eb: ExpressionBuilder<Database, 'workers'>, p: { createdAt: string; id: string }) {
+  return eb.or([
+    eb('created_at', '>', p.createdAt),
+    eb.and([eb('created_at', '=', p.createdAt), eb('id', '>', p.id)]),
+  ]);
 }
 
 export async function countCatalog(db: Executor, filter: CatalogFilter): Promise<number> {

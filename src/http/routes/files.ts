@@ -12,6 +12,8 @@ const INLINE_PREFIXES = ['image/', 'video/', 'audio/'];
  */
 export const fileRoutes: Routes = async (app, { ctx, storage }) => {
   // Signed uploads take raw bytes of any type; the body is streamed to storage, never buffered.
+  // The inherited parsers go first: JSON and text/plain bodies would otherwise be read (and lost).
+  app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
 
   app.put(

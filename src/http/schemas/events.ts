@@ -13,7 +13,10 @@ const EVENT_DATA: Record<EventType | 'webhook.test', { summary: string; data: TS
     data: Type.Object({ applicationId: Type.String(), taskId: Type.String(), applicant: Person }),
   },
   'application.accepted': { summary: 'You accepted an application; the chat is open', data: WorkerEvent },
-  'application.rejected': { summary: 'An application was rejected because you accepted another', data: WorkerEvent },
+  'application.rejected': {
+    summary: 'An application was rejected because you accepted another',
+    data: WorkerEvent,
+  },
   'message.received': {
     summary: 'The worker sent a message',
     data: Type.Object({
@@ -25,7 +28,10 @@ const EVENT_DATA: Record<EventType | 'webhook.test', { summary: string; data: TS
     }),
   },
   'offer.accepted': { summary: 'The worker accepted your direct offer', data: WorkerEvent },
-  'offer.declined': { summary: 'The worker declined your direct offer; the task is open to all', data: WorkerEvent },
+  'offer.declined': {
+    summary: 'The worker declined your direct offer; the task is open to all',
+    data: WorkerEvent,
+  },
   'task.funded': {
     summary: 'The task was created and its total escrowed from your balance',
     data: Type.Object({
@@ -48,7 +54,12 @@ const EVENT_DATA: Record<EventType | 'webhook.test', { summary: string; data: TS
     summary: 'The reward landed in the worker’s wallet on chain',
     data: Type.Object({
       taskId: Type.String(),
-      payment: Type.Object({ amount: Amount, toAddress: Type.String(), txHash: Type.String(), currency: Currency }),
+      payment: Type.Object({
+        amount: Amount,
+        toAddress: Type.String(),
+        txHash: Type.String(),
+        currency: Currency,
+      }),
     }),
   },
   'refund.processed': {
@@ -82,7 +93,10 @@ const EVENT_DATA: Record<EventType | 'webhook.test', { summary: string; data: TS
 };
 
 const HEADERS = [
-  ['X-Service-Signature', 'Hex HMAC-SHA256 of the raw body, keyed with your API key; compare in constant time'],
+  [
+    'X-Service-Signature',
+    'Hex HMAC-SHA256 of the raw body, keyed with your API key; compare in constant time',
+  ],
   ['X-Service-Event', 'The event type'],
   ['X-Service-Timestamp', 'When the event happened (ISO 8601)'],
   ['X-Service-Delivery-Id', 'Stable across retries of one delivery: de-duplicate on it'],

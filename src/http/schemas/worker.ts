@@ -64,6 +64,10 @@ export const CatalogQuery = Type.Object({
   minRate: Type.Optional(Type.Number({ minimum: 0, description: 'Minimum hourly rate, TON' })),
   maxRate: Type.Optional(Type.Number({ minimum: 0, description: 'Maximum hourly rate, TON' })),
   available: Type.Boolean({ default: true }),
+  sort: Type.Enum(['completed', 'rating'], {
+    default: 'completed',
+    description: 'completed: most completed tasks first; rating: best average rating first (unrated last)',
+  }),
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
   cursor: Type.Optional(Type.String({ maxLength: 400 })),
 });

@@ -1,0 +1,93 @@
+import type { Executor, NotificationRow, Position } from './executor.js';
+import { olderThan } from './pagination.js';
+
+export async function insertNotification(db: Executor, row: NotificationRow): Promise<void> {
+  await db.insertInto('notifications').values(row).execute();
+}
+
+/** A pending notification of this kind for this worker and task, not yet sent (to batch into). */
+export function findPendingNotification(
+  db: Executor,
+  workerId: string,
+  taskId: string,
+  kind: NotificationRow['kind'],
+) {
+  return db
+    .selectFrom('notifications')
+    .selectAll()
+    .where('worker_id', '=', workerId)
+    .where('task_id', '=', taskId)
+    .where('kind', '=', kind)
+    .where('status', '=', 'pending')
+    .where('attempts', '=', 0)
+    .executeTakeFirst();
+}
+
+/** Merges a burst into one pending notification; fails (undefined) once sending has started. */
+export function updatePendingData(db: Executor, id: string, dataJson: string, now: string) {
+  return db
+    .updateTable('notifications')
+    .set({ data_json: dataJson, updated_at: now })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .where('attempts', '=', 0)
+    .returning('id')
+    .executeTakeFirst();
+}
+
+export function listDueNotifications(db: Executor, now: string, limit: number) {
+  return db
+    .selectFrom('notifications as n')
+    .innerJoin('workers as w', 'w.id', 'n.worker_id')
+    .selectAll('n')
+    .select('w.telegram_id')
+    .where('n.status', '=', 'pending')
+    .where('n.next_attempt_at', '<=', now)
+    .orderBy('n.next_attempt_at')
+    .limit(limit)
+    .execute();
+}
+
+/** Claims a due notification for one attempt (compare-and-set, like webhook deliveries). */
+export async function claimNotification(db: Executor, row: NotificationRow, leaseUntil: string, now: string) {
+  const claimed = await db
+    .updateTable('notifications')
+    .set({ next_attempt_at: leaseUntil, attempts: row.attempts + 1, updated_at: now })
+    .where('id', '=', row.id)
+    .where('status', '=', 'pending')
+    .where('next_attempt_at', '=', row.next_attempt_at)
+    .returning('id')
+    .executeTakeFirst();
+  return claimed !== undefined;
+}
+
+export async function finishNotification(
+  db: Executor,
+  id: string,
+  outcome: { status: NotificationRow['status']; nextAttemptAt: string; error: string | null; now: string },
+): Promise<void> {
+  await db
+    .updateTable('notifications')
+    .set({
+      status: outcome.status,
+      next_attempt_at: outcome.nextAttemptAt,
+      last_error: outcome.error === null ? null : outcome.error.slice(0, 500),
+      sent_at: outcome.status === 'sent' ? outcome.now : null,
+      updated_at: outcome.now,
+    })
+    .where('id', '=', id)
+    .execute();
+}
+
+export function listNotifications(
+  db: Executor,
+  filter: { workerId?: string; status?: NotificationRow['status'] },
+  after: Position | null,
+  limit: number,
+) {
+  let query = db.selectFrom('notifications').selectAll();
+  if (filter.workerId) query = query.where('worker_id', '=', filter.workerId);
+  if (filter.status) query = query.where('status', '=', filter.status);
+  if (after) query = query.where(olderThan(after));
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+}
