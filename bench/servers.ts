@@ -1,0 +1,82 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { closeServices, openServices } from '../src/services.js';
+
+export interface RunningServer {
+  /** `http://127.0.0.1:<ephemeral port>`, no trailing slash. */
+  baseUrl: string;
+  close(): Promise<void>;
+}
+
+export type DatabaseChoice = { kind: 'sqlite' } | { kind: 'postgres'; url: string; schema: string };
+
+export interface HandoffServer extends RunningServer {
+  adminToken: string;
+  /** Where the SQLite file and the sandbox chain state live (removed on close). */
+  dataDir: string;
+}
+
+/** Every server listens on loopback only, on a port the OS picks, so runs never collide. */
+async function listen(app: FastifyInstance): Promise<string> {
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = app.server.address() as AddressInfo;
+  return `http://127.0.0.1:${port}`;
+}
+
+/**
+ * The ceiling: Fastify with nothing of ours in it (no auth, no schemas, no database). What the
+ * app loses against this is the cost of its own work per request.
+ */
+export async function startBaseline(): Promise<RunningServer> {
+  const app = Fastify({ logger: false });
+  app.get('/', async () => ({ hello: 'world' }));
+  const baseUrl = await listen(app);
+  return { baseUrl, close: () => app.close() };
+}
+
+/**
+ * The real app as main.ts builds it (openServices + buildApp with its background jobs), with
+ * logging off so the numbers measure the request path rather than log I/O.
+ */
+export async function startHandoff(database: DatabaseChoice): Promise<HandoffServer> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'handoff-bench-'));
+  const adminToken = randomBytes(16).toString('hex');
+  // loadConfig with an environment of our own (not process.env, which may point DATABASE_URL
+  // elsewhere), so the bench gets every default main.ts would, including settings added later.
+  const { config } = loadConfig({
+    DATA_DIR: dataDir,
+    DATABASE_URL: database.kind === 'postgres' ? database.url : undefined,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    ADMIN_TOKEN: adminToken,
+    SECRET_KEY: randomBytes(32).toString('hex'),
+    TELEGRAM_BOT_TOKEN: `100000:${randomBytes(16).toString('hex')}`,
+    // The highest limits the config allows: the bench drives one agent far past any sane
+    // per-agent limit, and a 429 would measure the limiter rather than the app.
+    RATE_LIMIT_STANDARD: '1000000',
+    RATE_LIMIT_CHAT: '1000000',
+    RATE_LIMIT_UPLOAD: '1000000',
+  });
+  let services: Awaited<ReturnType<typeof openServices>> | undefined;
+  let app: FastifyInstance | undefined;
+  const close = async () => {
+    await app?.close();
+    if (services) await closeServices(services);
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    services = await openServices(config, database.kind === 'postgres' ? { pgSchema: database.schema } : {});
+    app = await buildApp({ config, ...services, logger: false, jobs: true });
+    const baseUrl = await listen(app);
+    return { baseUrl, adminToken, dataDir, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
