@@ -4,6 +4,7 @@ import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { BigintColumnsPlugin } from './bigintPlugin.js';
 import type { Database } from './schema.js';
+import { withStatementCache } from './statementCache.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -41,7 +42,7 @@ function openSqlite(dataDir: string): Db {
   // Integers come back as bigint so nanoton amounts never pass through a float.
   file.defaultSafeIntegers(true);
   const db = new Kysely<Database>({
-    dialect: new SqliteDialect({ database: file }),
+    dialect: new SqliteDialect({ database: withStatementCache(file) }),
     plugins: [new BigintColumnsPlugin()],
   });
   return { db, dialect: 'sqlite', close: () => db.destroy() };

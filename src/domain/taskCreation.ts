@@ -9,7 +9,7 @@ import type { DomainContext } from './context.js';
 import { conflict, DomainError, invalid, notFound } from './errors.js';
 import { CURRENCY, recordEvent } from './events.js';
 import { isIdOf, newId } from './ids.js';
-import { formatTon, MAX_REWARD_NANO, MIN_REWARD_NANO, parseTon, taskCost } from './money.js';
+import { formatTon, MAX_REWARD_NANO, MIN_REWARD_NANO, parseTon, type TaskCost, taskCost } from './money.js';
 import { notifyWorker } from './notifications.js';
 import { inTransaction } from './transaction.js';
 import { checkWebhookTarget, checkWebhookUrl } from './webhookUrl.js';
@@ -63,15 +63,6 @@ export async function createTask(
       await updateAgentProfile(trx, agentId, { name: agentName }, now.toISOString());
     }
     const worker = input.assignToUserId ? await offerableWorker(trx, input.assignToUserId) : null;
-    const locked = await lockFunds(trx, agentId, cost.totalNano, now.toISOString());
-    if (!locked) {
-      const balance = (await findAgent(trx, agentId))?.balance_nano ?? 0n;
-      throw new DomainError('payment_required', 'Insufficient balance', {
-        currentBalance: formatTon(balance),
-        requiredAmount: formatTon(cost.totalNano),
-        message: `This task costs ${formatTon(cost.totalNano)} TON (reward ${formatTon(cost.rewardNano)} + 30% fee ${formatTon(cost.feeNano)}); your balance is ${formatTon(balance)} TON. Top up your balance and try again.`,
-      });
-    }
     const task: TaskRow = {
       id: newId('task', now.getTime()),
       agent_id: agentId,
@@ -136,7 +127,23 @@ export async function createTask(
       },
       now,
     });
+    // The balance moves last: on PostgreSQL its row lock is then held only until commit, so
+    // one agent's concurrent creations queue for the shortest time. A refusal rolls back the
+    // rows written above.
+    if (!(await lockFunds(trx, agentId, cost.totalNano, now.toISOString()))) {
+      throw await insufficientBalance(trx, agentId, cost);
+    }
     return { task, agentName, offeredWorker: worker };
+  });
+}
+
+async function insufficientBalance(trx: DomainContext['db'], agentId: string, cost: TaskCost) {
+  const balance = (await findAgent(trx, agentId))?.balance_nano ?? 0n;
+  const total = formatTon(cost.totalNano);
+  return new DomainError('payment_required', 'Insufficient balance', {
+    currentBalance: formatTon(balance),
+    requiredAmount: total,
+    message: `This task costs ${total} TON (reward ${formatTon(cost.rewardNano)} + 30% fee ${formatTon(cost.feeNano)}); your balance is ${formatTon(balance)} TON. Top up your balance and try again.`,
   });
 }
 
