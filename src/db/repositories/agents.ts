@@ -54,6 +54,7 @@ export function lockFunds(db: Executor, id: string, amountNano: bigint, now: str
       updated_at: now,
     })
     .where('id', '=', id)
+    .where('balance_nano', '>=', amountNano)
     .returningAll()
     .executeTakeFirst();
 }
