@@ -29,6 +29,11 @@ for (const [net, prefix] of [
   ['fc00::', 7],
   ['fe80::', 10],
   ['ff00::', 8],
+  // Prefixes that embed an IPv4 address (NAT64, 6to4, Teredo) could hide a private one.
+  ['64:ff9b::', 96],
+  ['64:ff9b:1::', 48],
+  ['2002::', 16],
+  ['2001::', 32],
   // No rule for IPv4-mapped ::ffff:0:0/96: BlockList matches those against the IPv4 rules above
   // (::ffff:127.0.0.1 is refused), and it matches every IPv4 address against such a rule, so
   // one here would refuse all of IPv4.

@@ -48,7 +48,7 @@ async function attemptDelivery(ctx: DomainContext, settings: WebhookSettings, de
   const now = ctx.clock.now();
   const failed = !outcome.ok && (outcome.final || attempts >= MAX_ATTEMPTS);
   const retryAt = new Date(now.getTime() + (RETRY_DELAYS_MS[attempts - 1] ?? 0)).toISOString();
-  await recordAttempt(ctx.db, delivery.id, {
+  await recordAttempt(ctx.db, delivery.id, lease, {
     status: outcome.ok ? 'delivered' : failed ? 'failed' : 'pending',
     attempts,
     nextAttemptAt: outcome.ok || failed ? now.toISOString() : retryAt,

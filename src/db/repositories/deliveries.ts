@@ -39,9 +39,15 @@ export async function claimDelivery(db: Executor, row: DeliveryRow, leaseUntil: 
   return claimed !== undefined;
 }
 
+/**
+ * Records an attempt's outcome only while the attempt still holds its claim (`leaseUntil`): an
+ * attempt that outlived its lease, whose delivery another instance has claimed since, changes
+ * nothing. Returns whether it was recorded.
+ */
 export async function recordAttempt(
   db: Executor,
   id: string,
+  leaseUntil: string,
   outcome: {
     status: DeliveryRow['status'];
     attempts: number;
@@ -51,8 +57,8 @@ export async function recordAttempt(
     deliveredAt: string | null;
     now: string;
   },
-): Promise<void> {
-  await db
+): Promise<boolean> {
+  const result = await db
     .updateTable('webhook_deliveries')
     .set({
       status: outcome.status,
@@ -64,7 +70,10 @@ export async function recordAttempt(
       updated_at: outcome.now,
     })
     .where('id', '=', id)
-    .execute();
+    .where('status', '=', 'pending')
+    .where('next_attempt_at', '=', leaseUntil)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
 }
 
 /** Puts a failed delivery back in the queue (same id, so receivers can still de-duplicate). */
