@@ -13,6 +13,7 @@ import type { DomainContext } from './context.js';
 import { assertInvariant, invalid, notFound } from './errors.js';
 import { newId } from './ids.js';
 import { parseTon } from './money.js';
+import { textLength } from './text.js';
 import { inTransaction } from './transaction.js';
 import { checkWebhookTarget } from './webhookUrl.js';
 
@@ -84,7 +85,7 @@ export async function updateAgent(
 export function checkName(path: string, value: string): string {
   const name = value.trim();
   if (name.length === 0) throw invalid(path, 'must not be blank');
-  if (name.length > MAX_AGENT_NAME) throw invalid(path, `must be at most ${MAX_AGENT_NAME} characters`);
+  if (textLength(name) > MAX_AGENT_NAME) throw invalid(path, `must be at most ${MAX_AGENT_NAME} characters`);
   return name;
 }
 

@@ -17,13 +17,14 @@ import { recordEvent, workerRef } from './events.js';
 import { isIdOf, newId } from './ids.js';
 import { notifyWorker } from './notifications.js';
 import { executionDeadlineFor, loadAgentTask } from './taskAccess.js';
+import { textLength } from './text.js';
 import { inTransaction, isUniqueViolation } from './transaction.js';
 
 export const APPLICATION_MESSAGE_MAX = 2000;
 
 /** A worker applies to a FUNDED task; the agent hears application.received. */
 export async function applyToTask(ctx: DomainContext, workerId: string, taskId: string, message: string) {
-  if (message.length > APPLICATION_MESSAGE_MAX) {
+  if (textLength(message) > APPLICATION_MESSAGE_MAX) {
     throw invalid('message', `must be at most ${APPLICATION_MESSAGE_MAX} characters`);
   }
   const worker = await findWorker(ctx.db, workerId);

@@ -9,6 +9,7 @@ import { accessDenied, conflict, invalid, notFound } from './errors.js';
 import { recordEvent } from './events.js';
 import { isIdOf, newId } from './ids.js';
 import { notifyWorker } from './notifications.js';
+import { textLength } from './text.js';
 import { inTransaction } from './transaction.js';
 
 export const MESSAGE_CONTENT_MAX = 4000;
@@ -69,7 +70,7 @@ export interface MessageInput {
  */
 export async function postMessage(ctx: DomainContext, party: Party, taskId: string, input: MessageInput) {
   const content = input.content ?? '';
-  if (content.length > MESSAGE_CONTENT_MAX) {
+  if (textLength(content) > MESSAGE_CONTENT_MAX) {
     throw invalid('content', `must be at most ${MESSAGE_CONTENT_MAX} characters`);
   }
   const file = input.fileUrl ? await storedFile(ctx, input.fileUrl) : null;

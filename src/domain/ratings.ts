@@ -7,6 +7,7 @@ import { conflict, DomainError, invalid } from './errors.js';
 import { recordEvent } from './events.js';
 import { newId } from './ids.js';
 import { loadAgentTask, loadWorkerTask } from './taskAccess.js';
+import { textLength } from './text.js';
 import { inTransaction, isUniqueViolation } from './transaction.js';
 
 export const RATING_COMMENT_MAX = 1000;
@@ -39,7 +40,7 @@ async function rate(
   if (!Number.isInteger(input.score) || input.score < 1 || input.score > 5) {
     throw invalid('score', 'must be a whole number from 1 to 5');
   }
-  if (input.comment !== undefined && input.comment.length > RATING_COMMENT_MAX) {
+  if (input.comment !== undefined && textLength(input.comment) > RATING_COMMENT_MAX) {
     throw invalid('comment', `must be at most ${RATING_COMMENT_MAX} characters`);
   }
   if (task.status !== 'COMPLETED' || !rateeId) {

@@ -11,6 +11,7 @@ import { CURRENCY, recordEvent } from './events.js';
 import { isIdOf, newId } from './ids.js';
 import { formatTon, MAX_REWARD_NANO, MIN_REWARD_NANO, parseTon, type TaskCost, taskCost } from './money.js';
 import { notifyWorker } from './notifications.js';
+import { textLength } from './text.js';
 import { inTransaction } from './transaction.js';
 import { checkWebhookTarget, checkWebhookUrl } from './webhookUrl.js';
 
@@ -182,7 +183,7 @@ function checkTaskInput(input: CreateTaskInput, now: Date) {
 
 export function checkText(path: string, value: string, max: number): string {
   if (value.trim().length === 0) throw invalid(path, 'must not be blank');
-  if (value.length > max) throw invalid(path, `must be at most ${max} characters`);
+  if (textLength(value) > max) throw invalid(path, `must be at most ${max} characters`);
   return value;
 }
 

@@ -96,7 +96,9 @@ function catalogWhere(filter: CatalogFilter) {
     }
     if (filter.country)
       conditions.push(eb(eb.fn('lower', ['workers.country']), '=', filter.country.toLowerCase()));
-    if (filter.timezone) conditions.push(eb('workers.timezone', '=', filter.timezone));
+    if (filter.timezone) {
+      conditions.push(eb(eb.fn('lower', ['workers.timezone']), '=', filter.timezone.toLowerCase()));
+    }
     if (filter.minRateNano !== undefined)
       conditions.push(eb('workers.hourly_rate_nano', '>=', filter.minRateNano));
     if (filter.maxRateNano !== undefined)
