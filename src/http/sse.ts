@@ -7,6 +7,8 @@ import { isIdOf } from '../domain/ids.js';
 import { messageView } from './views.js';
 
 export const KEEP_ALIVE_MS = 15_000;
+/** What a refused stream is told to wait before trying again. */
+const STREAM_RETRY_AFTER_S = 5;
 /** A reconnect replays at most this many missed messages; older ones are paged via /messages. */
 const REPLAY_MAX = 1000;
 
@@ -53,12 +55,11 @@ export async function streamChat(
   reply: FastifyReply,
 ): Promise<void> {
   if (!counter.acquire(streamKey)) {
+    reply.header('retry-after', STREAM_RETRY_AFTER_S);
     throw new DomainError(
       'rate_limited',
       'Too many open streams for this key; close one before opening another',
-      {
-        retryAfter: 5,
-      },
+      { retryAfter: STREAM_RETRY_AFTER_S },
     );
   }
   const lastEventId = request.headers['last-event-id'];

@@ -161,13 +161,8 @@ export function conversationRoutes(side: 'agent' | 'worker'): Routes {
             stream: file.file,
           });
         } catch (error) {
-          // The rest of a refused body is not stored: close the connection after answering. Until
-          // then the bytes still arriving are dropped, not left unread: a socket closed on unread
-          // data is reset, and the client would see the reset instead of this answer.
-          if (error instanceof DomainError) {
-            reply.header('connection', 'close');
-            request.raw.resume();
-          }
+          // The rest of a refused body is not read: close the connection after answering.
+          if (error instanceof DomainError) reply.header('connection', 'close');
           throw error;
         }
       },
