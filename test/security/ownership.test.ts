@@ -1,0 +1,482 @@
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dispatchDueDeliveries, MAX_ATTEMPTS, RETRY_DELAYS_MS } from '../../src/events/dispatcher.js';
+import type { TestApp } from '../helpers/app.js';
+import {
+  assignedTask,
+  createAgent,
+  createTask,
+  createWorker,
+  expectBooksBalanced,
+  type TestAgent,
+  type TestWorker,
+} from '../helpers/fixtures.js';
+import { createUnthrottledTestApp, expectAgentBooks, listTransactions } from '../helpers/moneyChecks.js';
+
+/**
+ * The one shared security suite over every id-taking route (design.md, "Habits": Unkey).
+ * Each row names a route and the state its resource must be in for the owner's call to do
+ * something. For every row: another agent (or worker) is refused and nothing changes, an unknown
+ * id is 404, no credentials is 401, and finally the owner's same call succeeds, which proves the
+ * refusal came from the ownership check and not from the resource's state.
+ *
+ * Adding an id-taking route is one row here; the OpenAPI check below fails until it is added.
+ */
+
+type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT';
+/** The owner's resource, created fresh for each row. */
+type State =
+  | 'funded' // FUNDED task with one PENDING application
+  | 'assigned' // ASSIGNED task (apply + accept)
+  | 'completed' // COMPLETED task (paid on the sandbox chain)
+  | 'offered' // OFFERED task (direct offer to the holding worker)
+  | 'failedDelivery'; // FUNDED task whose task.funded webhook delivery failed every attempt
+
+interface Fixture {
+  taskId: string;
+  applicationId: string | null;
+  deliveryId: string | null;
+}
+
+interface RouteRow {
+  method: Method;
+  /** Fastify path; the OpenAPI check compares it with the document. */
+  path: string;
+  /** What the `:id` / `:taskId` parameter names. */
+  resource: 'task' | 'application' | 'delivery';
+  state: State;
+  payload?: Record<string, unknown>;
+  /** What the owner gets for the same call. */
+  ownerStatus: number;
+  /** What another party gets: 403 Access denied, or this 404 where the route hides the resource. */
+  hiddenAs?: string;
+  /** The 404 message for an unknown id, when not "<Resource> not found". */
+  unknownAs?: string;
+  /** A Server-Sent Events stream: the owner's control opens it over real HTTP, then hangs up. */
+  stream?: true;
+}
+
+const AGENT_ROUTES: RouteRow[] = [
+  { method: 'GET', path: '/tasks/:id', resource: 'task', state: 'funded', ownerStatus: 200 },
+  {
+    method: 'PATCH',
+    path: '/tasks/:id',
+    resource: 'task',
+    state: 'assigned',
+    payload: { status: 'IN_PROGRESS' },
+    ownerStatus: 200,
+  },
+  {
+    method: 'PATCH',
+    path: '/tasks/:id',
+    resource: 'task',
+    state: 'funded',
+    payload: { executionDeadlineDays: 30 },
+    ownerStatus: 200,
+  },
+  { method: 'DELETE', path: '/tasks/:id', resource: 'task', state: 'funded', ownerStatus: 200 },
+  { method: 'POST', path: '/tasks/:id/complete', resource: 'task', state: 'assigned', ownerStatus: 200 },
+  {
+    method: 'POST',
+    path: '/tasks/:id/refund',
+    resource: 'task',
+    state: 'assigned',
+    payload: { reason: 'changed my mind' },
+    ownerStatus: 200,
+  },
+  {
+    method: 'POST',
+    path: '/tasks/:id/rate',
+    resource: 'task',
+    state: 'completed',
+    payload: { score: 5, comment: 'great' },
+    ownerStatus: 201,
+  },
+  { method: 'GET', path: '/tasks/:id/ratings', resource: 'task', state: 'completed', ownerStatus: 200 },
+  { method: 'GET', path: '/tasks/:id/applications', resource: 'task', state: 'funded', ownerStatus: 200 },
+  {
+    method: 'PATCH',
+    path: '/applications/:id',
+    resource: 'application',
+    state: 'funded',
+    payload: { status: 'ACCEPTED' },
+    ownerStatus: 200,
+  },
+  { method: 'GET', path: '/chat/:taskId/messages', resource: 'task', state: 'assigned', ownerStatus: 200 },
+  {
+    method: 'POST',
+    path: '/chat/:taskId/messages',
+    resource: 'task',
+    state: 'assigned',
+    payload: { content: 'Hello from the owner' },
+    ownerStatus: 201,
+  },
+  {
+    method: 'GET',
+    path: '/chat/:taskId/stream',
+    resource: 'task',
+    state: 'assigned',
+    ownerStatus: 200,
+    stream: true,
+  },
+  {
+    method: 'POST',
+    path: '/agents/webhooks/deliveries/:id/redeliver',
+    resource: 'delivery',
+    state: 'failedDelivery',
+    ownerStatus: 200,
+  },
+];
+
+/**
+ * Agent routes with an id that are not owned by the caller, and why. Each still needs 401
+ * without a key; they are listed so that the coverage check knows they were considered.
+ */
+const AGENT_ROUTES_NOT_OWNED: { method: Method; path: string; why: string; auth: 'agent' | 'none' }[] = [
+  { method: 'GET', path: '/agents/workers/:id', why: 'the public workers catalog', auth: 'agent' },
+  {
+    method: 'GET',
+    path: '/files/:id/:name',
+    why: 'a capability URL: the 128-bit random file id is the credential',
+    auth: 'none',
+  },
+  {
+    method: 'PUT',
+    path: '/uploads/:id',
+    why: 'a signed upload URL: the signature is the credential',
+    auth: 'none',
+  },
+];
+
+/** Worker routes: the "owner" is the worker holding the task (or offered it). */
+const WORKER_ROUTES: RouteRow[] = [
+  {
+    method: 'PATCH',
+    path: '/worker/tasks/:id',
+    resource: 'task',
+    state: 'assigned',
+    payload: { status: 'REVIEW' },
+    ownerStatus: 200,
+  },
+  {
+    method: 'POST',
+    path: '/worker/tasks/:id/rate',
+    resource: 'task',
+    state: 'completed',
+    payload: { score: 4 },
+    ownerStatus: 201,
+  },
+  {
+    method: 'POST',
+    path: '/worker/offers/:taskId/accept',
+    resource: 'task',
+    state: 'offered',
+    ownerStatus: 200,
+    hiddenAs: 'Offer not found',
+    unknownAs: 'Offer not found',
+  },
+  {
+    method: 'POST',
+    path: '/worker/offers/:taskId/decline',
+    resource: 'task',
+    state: 'offered',
+    ownerStatus: 200,
+    hiddenAs: 'Offer not found',
+    unknownAs: 'Offer not found',
+  },
+  {
+    method: 'GET',
+    path: '/worker/chat/:taskId/messages',
+    resource: 'task',
+    state: 'assigned',
+    ownerStatus: 200,
+    hiddenAs: 'Chat not found',
+  },
+  {
+    method: 'POST',
+    path: '/worker/chat/:taskId/messages',
+    resource: 'task',
+    state: 'assigned',
+    payload: { content: 'Hello from the worker' },
+    ownerStatus: 201,
+    hiddenAs: 'Chat not found',
+  },
+  {
+    method: 'GET',
+    path: '/worker/chat/:taskId/stream',
+    resource: 'task',
+    state: 'assigned',
+    ownerStatus: 200,
+    hiddenAs: 'Chat not found',
+    stream: true,
+  },
+];
+
+const UNKNOWN_ID = {
+  task: `tsk_${'0'.repeat(26)}`,
+  application: `app_${'0'.repeat(26)}`,
+  delivery: `dlv_${'0'.repeat(26)}`,
+};
+const NOT_FOUND = {
+  task: 'Task not found',
+  application: 'Application not found',
+  delivery: 'Delivery not found',
+};
+const unknownError = (row: RouteRow) => row.unknownAs ?? NOT_FOUND[row.resource];
+/** A port nothing listens on: every webhook attempt to it fails at once. */
+const DEAD_WEBHOOK = 'http://127.0.0.1:9/hook';
+
+const urlOf = (row: RouteRow, id: string) => row.path.replace(/:(id|taskId)\b/, id);
+const label = (row: RouteRow) =>
+  `${row.method} ${row.path}${row.payload ? ` ${JSON.stringify(row.payload)}` : ''}`;
+
+describe('ownership of every id-taking route', () => {
+  let t: TestApp;
+  let owner: TestAgent;
+  let other: TestAgent;
+  let holder: TestWorker;
+  let otherWorker: TestWorker;
+
+  beforeAll(async () => {
+    t = await createUnthrottledTestApp();
+    owner = await createAgent(t, { name: 'Owner', deposit: '1000' });
+    other = await createAgent(t, { name: 'Other', deposit: '1000' });
+    holder = await createWorker(t, { firstName: 'Holder' });
+    otherWorker = await createWorker(t, { firstName: 'Intruder' });
+  });
+  afterAll(() => t.close());
+
+  async function fixture(state: State): Promise<Fixture> {
+    if (state === 'offered') {
+      const task = await createTask(t, owner, { assignToUserId: holder.id });
+      expect(task.status).toBe('OFFERED');
+      return { taskId: task.id, applicationId: null, deliveryId: null };
+    }
+    if (state === 'failedDelivery') {
+      const task = await createTask(t, owner, { webhookUrl: DEAD_WEBHOOK });
+      // The real dispatcher tries the first time and after each retry delay, then gives up.
+      for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+        await dispatchDueDeliveries(t.ctx, t.ctx.webhooks);
+        t.clock.advance((RETRY_DELAYS_MS[attempt] ?? 0) + 1);
+      }
+      const failed = await t.app.inject({
+        method: 'GET',
+        url: '/agents/webhooks/deliveries?status=failed',
+        headers: owner.headers,
+      });
+      expect(failed.statusCode, failed.body).toBe(200);
+      const delivery = (failed.json().deliveries as { id: string; taskId?: string }[]).find((d) =>
+        JSON.stringify(d).includes(task.id),
+      );
+      expect(delivery, failed.body).toBeDefined();
+      return { taskId: task.id, applicationId: null, deliveryId: delivery!.id };
+    }
+    if (state === 'funded') {
+      const task = await createTask(t, owner);
+      const applied = await t.app.inject({
+        method: 'POST',
+        url: `/worker/tasks/${task.id}/applications`,
+        headers: holder.headers,
+        payload: { message: 'pick me' },
+      });
+      expect(applied.statusCode, applied.body).toBe(201);
+      return { taskId: task.id, applicationId: applied.json().application.id, deliveryId: null };
+    }
+    const { taskId, applicationId } = await assignedTask(t, owner, holder);
+    if (state === 'completed') {
+      const done = await t.app.inject({
+        method: 'POST',
+        url: `/tasks/${taskId}/complete`,
+        headers: owner.headers,
+      });
+      expect(done.statusCode, done.body).toBe(200);
+    }
+    return { taskId, applicationId, deliveryId: null };
+  }
+
+  const idFor = (row: RouteRow, f: Fixture) =>
+    row.resource === 'application'
+      ? f.applicationId!
+      : row.resource === 'delivery'
+        ? f.deliveryId!
+        : f.taskId;
+
+  let baseUrl: string | null = null;
+  /** Opens a stream over real HTTP (inject would wait for its end), reads the head, hangs up. */
+  async function openStream(url: string, headers: { authorization: string }) {
+    if (!baseUrl) {
+      await t.app.listen({ port: 0, host: '127.0.0.1' });
+      baseUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    }
+    const abort = new AbortController();
+    try {
+      const res = await fetch(`${baseUrl}${url}`, { headers, signal: abort.signal });
+      return { status: res.status, contentType: res.headers.get('content-type') };
+    } finally {
+      abort.abort();
+    }
+  }
+
+  /** Everything the refused call could have touched, read through the API (and the chain). */
+  async function snapshot(f: Fixture) {
+    const get = async (url: string, headers: { authorization: string }) => {
+      const res = await t.app.inject({ method: 'GET', url, headers });
+      expect(res.statusCode, `${url}: ${res.body}`).toBe(200);
+      return res.json();
+    };
+    /** A read that may legitimately be refused (no chat yet): its status and body. */
+    const read = async (url: string, headers: { authorization: string }) => {
+      const res = await t.app.inject({ method: 'GET', url, headers });
+      return { status: res.statusCode, body: res.json() };
+    };
+    return {
+      chat: await read(`/chat/${f.taskId}/messages`, owner.headers),
+      holderChat: await read(`/worker/chat/${f.taskId}/messages`, holder.headers),
+      deliveries: await get('/agents/webhooks/deliveries', owner.headers),
+      task: await get(`/tasks/${f.taskId}`, owner.headers),
+      applications: await get(`/tasks/${f.taskId}/applications`, owner.headers),
+      ratings: await get(`/tasks/${f.taskId}/ratings`, owner.headers),
+      owner: await get('/agents/me', owner.headers),
+      other: await get('/agents/me', other.headers),
+      ownerLedger: await listTransactions(t, owner),
+      otherLedger: await listTransactions(t, other),
+      holder: await get('/worker/me', holder.headers),
+      intruder: await get('/worker/me', otherWorker.headers),
+      holderChainBalance: await t.services.chain.getBalance(holder.wallet!),
+    };
+  }
+
+  /** Each caller is refused with `expected` and leaves everything as it was. */
+  async function expectRefusedAndUnchanged(
+    row: RouteRow,
+    callers: Record<string, string>[],
+    expected: { status: number; body: unknown },
+  ): Promise<Fixture> {
+    const f = await fixture(row.state);
+    const before = await snapshot(f);
+    for (const headers of callers) {
+      const res = await t.app.inject({
+        method: row.method,
+        url: urlOf(row, idFor(row, f)),
+        headers,
+        ...(row.payload ? { payload: row.payload } : {}),
+      });
+      expect(res.statusCode, res.body).toBe(expected.status);
+      expect(res.json()).toEqual(expected.body);
+    }
+    expect(await snapshot(f)).toEqual(before);
+    await expectBooksBalanced(t);
+    return f;
+  }
+
+  async function expectOwnerSucceeds(row: RouteRow, f: Fixture, headers: { authorization: string }) {
+    if (row.stream) {
+      expect(await openStream(urlOf(row, idFor(row, f)), headers)).toEqual({
+        status: row.ownerStatus,
+        contentType: expect.stringContaining('text/event-stream'),
+      });
+      return;
+    }
+    const res = await t.app.inject({
+      method: row.method,
+      url: urlOf(row, idFor(row, f)),
+      headers,
+      ...(row.payload ? { payload: row.payload } : {}),
+    });
+    expect(res.statusCode, `owner control: ${res.body}`).toBe(row.ownerStatus);
+    await expectAgentBooks(t, owner);
+    await expectBooksBalanced(t);
+  }
+
+  describe.each(AGENT_ROUTES.map((row) => [label(row), row] as const))('%s', (_name, row) => {
+    it("another agent with the owner's id: 403 Access denied, nothing changes; the owner then succeeds", async () => {
+      const f = await expectRefusedAndUnchanged(row, [other.headers], {
+        status: 403,
+        body: { error: 'Access denied' },
+      });
+      await expectOwnerSucceeds(row, f, owner.headers);
+    });
+
+    it('an unknown well-formed id, and a malformed one: 404', async () => {
+      for (const id of [UNKNOWN_ID[row.resource], 'nope']) {
+        const res = await t.app.inject({
+          method: row.method,
+          url: urlOf(row, id),
+          headers: owner.headers,
+          ...(row.payload ? { payload: row.payload } : {}),
+        });
+        expect(res.statusCode, res.body).toBe(404);
+        expect(res.json()).toEqual({ error: unknownError(row) });
+      }
+    });
+
+    it('no Authorization, or a key that does not exist: 401 Unauthorized, nothing changes', async () => {
+      const wrongKey = { authorization: `Bearer hr_${'a'.repeat(64)}` };
+      const basic = { authorization: 'Basic Zm9vOmJhcg==' };
+      await expectRefusedAndUnchanged(row, [{}, wrongKey, basic], {
+        status: 401,
+        body: expect.objectContaining({ error: 'Unauthorized' }),
+      });
+    });
+  });
+
+  describe.each(WORKER_ROUTES.map((row) => [label(row), row] as const))('%s', (_name, row) => {
+    const refusal = row.hiddenAs
+      ? { status: 404, body: { error: row.hiddenAs } }
+      : { status: 403, body: { error: 'Access denied' } };
+    it(`another worker on a task the holder has: ${refusal.status}, nothing changes; the holder then succeeds`, async () => {
+      const f = await expectRefusedAndUnchanged(row, [otherWorker.headers], refusal);
+      await expectOwnerSucceeds(row, f, holder.headers);
+    });
+
+    it('an unknown well-formed id: 404', async () => {
+      const res = await t.app.inject({
+        method: row.method,
+        url: urlOf(row, UNKNOWN_ID[row.resource]),
+        headers: holder.headers,
+        ...(row.payload ? { payload: row.payload } : {}),
+      });
+      expect(res.statusCode, res.body).toBe(404);
+      expect(res.json()).toEqual({ error: unknownError(row) });
+    });
+
+    it('no Authorization, or an agent key: 401 Unauthorized, nothing changes', async () => {
+      await expectRefusedAndUnchanged(row, [{}, owner.headers], {
+        status: 401,
+        body: expect.objectContaining({ error: 'Unauthorized' }),
+      });
+    });
+  });
+
+  it.each(
+    AGENT_ROUTES_NOT_OWNED.filter((r) => r.auth === 'agent').map(
+      (r) => [`${r.method} ${r.path} (${r.why})`, r] as const,
+    ),
+  )('%s: 401 without Authorization', async (_name, r) => {
+    const res = await t.app.inject({
+      method: r.method,
+      url: r.path.replace(':id', `wrk_${'0'.repeat(26)}`),
+    });
+    expect(res.statusCode, res.body).toBe(401);
+    expect(res.json()).toMatchObject({ error: 'Unauthorized' });
+  });
+
+  it('the table covers every agent route with an id in the OpenAPI document', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/openapi.json' });
+    expect(res.statusCode).toBe(200);
+    const paths = res.json().paths as Record<string, Record<string, unknown>>;
+    const documented = new Set<string>();
+    for (const [openApiPath, operations] of Object.entries(paths)) {
+      const path = openApiPath.replace(/\{(\w+)\}/g, ':$1');
+      if (!/:(id|taskId)\b/.test(path) || /^\/(admin|worker)\//.test(path)) continue;
+      for (const method of Object.keys(operations)) {
+        if (['get', 'post', 'put', 'patch', 'delete'].includes(method)) {
+          documented.add(`${method.toUpperCase()} ${path}`);
+        }
+      }
+    }
+    const covered = new Set([...AGENT_ROUTES, ...AGENT_ROUTES_NOT_OWNED].map((r) => `${r.method} ${r.path}`));
+    // Both directions: a documented route without a row, and a row for a route that is gone.
+    expect([...covered].sort()).toEqual([...documented].sort());
+  });
+});
