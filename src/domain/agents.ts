@@ -14,7 +14,7 @@ import { assertInvariant, invalid, notFound } from './errors.js';
 import { newId } from './ids.js';
 import { parseTon } from './money.js';
 import { textLength } from './text.js';
-import { inTransaction } from './transaction.js';
+import { inTransaction, isUniqueViolation } from './transaction.js';
 import { checkWebhookTarget } from './webhookUrl.js';
 
 export const MAX_AGENT_NAME = 100;
@@ -108,6 +108,21 @@ export async function creditChainDeposit(
   deposit: { txHash: string; fromAddress: string; toAddress: string; amountNano: bigint },
 ): Promise<TransactionRow> {
   assertInvariant(deposit.amountNano > 0n, 'a deposit is positive');
+  try {
+    return await creditOnce(ctx, agentId, deposit);
+  } catch (error) {
+    // A concurrent replay of the same chain transaction committed first: ours is a no-op.
+    const existing = isUniqueViolation(error) ? await findLedgerRowByHash(ctx.db, deposit.txHash) : undefined;
+    if (existing) return existing;
+    throw error;
+  }
+}
+
+function creditOnce(
+  ctx: DomainContext,
+  agentId: string,
+  deposit: { txHash: string; fromAddress: string; toAddress: string; amountNano: bigint },
+): Promise<TransactionRow> {
   return inTransaction(ctx.db, async (trx) => {
     const existing = await findLedgerRowByHash(trx, deposit.txHash);
     if (existing) return existing;
