@@ -1,14 +1,24 @@
 import { writeFileSync } from 'node:fs';
-import type { Measurement } from './load.js';
 import type { Machine } from './machine.js';
-import { cells, cpuTable, HEADERS, markdownTable } from './report.js';
+import {
+  cells,
+  cpuRows,
+  cpuTable,
+  HEADERS,
+  markdownTable,
+  STREAM_HEADERS,
+  streamCells,
+  WEBHOOK_HEADERS,
+  webhookCells,
+} from './report.js';
+import type { Results } from './scenarios.js';
 import type { BenchSettings } from './settings.js';
 
 export interface Report {
   date: Date;
   settings: BenchSettings;
   machine: Machine;
-  measurements: Measurement[];
+  results: Results;
   /** Things the reader must know about this run: a skipped database, errors seen. */
   notes: string[];
   /** The 1-minute load average before the first and after the last run. */
@@ -17,29 +27,61 @@ export interface Report {
 
 /** docs/benchmarks.md, rewritten whole on every run so it never mixes numbers of two runs. */
 export function writeMarkdown(file: string, report: Report): void {
-  const { settings: s, machine: m } = report;
+  const { settings: s, machine: m, results: r } = report;
+  const perChat = Math.round(s.streams / s.streamChats);
   const text = `# Benchmarks
 
 Written by \`npm run bench\` (bench/run.ts) on ${report.date.toISOString()}; every run overwrites
 this file, so all numbers below come from one run on the machine described.
 
 ## Results
-
-${markdownTable(HEADERS, report.measurements.map(cells))}
 ${report.notes.length > 0 ? `\n${report.notes.map((n) => `- ${n}`).join('\n')}\n` : ''}
+### Requests
+
+${markdownTable(HEADERS, r.requests.map(cells))}
+
 Req/s is the mean of autocannon's one-per-second samples; p50/p99 are request latencies as the
 client saw them, in whole milliseconds (autocannon's resolution); Requests is the count completed
 in the measured run; Errors counts responses with any other status than the scenario expects
 (201 or 200), connection errors and timeouts.
 
-Where the CPU went during each measured run (from /proc; "bench process" is the server and the
-load generator together, "PostgreSQL" the backends connected to the bench database, "other" the
-rest of the machine, e.g. other people's test runs). CPU ms/request is (bench process +
-PostgreSQL) / requests: it includes the load generator's share (compare the bare Fastify row)
-and changes much less than req/s when the machine is crowded. The 1-minute load average was
-${report.loadAverage.before.toFixed(1)} before the first run and ${report.loadAverage.after.toFixed(1)} after the last.
+### Chat messages to ${s.streams.toLocaleString('en')} open streams
 
-${cpuTable(report.measurements)}
+${markdownTable(STREAM_HEADERS, r.streams.map(streamCells))}
+
+Messages is the count of \`POST /chat/:taskId/messages\` answered 201 in the measured run, POST/s
+that count over the run; POST p50/p99 the time from writing a request to reading its answer.
+Events/s is every stream's copy of those messages, received, over the time from the run's start
+to the last one received. Event p50/p99 is the time from writing a message's POST to reading
+that message on one stream, over every (message, stream) pair; Last stream p50/p99 the same to
+the last of its chat's ${perChat} streams, over every message. Lost is the count of (stream, message of
+its chat) pairs never received, warm-up included: anything but 0 fails the run, as do a message
+received twice, on another chat's stream, or a stream the server closed.
+
+### Webhook deliveries to a local receiver
+
+${markdownTable(WEBHOOK_HEADERS, r.webhooks.map(webhookCells))}
+
+Events is the count of task.funded events created in the run (each \`POST /tasks\` answered 201
+commits one, with its delivery), Delivered the distinct delivery ids the receiver got. In the
+live run the window runs from the first event's creation to the last delivery's arrival, and
+lag is event created (the envelope's timestamp) to delivery received, per delivery. In the
+backlog drain the window runs from the release of the held answers to the last arrival, and
+Deliveries/s counts only what arrived in it; lag is left out there, as it is mostly time spent
+queued on purpose. Duplicates and bad signatures must be 0, every event delivered, and the app's
+own delivery records must show all of them delivered and none pending or failed, or the run fails.
+
+### CPU
+
+Where the CPU went during each measured run (from /proc; "bench process" is the server and its
+client threads together, "PostgreSQL" the backends connected to the bench database, "other" the
+rest of the machine, e.g. other people's test runs). CPU ms/unit is (bench process + PostgreSQL)
+per unit of work: a request; a message (its POST and its ${perChat} stream events); an event created
+and delivered (live webhooks); a delivery (backlog drain). It includes the load generator's share
+(compare the bare Fastify row) and changes much less than the rates when the machine is crowded.
+The 1-minute load average was ${report.loadAverage.before.toFixed(1)} before the first run and ${report.loadAverage.after.toFixed(1)} after the last.
+
+${cpuTable(cpuRows(r))}
 
 ## Machine
 
@@ -51,9 +93,11 @@ ${cpuTable(report.measurements)}
 
 ## Method
 
-- One Node process runs the server under test on its main thread and autocannon in one worker
-  thread (\`workers: 1\`). Server, load generator and, in the PostgreSQL rows, the PostgreSQL
-  server itself all share the machine's ${m.cores} cores over loopback.
+- One Node process runs the server under test on its main thread and its clients in one worker
+  thread: autocannon (\`workers: 1\`) for the request rows, a thread of the bench's own for the
+  streams and the webhooks (bench/streamClients.ts, bench/webhookClients.ts). Server, clients
+  and, in the PostgreSQL rows, the PostgreSQL server itself all share the machine's ${m.cores} cores
+  over loopback.
 - autocannon: ${s.connections} keep-alive connections, pipelining 1, ${s.warmupS} s warm-up run
   (discarded) then ${s.durationS} s measured, request timeout ${s.requestTimeoutS} s. It is a closed
   loop: each connection sends its next request when the previous answer arrives.
@@ -64,7 +108,12 @@ ${cpuTable(report.measurements)}
   PostgreSQL a fresh schema in the bench database (dropped afterwards) and the app's default
   pool. One agent is created through \`POST /admin/agents\` and funded by a real sandbox deposit.
   Per-key rate limits are raised to the config's maximum (1,000,000 a minute) so a 429 never
-  stands in for the app; the limiter's bookkeeping still runs on every request.
+  stands in for the app; the limiter's bookkeeping still runs on every request. The cap on open
+  streams per key is raised to its maximum (100,000) too, webhooks may go to loopback
+  (\`WEBHOOK_ALLOW_PRIVATE\`), and the webhook time-out is its maximum (60 s; see the backlog run).
+  No Telegram bot token is given, so the app generates one and runs without a bot: worker
+  notifications are recorded, not sent. Every scenario of one database runs on the same app, in
+  the order of the tables.
 - **POST /tasks**: the same JSON body (title, description, reward 0.5 TON) with the agent's
   Bearer key. Each request authenticates the key (SHA-256, one indexed lookup), validates the
   body, and in one transaction reads the agent, escrows 0.65 TON with a compare-and-set on the
@@ -72,17 +121,49 @@ ${cpuTable(report.measurements)}
   so they all update the same balance row: the worst case for write contention.
 - **GET /tasks/:id**: one existing task of that agent, read over and over (auth lookup, task,
   its applications, the agent's name); every row is hot in cache.
+- **POST message, ${s.streams} streams**: one worker signs in with Telegram init data signed with the
+  app's bot token (\`Authorization: tma ...\`) and connects a wallet; ${s.streamChats} tasks of the agent are
+  assigned to it (\`POST /tasks\`, the worker's application, the agent's accept), which opens ${s.streamChats}
+  chats. ${s.streams} SSE connections are opened over real sockets (a node:http agent with keep-alive,
+  one socket per stream), ${perChat} per chat: half \`GET /chat/:taskId/stream\` with the agent's key, half
+  \`GET /worker/chat/:taskId/stream\` as the worker; the bench checks that the server holds
+  ${s.streams} subscriptions before it posts. Then ${s.connections} closed loops post
+  \`POST /chat/:taskId/messages\` as the agent (each a short text carrying its sequence number),
+  round-robin over the chats: ${s.warmupS} s warm-up, then ${s.streamDurationS} s measured; after each, the streams get up
+  to ${s.drainTimeoutS} s to receive everything. Each post commits the message, touches the chat and queues
+  the worker's notification in one transaction, then hands the message to the in-process
+  fan-out, which writes one SSE frame to each open stream of that chat. Both ends of every
+  latency are read from the client thread's clock. After the run the bench closes every stream
+  and checks that the server gives every subscription back.
+- **webhooks**: a second agent sets its webhook URL (\`PATCH /agents/webhooks\`) to a node:http
+  receiver on 127.0.0.1 in the client thread, which checks every delivery's
+  X-Service-Signature (hex HMAC-SHA256 of the raw body with the agent's API key, compared in
+  constant time) and counts delivery ids. The app's own background loop delivers (it polls every
+  250 ms, takes up to 50 due deliveries, sends them 16 at a time, and polls again at once while
+  it finds work). Events come from ${s.connections} closed loops of \`POST /tasks\` for ${s.webhookRunS} s per run, in the
+  client thread; every request is awaited, so the 201s count the events exactly.
+  *live*: the receiver answers 200 at once while the tasks are created, and the bench waits
+  (up to ${s.deliveryTimeoutS} s) until every event is delivered. *backlog drain*: the receiver holds its
+  answers while the tasks are created, which stalls the loop on its first attempts (the app
+  waits for a whole group before it goes on) while the backlog builds up; then it answers them
+  and the loop empties the backlog with nothing else running: its capacity.
 
 ## What the numbers mean, and what they do not
 
 - They compare the scenarios with each other and with the bare ceiling, on this machine, in
-  this run. Req/s and latency swing widely with whatever else the machine runs (see the CPU
-  table): compare runs by CPU ms/request, and read differences of a few percent as noise.
+  this run. Rates and latency swing widely with whatever else the machine runs (see the CPU
+  table): compare runs by CPU ms/unit, and read differences of a few percent as noise.
 - They are not a capacity figure for production: there the clients are elsewhere (here the
   load generator shares the server's cores), requests cross a network and TLS, and PostgreSQL
   runs on its own machine with a data set larger than one agent's tasks.
 - Latency under a closed loop grows with the connection count; p99 here is the queueing
-  behind ${s.connections} concurrent clients, not the time of one request on an idle server.
+  behind ${s.connections} concurrent clients, not the time of one request on an idle server. That holds for
+  the stream rows too: a message reaches its streams before its POST is answered (the fan-out
+  runs after the commit, in the request), so Event latency is the POST's own time plus well
+  under a millisecond, and Last stream adds only the writes to the chat's other streams.
+- The webhook loop runs on the same event loop as the API. Its live lag is the time a delivery
+  waits for the loop to come round, which grows with how busy the API keeps that event loop;
+  the backlog drain shows what the loop can do alone.
 `;
   writeFileSync(file, text);
 }

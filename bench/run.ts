@@ -1,26 +1,31 @@
 /**
  * `npm run bench`: measures the real app over real HTTP on SQLite and PostgreSQL beside a bare
- * Fastify ceiling, prints a table and rewrites docs/benchmarks.md. Exits non-zero when any
- * scenario saw an error or could not run, because a benchmark of failing requests measures the
- * failure path. An unreachable PostgreSQL is reported and skipped, not a failure.
+ * Fastify ceiling (requests, chat messages fanned out to open streams, webhook deliveries),
+ * prints the tables and rewrites docs/benchmarks.md. Exits non-zero when any scenario saw an
+ * error, lost or doubled a message or a delivery, or could not run, because a benchmark of
+ * failing requests measures the failure path. An unreachable PostgreSQL is reported and
+ * skipped, not a failure.
  */
 import { mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeMarkdown } from './document.js';
-import type { Measurement } from './load.js';
 import { describeMachine } from './machine.js';
 import { preparePostgres } from './postgres.js';
-import { busyMachineNote, consoleTable, machineLine } from './report.js';
-import { benchBaseline, benchHandoff, benchPostgres, log } from './scenarios.js';
+import { busyMachineNote, consoleTables, cpuRows, machineLine } from './report.js';
+import { benchBaseline, benchHandoff, benchPostgres, log, type Results } from './scenarios.js';
 import { readSettings } from './settings.js';
+import { streamBudgetS } from './streams.js';
+import { webhookBudgetS } from './webhooks.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const REPORT_FILE = path.join(ROOT, 'docs', 'benchmarks.md');
 /** App start-ups (sandbox chain, migrations), fixtures and shutdowns, on top of the load runs. */
 const SETUP_ALLOWANCE_S = 120;
 const SCENARIOS_AT_MOST = 5;
+/** Streams and webhooks run once per database. */
+const DATABASES = 2;
 
 /** The URL as it may be printed: the password, if any, never reaches the output or the docs. */
 function redacted(url: string): string {
@@ -31,7 +36,9 @@ function redacted(url: string): string {
 
 async function main(): Promise<number> {
   const settings = readSettings();
-  const budgetS = SCENARIOS_AT_MOST * (settings.warmupS + settings.durationS + settings.requestTimeoutS);
+  const budgetS =
+    SCENARIOS_AT_MOST * (settings.warmupS + settings.durationS + settings.requestTimeoutS) +
+    DATABASES * (streamBudgetS(settings) + webhookBudgetS(settings));
   // A hung server or database must not hold the bench (or CI) forever.
   setTimeout(
     () => {
@@ -54,37 +61,41 @@ async function main(): Promise<number> {
 
   // A part that cannot even start (say, a migration fails on one database) is reported as a
   // failure and the other parts still run, so one broken database does not hide the others.
-  let failures = 0;
-  const attempt = async (part: string, run: () => Promise<Measurement[]>): Promise<Measurement[]> => {
+  const results: Results = { requests: [], streams: [], webhooks: [], failures: [] };
+  const attempt = async (part: string, run: () => Promise<void>) => {
     try {
-      return await run();
+      await run();
     } catch (error) {
-      failures++;
       const message = `FAILED: ${part} did not complete: ${(error as Error).message}`;
       log(message);
-      notes.push(message);
-      return [];
+      results.failures.push(message);
     }
   };
-  const measurements = [
-    ...(await attempt('bare Fastify', () => benchBaseline(settings))),
-    ...(await attempt('sqlite', () => benchHandoff({ kind: 'sqlite' }, settings))),
-  ];
-  if (postgresVersion) measurements.push(...(await attempt('postgres', () => benchPostgres(settings))));
+  await attempt('bare Fastify', async () => {
+    results.requests.push(...(await benchBaseline(settings)));
+  });
+  await attempt('sqlite', () => benchHandoff({ kind: 'sqlite' }, settings, results));
+  if (postgresVersion) await attempt('postgres', () => benchPostgres(settings, results));
 
-  for (const m of measurements.filter((r) => r.errors > 0 || r.warmupErrors > 0)) {
+  let failures = results.failures.length;
+  notes.push(...results.failures);
+  for (const m of results.requests.filter((r) => r.errors > 0 || r.warmupErrors > 0)) {
     failures++;
     notes.push(
       `FAILED: ${m.scenario} on ${m.database}: ${m.errors} errors (${m.warmupErrors} in warm-up); statuses ${JSON.stringify(m.statusCounts)}`,
     );
   }
-  notes.push(...busyMachineNote(measurements));
+  for (const m of [...results.streams, ...results.webhooks].filter((r) => r.problems.length > 0)) {
+    failures++;
+    notes.push(`FAILED: ${m.scenario} on ${m.database}: ${m.problems.join('; ')}`);
+  }
+  notes.push(...busyMachineNote(cpuRows(results)));
   const loadAverage = { before: loadBefore, after: os.loadavg()[0] ?? 0 };
   const machine = describeMachine(postgresVersion ?? 'not measured (unreachable)');
   mkdirSync(path.dirname(REPORT_FILE), { recursive: true });
-  writeMarkdown(REPORT_FILE, { date: new Date(), settings, machine, measurements, notes, loadAverage });
+  writeMarkdown(REPORT_FILE, { date: new Date(), settings, machine, results, notes, loadAverage });
 
-  console.log(consoleTable(measurements));
+  console.log(consoleTables(results));
   console.log(`\n${machineLine(machine)}`);
   console.log(`SQLite ${machine.sqlite}; PostgreSQL: ${machine.postgres}`);
   for (const note of notes) console.log(note);

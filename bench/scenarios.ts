@@ -7,6 +7,16 @@ import { type Measurement, measure } from './load.js';
 import { createBenchSchema, databaseName, dropBenchSchema } from './postgres.js';
 import { type DatabaseChoice, startBaseline, startHandoff } from './servers.js';
 import type { BenchSettings } from './settings.js';
+import { measureStreams, type StreamMeasurement } from './streams.js';
+import { measureWebhooks, type WebhookMeasurement } from './webhooks.js';
+
+/** Everything a run measured, and what could not be measured (one line each). */
+export interface Results {
+  requests: Measurement[];
+  streams: StreamMeasurement[];
+  webhooks: WebhookMeasurement[];
+  failures: string[];
+}
 
 export function log(message: string): void {
   process.stderr.write(`[bench] ${message}\n`);
@@ -30,10 +40,15 @@ export async function benchBaseline(settings: BenchSettings): Promise<Measuremen
   }
 }
 
+/**
+ * The request scenarios, then streams, then webhooks, on one app per database. A scenario that
+ * throws is recorded as a failure and the next one still runs on the same app.
+ */
 export async function benchHandoff(
   database: DatabaseChoice,
   settings: BenchSettings,
-): Promise<Measurement[]> {
+  results: Results,
+): Promise<void> {
   log(`${database.kind}: starting the app (migrations, sandbox chain)`);
   const server = await startHandoff(database);
   try {
@@ -41,44 +56,67 @@ export async function benchHandoff(
     const headers = { authorization: fixture.authorization };
     const postgresDatabase = database.kind === 'postgres' ? databaseName(database.url) : null;
     const common = { database: database.kind, baseUrl: server.baseUrl, headers, postgresDatabase };
-    const results: Measurement[] = [];
-    log(`${database.kind}: POST /tasks`);
-    results.push(
-      await measure(
-        {
-          ...common,
-          name: 'POST /tasks',
-          method: 'POST',
-          path: '/tasks',
-          body: TASK_BODY,
-          expectStatus: 201,
-        },
-        settings,
-      ),
-    );
-    log(`${database.kind}: GET /tasks/:id`);
-    results.push(
-      await measure(
-        {
-          ...common,
-          name: 'GET /tasks/:id',
-          method: 'GET',
-          path: `/tasks/${fixture.taskId}`,
-          expectStatus: 200,
-        },
-        settings,
-      ),
-    );
-    return results;
+    const attempt = async (name: string, run: () => Promise<void>) => {
+      try {
+        await run();
+      } catch (error) {
+        const message = `FAILED: ${name} on ${database.kind} did not complete: ${(error as Error).message}`;
+        log(message);
+        results.failures.push(message);
+      }
+    };
+    await attempt('POST /tasks', async () => {
+      log(`${database.kind}: POST /tasks`);
+      results.requests.push(
+        await measure(
+          {
+            ...common,
+            name: 'POST /tasks',
+            method: 'POST',
+            path: '/tasks',
+            body: TASK_BODY,
+            expectStatus: 201,
+          },
+          settings,
+        ),
+      );
+    });
+    await attempt('GET /tasks/:id', async () => {
+      log(`${database.kind}: GET /tasks/:id`);
+      results.requests.push(
+        await measure(
+          {
+            ...common,
+            name: 'GET /tasks/:id',
+            method: 'GET',
+            path: `/tasks/${fixture.taskId}`,
+            expectStatus: 200,
+          },
+          settings,
+        ),
+      );
+    });
+    await attempt('streams', async () => {
+      log(`${database.kind}: ${settings.streams} open streams, POST /chat/:taskId/messages`);
+      const streams = await measureStreams(server, fixture, database.kind, postgresDatabase, settings);
+      log(
+        `${database.kind}: ${streams.streams} streams opened in ${(streams.openMs / 1000).toFixed(1)} s; the last event came ${streams.drainMs} ms after the last POST answer`,
+      );
+      results.streams.push(streams);
+    });
+    await attempt('webhooks', async () => {
+      log(`${database.kind}: webhook deliveries`);
+      results.webhooks.push(...(await measureWebhooks(server, database.kind, postgresDatabase, settings)));
+    });
   } finally {
     await server.close();
   }
 }
 
-export async function benchPostgres(settings: BenchSettings): Promise<Measurement[]> {
+export async function benchPostgres(settings: BenchSettings, results: Results): Promise<void> {
   const schema = await createBenchSchema(settings.postgresUrl);
   try {
-    return await benchHandoff({ kind: 'postgres', url: settings.postgresUrl, schema }, settings);
+    await benchHandoff({ kind: 'postgres', url: settings.postgresUrl, schema }, settings, results);
   } finally {
     await dropBenchSchema(settings.postgresUrl, schema);
   }

@@ -18,6 +18,10 @@ export type DatabaseChoice = { kind: 'sqlite' } | { kind: 'postgres'; url: strin
 
 export interface HandoffServer extends RunningServer {
   adminToken: string;
+  /** Signs the Telegram init data of bench workers (Authorization: tma ...). */
+  telegramBotToken: string;
+  /** The app itself, for server-side checks (open stream subscriptions). */
+  app: FastifyInstance;
   /** Where the SQLite file and the sandbox chain state live (removed on close). */
   dataDir: string;
 }
@@ -56,12 +60,23 @@ export async function startHandoff(database: DatabaseChoice): Promise<HandoffSer
     PORT: '0',
     ADMIN_TOKEN: adminToken,
     SECRET_KEY: randomBytes(32).toString('hex'),
-    TELEGRAM_BOT_TOKEN: `100000:${randomBytes(16).toString('hex')}`,
+    // No TELEGRAM_BOT_TOKEN: the config generates one into DATA_DIR, which means "no bot", so
+    // worker notifications are only recorded. A given token turns the bot on, and the bench would
+    // send every notification to api.telegram.org (with a made-up token) while it measures.
     // The highest limits the config allows: the bench drives one agent far past any sane
     // per-agent limit, and a 429 would measure the limiter rather than the app.
     RATE_LIMIT_STANDARD: '1000000',
     RATE_LIMIT_CHAT: '1000000',
     RATE_LIMIT_UPLOAD: '1000000',
+    // The stream scenario holds 1,000 streams over one agent key and one worker; the cap on open
+    // streams per key (10 by default) is raised to the config's maximum for the same reason.
+    SSE_MAX_STREAMS_PER_KEY: '100000',
+    // The webhook receiver is on loopback, which production refuses (SSRF guard); development
+    // allows it, as it would by default here, said explicitly so a changed default cannot stop it.
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    // The webhook scenario holds its receiver's first answers while a backlog builds up (see
+    // webhooks.ts): the longest time-out the config allows keeps those attempts from failing.
+    WEBHOOK_TIMEOUT_MS: '60000',
   });
   let services: Awaited<ReturnType<typeof openServices>> | undefined;
   let app: FastifyInstance | undefined;
@@ -74,7 +89,7 @@ export async function startHandoff(database: DatabaseChoice): Promise<HandoffSer
     services = await openServices(config, database.kind === 'postgres' ? { pgSchema: database.schema } : {});
     app = await buildApp({ config, ...services, logger: false, jobs: true });
     const baseUrl = await listen(app);
-    return { baseUrl, adminToken, dataDir, close };
+    return { baseUrl, adminToken, telegramBotToken: config.telegramBotToken, app, dataDir, close };
   } catch (error) {
     await close();
     throw error;

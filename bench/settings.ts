@@ -1,7 +1,8 @@
 /**
  * What the benchmark run is tuned by. Every knob is bounded so a typo in the environment cannot
- * turn `npm run bench` into a run of hours: with the defaults the whole bench (five scenarios of
- * warm-up + measurement, plus two app start-ups) takes about a minute and a half.
+ * turn `npm run bench` into a run of hours: with the defaults the whole bench (five request
+ * scenarios of warm-up + measurement, then streams and webhooks on each database, plus two app
+ * start-ups) takes under three minutes.
  */
 export interface BenchSettings {
   /** Length of each measured run. */
@@ -14,6 +15,17 @@ export interface BenchSettings {
   requestTimeoutS: number;
   /** The PostgreSQL database to benchmark in; created when missing. */
   postgresUrl: string;
+  /** Open SSE streams in the stream scenario, spread evenly over `streamChats` chats. */
+  streams: number;
+  streamChats: number;
+  /** Length of the stream scenario's measured run (it has a warm-up of `warmupS` too). */
+  streamDurationS: number;
+  /** How long the streams get to receive every message after the last POST answered. */
+  drainTimeoutS: number;
+  /** Length of each of the webhook scenario's two runs of event creation (live, backlog). */
+  webhookRunS: number;
+  /** How long the receiver waits for all deliveries of a run once its events exist. */
+  deliveryTimeoutS: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -27,6 +39,12 @@ export function readSettings(env: Env = process.env): BenchSettings {
     connections: boundedInt(env, 'BENCH_CONNECTIONS', 10, 1, 200),
     requestTimeoutS: 10,
     postgresUrl: env.BENCH_DATABASE_URL || DEFAULT_POSTGRES_URL,
+    streams: boundedInt(env, 'BENCH_STREAMS', 1000, 100, 5000),
+    streamChats: 100,
+    streamDurationS: boundedInt(env, 'BENCH_STREAM_DURATION_S', 5, 1, 60),
+    drainTimeoutS: 10,
+    webhookRunS: boundedInt(env, 'BENCH_WEBHOOK_RUN_S', 5, 1, 20),
+    deliveryTimeoutS: 30,
   };
 }
 
