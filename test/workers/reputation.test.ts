@@ -95,7 +95,7 @@ describe('reputation', () => {
         `/agents/workers?skills=${tag}&sort=rating&limit=${limit}`,
         'workers',
       );
-      expect(items.map((w: { firstName: string }) => w.firstName)).toEqual(expected);
+      expect(items.map((w) => w.firstName)).toEqual(expected);
     }
     const first = (await inject('GET', `/agents/workers?skills=${tag}&sort=rating`, viewer.headers)).json();
     expect(first.workers[0]).toMatchObject({ avgRating: 5, ratingCount: 2 });
