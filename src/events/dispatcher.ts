@@ -32,18 +32,44 @@ interface Outcome {
 /** Attempts every due delivery once (up to a batch); returns how many were due. */
 export async function dispatchDueDeliveries(ctx: DomainContext, settings: WebhookSettings): Promise<number> {
   const due = (await listDueDeliveries(ctx.db, ctx.clock.now().toISOString(), BATCH)) as DueDelivery[];
-  for (let i = 0; i < due.length; i += PARALLEL) {
-    await Promise.all(due.slice(i, i + PARALLEL).map((d) => attemptDelivery(ctx, settings, d)));
-  }
+  const keys = new SigningKeys(ctx);
+  // A pool of PARALLEL senders: a slow receiver holds one sender, not a whole group.
+  let next = 0;
+  const sender = async () => {
+    while (next < due.length) await attemptDelivery(ctx, settings, due[next++]!, keys);
+  };
+  await Promise.all(Array.from({ length: Math.min(PARALLEL, due.length) }, sender));
   return due.length;
 }
 
-async function attemptDelivery(ctx: DomainContext, settings: WebhookSettings, delivery: DueDelivery) {
+/** Each agent's signing key, looked up and decrypted once per batch. */
+class SigningKeys {
+  private readonly keys = new Map<string, Promise<string | null>>();
+  constructor(private readonly ctx: DomainContext) {}
+
+  get(agentId: string): Promise<string | null> {
+    let key = this.keys.get(agentId);
+    if (!key) {
+      key = findSigningKey(this.ctx.db, agentId).then((row) =>
+        row ? decryptApiKey(row.key_ciphertext, this.ctx.secretKey) : null,
+      );
+      this.keys.set(agentId, key);
+    }
+    return key;
+  }
+}
+
+async function attemptDelivery(
+  ctx: DomainContext,
+  settings: WebhookSettings,
+  delivery: DueDelivery,
+  keys: SigningKeys,
+) {
   const started = ctx.clock.now();
   // Hold the row for longer than an attempt can take, so no other instance sends it meanwhile.
   const lease = new Date(started.getTime() + settings.timeoutMs + 30_000).toISOString();
   if (!(await claimDelivery(ctx.db, delivery, lease, started.toISOString()))) return;
-  const outcome = await send(ctx, settings, delivery);
+  const outcome = await send(settings, delivery, keys);
   const attempts = delivery.attempts + 1;
   const now = ctx.clock.now();
   const failed = !outcome.ok && (outcome.final || attempts >= MAX_ATTEMPTS);
@@ -59,8 +85,8 @@ async function attemptDelivery(ctx: DomainContext, settings: WebhookSettings, de
   });
 }
 
-async function send(ctx: DomainContext, settings: WebhookSettings, delivery: DueDelivery): Promise<Outcome> {
-  const key = await findSigningKey(ctx.db, delivery.agent_id);
+async function send(settings: WebhookSettings, delivery: DueDelivery, keys: SigningKeys): Promise<Outcome> {
+  const key = await keys.get(delivery.agent_id);
   if (!key)
     return { ok: false, statusCode: null, error: 'the agent has no API key to sign with', final: true };
   const envelope: Envelope = {
@@ -68,13 +94,7 @@ async function send(ctx: DomainContext, settings: WebhookSettings, delivery: Due
     timestamp: delivery.event_created_at,
     data: JSON.parse(delivery.event_data_json),
   };
-  return postWebhook(
-    delivery.url,
-    envelope,
-    decryptApiKey(key.key_ciphertext, ctx.secretKey),
-    delivery.id,
-    settings,
-  );
+  return postWebhook(delivery.url, envelope, key, delivery.id, settings);
 }
 
 /** One signed POST; also used for the test delivery of POST /agents/webhooks. */
