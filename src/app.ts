@@ -23,12 +23,15 @@ import { catalogRoutes } from './http/routes/catalog.js';
 import { conversationRoutes } from './http/routes/conversation.js';
 import { fileRoutes } from './http/routes/files.js';
 import { taskRoutes } from './http/routes/tasks.js';
+import { telegramRoutes } from './http/routes/telegram.js';
 import { webhookRoutes } from './http/routes/webhooks.js';
 import { workerRoutes } from './http/routes/worker.js';
 import type { RouteOptions } from './http/routeTypes.js';
 import { StreamCounter } from './http/sse.js';
+import { registerValidation } from './http/validation.js';
 import { startBackgroundJobs } from './jobs.js';
 import { type FileStorage, LocalDiskStorage } from './storage/fileStorage.js';
+import { createTelegramBot, registerWebhookOnListen, telegramSettings } from './telegram/bot.js';
 
 export interface AppDeps {
   config: Config;
@@ -58,9 +61,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     logger: deps.logger ?? false,
     bodyLimit: BODY_LIMIT_BYTES,
-    // Unknown body fields are dropped before handlers see them: `status` or `balance` in a
-    // create-task body changes nothing.
-    ajv: { customOptions: { removeAdditional: 'all', allErrors: true, allowUnionTypes: true } },
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -98,6 +98,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorateRequest('agentId', '');
   app.decorateRequest('workerId', '');
   registerErrorHandling(app);
+  registerValidation(app);
   registerJsonParser(app);
   await app.register(multipart, {
     // One byte over the limit: at exactly the limit busboy would cut the file short silently (the
@@ -150,9 +151,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await adminApi.register(adminRoutes, options);
   });
   await app.register(fileRoutes, options);
+  const botSettings = telegramSettings(config);
+  const telegram = botSettings ? createTelegramBot(ctx, botSettings, app.log) : null;
+  await app.register(telegramRoutes, { telegram, webhookSecret: config.telegramWebhookSecret });
 
   if (deps.jobs) {
-    const jobs = startBackgroundJobs(ctx, app.log);
+    if (telegram) registerWebhookOnListen(app, telegram, config.publicUrl);
+    const jobs = startBackgroundJobs(ctx, app.log, telegram?.sender ?? null);
     app.addHook('onClose', () => jobs.stop());
   }
   return app;

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { TonNetwork } from './chain/gateway.js';
@@ -14,8 +14,16 @@ export interface Config {
   adminToken: string;
   /** Encrypts stored API keys (AES-256-GCM); 32 bytes. */
   secretKey: Buffer;
-  /** Validates Telegram Mini App init data. */
+  /** Validates Telegram Mini App init data; with a real token the bot also sends notifications. */
   telegramBotToken: string;
+  /** False when TELEGRAM_BOT_TOKEN was generated: there is no bot, notifications are only recorded. */
+  telegramBotEnabled: boolean;
+  /** The Bot API server (a local fake in tests, or a self-hosted Bot API server). */
+  telegramApiRoot: string;
+  /** Telegram sends it in X-Telegram-Bot-Api-Secret-Token with every webhook update. */
+  telegramWebhookSecret: string;
+  /** What the bot's "Open" buttons open. */
+  miniAppUrl: string;
   rateLimitStandard: number;
   rateLimitChat: number;
   rateLimitUpload: number;
@@ -27,6 +35,8 @@ export interface Config {
   webhookTimeoutMs: number;
   /** Open chat streams allowed per API key (or worker). */
   sseMaxStreamsPerKey: number;
+  /** Domains (host[:port]) a worker's TON Connect wallet proof may be signed for. */
+  tonProofDomains: string[];
 }
 
 /** What start-up tells the operator about secrets it generated, so nothing happens silently. */
@@ -70,6 +80,10 @@ export function loadConfig(env: Env = process.env): { config: Config; notices: C
     adminToken: secret('ADMIN_TOKEN', 32),
     secretKey: parseSecretKey(secret('SECRET_KEY', 32)),
     telegramBotToken: secret('TELEGRAM_BOT_TOKEN', 32),
+    telegramBotEnabled: Boolean(env.TELEGRAM_BOT_TOKEN),
+    telegramApiRoot: urlSetting(env, 'TELEGRAM_API_ROOT', 'https://api.telegram.org'),
+    telegramWebhookSecret: '',
+    miniAppUrl: '',
     rateLimitStandard: intSetting(env, 'RATE_LIMIT_STANDARD', 100, 1, 1_000_000),
     rateLimitChat: intSetting(env, 'RATE_LIMIT_CHAT', 30, 1, 1_000_000),
     rateLimitUpload: intSetting(env, 'RATE_LIMIT_UPLOAD', 10, 1, 1_000_000),
@@ -78,8 +92,32 @@ export function loadConfig(env: Env = process.env): { config: Config; notices: C
     webhookAllowPrivate: boolSetting(env, 'WEBHOOK_ALLOW_PRIVATE', !production),
     webhookTimeoutMs: intSetting(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
     sseMaxStreamsPerKey: intSetting(env, 'SSE_MAX_STREAMS_PER_KEY', 10, 1, 100_000),
+    tonProofDomains: [],
   };
+  config.tonProofDomains = parseDomains(env.TON_PROOF_DOMAINS, config.publicUrl);
+  config.telegramWebhookSecret = webhookSecret(env, config.telegramBotToken);
+  config.miniAppUrl = urlSetting(env, 'MINI_APP_URL', `${config.publicUrl}/app`);
   return { config, notices };
+}
+
+/**
+ * TELEGRAM_WEBHOOK_SECRET, or one derived from the bot token: every instance with the same token
+ * gets the same value without another secret to generate and share, and it cannot be guessed
+ * without the token. Telegram allows 1-256 characters of A-Z, a-z, 0-9, _ and -.
+ */
+function webhookSecret(env: Env, botToken: string): string {
+  const given = env.TELEGRAM_WEBHOOK_SECRET;
+  if (!given) return createHmac('sha256', botToken).update('handoff telegram webhook').digest('hex');
+  if (!/^[A-Za-z0-9_-]{1,256}$/.test(given)) {
+    throw new Error('TELEGRAM_WEBHOOK_SECRET must be 1-256 characters of A-Z, a-z, 0-9, _ and -');
+  }
+  return given;
+}
+
+function urlSetting(env: Env, name: string, fallback: string): string {
+  const value = (env[name] || fallback).replace(/\/+$/, '');
+  if (!/^https?:\/\/[^/]/.test(value)) throw new Error(`${name} must be an http(s) URL, got "${value}"`);
+  return value;
 }
 
 function intSetting(env: Env, name: string, fallback: number, min: number, max: number): number {
@@ -110,6 +148,20 @@ function parseDatabaseUrl(raw: string | undefined): string | null {
     throw new Error('DATABASE_URL must be a postgres:// URL; leave it unset for the embedded SQLite file');
   }
   return raw;
+}
+
+/** TON_PROOF_DOMAINS is a comma-separated list of hosts; by default the host of PUBLIC_URL. */
+function parseDomains(raw: string | undefined, publicUrl: string): string[] {
+  if (!raw || raw.trim() === '') return [new URL(publicUrl).host];
+  const domains = raw.split(',').map((d) => d.trim().toLowerCase());
+  for (const domain of domains) {
+    if (!/^[a-z0-9.-]+(:\d{1,5})?$/.test(domain)) {
+      throw new Error(
+        `TON_PROOF_DOMAINS must be comma-separated hosts such as app.example.com, got "${domain}"`,
+      );
+    }
+  }
+  return domains;
 }
 
 function parseNetwork(raw: string | undefined): TonNetwork {

@@ -3,23 +3,32 @@ import type { DomainContext } from './domain/context.js';
 import { expireOverdueTasks } from './domain/expiry.js';
 import { sendDueTransfers } from './domain/payouts.js';
 import { dispatchDueDeliveries } from './events/dispatcher.js';
+import { sendDueNotifications, type TelegramSender } from './telegram/notifier.js';
 
 const TRANSFER_POLL_MS = 5_000;
 /** Webhooks go out within this after their event commits (sooner while a backlog drains). */
 const WEBHOOK_POLL_MS = 250;
 /** Overdue tasks return to FUNDED within this after their deadline. */
 const DEADLINE_POLL_MS = 30_000;
+/** Telegram notifications go out within this after they are due. */
+const NOTIFICATION_POLL_MS = 1_000;
 
 /**
  * Background work driven by database rows, so any instance can do it and a crash loses nothing:
  * pending chain transfers (payouts and fees whose first send failed or was interrupted), webhook
- * deliveries and execution deadlines.
+ * deliveries, execution deadlines and workers' Telegram notifications.
  */
-export function startBackgroundJobs(ctx: DomainContext, log: FastifyBaseLogger) {
+export function startBackgroundJobs(
+  ctx: DomainContext,
+  log: FastifyBaseLogger,
+  /** Sends worker notifications; null (no bot) records them instead. */
+  telegram: TelegramSender | null = null,
+) {
   const loops = [
     pollLoop('pending transfers', TRANSFER_POLL_MS, () => sendDueTransfers(ctx), log),
     pollLoop('webhook delivery', WEBHOOK_POLL_MS, () => dispatchDueDeliveries(ctx, ctx.webhooks), log),
     pollLoop('execution deadlines', DEADLINE_POLL_MS, () => expireOverdueTasks(ctx), log),
+    pollLoop('telegram notifications', NOTIFICATION_POLL_MS, () => sendDueNotifications(ctx, telegram), log),
   ];
   return {
     async stop() {

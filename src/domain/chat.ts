@@ -125,7 +125,7 @@ async function storedFile(ctx: DomainContext, fileUrl: string) {
   const prefix = `${ctx.publicUrl}/files/`;
   const id = fileUrl.startsWith(prefix) ? fileUrl.slice(prefix.length).split('/')[0] : undefined;
   const upload = id && isIdOf('upload', id) ? await findUpload(ctx.db, id) : undefined;
-  if (!upload || upload.status !== 'stored' || upload.size === null) {
+  if (upload?.status !== 'stored' || upload.size === null) {
     throw invalid('fileUrl', 'must be a fileUrl returned by POST /upload (upload the file first)');
   }
   return { url: fileUrl, name: upload.file_name, size: upload.size, mimeType: upload.mime_type };

@@ -189,6 +189,6 @@ export async function receiveSignedUpload(
 /** A stored file to serve, or 404. */
 export async function storedUpload(ctx: DomainContext, id: string) {
   const upload = isIdOf('upload', id) ? await findUpload(ctx.db, id) : undefined;
-  if (!upload || upload.status !== 'stored' || !upload.storage_key) throw notFound('File');
+  if (upload?.status !== 'stored' || !upload.storage_key) throw notFound('File');
   return { ...upload, storage_key: upload.storage_key };
 }

@@ -1,6 +1,6 @@
 import type { Updateable } from 'kysely';
 import { normalizeAddress } from '../chain/address.js';
-import type { WorkerRow } from '../db/repositories/executor.js';
+import type { Executor, WorkerRow } from '../db/repositories/executor.js';
 import {
   findWorker,
   findWorkerByTelegramId,
@@ -14,6 +14,7 @@ import type { DomainContext } from './context.js';
 import { assertInvariant, conflict, invalid } from './errors.js';
 import { newId } from './ids.js';
 import { MAX_REWARD_NANO, parseTon } from './money.js';
+import { textLength } from './text.js';
 import { inTransaction } from './transaction.js';
 
 export const PROFILE_LIMITS = {
@@ -133,25 +134,28 @@ export async function updateWorkerProfile(ctx: DomainContext, workerId: string, 
 export async function setWorkerWallet(ctx: DomainContext, workerId: string, address: string) {
   const normalized = normalizeAddress(address, ctx.chain.network);
   if (!normalized) throw invalid('address', 'is not a valid TON address (raw 0:<hex> or user-friendly form)');
-  return inTransaction(ctx.db, async (trx) => {
-    const worker = await findWorker(trx, workerId);
-    assertInvariant(worker, 'a signed-in worker exists');
-    if (worker.wallet_address !== normalized && (await hasActiveAssignment(trx, workerId))) {
-      throw conflict('You cannot change your wallet while a task is assigned to you; finish the task first');
-    }
-    const row = await updateWorker(trx, workerId, {
-      wallet_address: normalized,
-      updated_at: ctx.clock.now().toISOString(),
-    });
-    assertInvariant(row, 'a signed-in worker exists');
-    return row;
+  return inTransaction(ctx.db, (trx) => saveWorkerWallet(trx, workerId, normalized, ctx.clock.now()));
+}
+
+/** Stores a normalised wallet address in the caller's transaction, with the rule above. */
+export async function saveWorkerWallet(trx: Executor, workerId: string, normalized: string, now: Date) {
+  const worker = await findWorker(trx, workerId);
+  assertInvariant(worker, 'a signed-in worker exists');
+  if (worker.wallet_address !== normalized && (await hasActiveAssignment(trx, workerId))) {
+    throw conflict('You cannot change your wallet while a task is assigned to you; finish the task first');
+  }
+  const row = await updateWorker(trx, workerId, {
+    wallet_address: normalized,
+    updated_at: now.toISOString(),
   });
+  assertInvariant(row, 'a signed-in worker exists');
+  return row;
 }
 
 function required(path: string, value: string, max: number): string {
   const text = value.trim();
   if (!text) throw invalid(path, 'must not be blank');
-  if (text.length > max) throw invalid(path, `must be at most ${max} characters`);
+  if (textLength(text) > max) throw invalid(path, `must be at most ${max} characters`);
   return text;
 }
 

@@ -61,6 +61,8 @@ export interface TestAppOptions {
   start?: Date;
   /** How long webhook receivers get (tests of time-outs keep it short). */
   webhookTimeoutMs?: number;
+  /** Enables the Telegram bot against this Bot API server (a local fake); without it there is no bot. */
+  telegram?: { apiRoot: string };
 }
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -84,6 +86,10 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
         adminToken: randomBytes(16).toString('hex'),
         secretKey: randomBytes(32),
         telegramBotToken: `100000:${randomBytes(16).toString('hex')}`,
+        telegramBotEnabled: options.telegram !== undefined,
+        telegramApiRoot: options.telegram?.apiRoot ?? 'https://api.telegram.org',
+        telegramWebhookSecret: randomBytes(16).toString('hex'),
+        miniAppUrl: 'http://localhost:3000/app',
         rateLimitStandard: 100,
         rateLimitChat: 30,
         rateLimitUpload: 10,
@@ -92,6 +98,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
         webhookAllowPrivate: true,
         webhookTimeoutMs: options.webhookTimeoutMs ?? 2_000,
         sseMaxStreamsPerKey: 10,
+        tonProofDomains: ['handoff.test'],
       };
   const clock = new ManualClock(options.start ?? previous?.clock.now() ?? START);
   const opened = await openServices(config, { clock, pgSchema, pgPoolSize: options.pgPoolSize });

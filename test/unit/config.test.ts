@@ -158,6 +158,18 @@ describe('loadConfig', () => {
     }
   });
 
+  it('TON_PROOF_DOMAINS: a comma-separated host list, by default the host of PUBLIC_URL', () => {
+    const load = (env: Record<string, string>) =>
+      loadConfig({ DATA_DIR: tempDataDir(), ...SECRETS, ...env }).config.tonProofDomains;
+    expect(load({})).toEqual(['localhost:3000']);
+    expect(load({ PUBLIC_URL: 'https://handoff.example/' })).toEqual(['handoff.example']);
+    expect(load({ TON_PROOF_DOMAINS: 'App.example.com, mini.example.com:8443' })).toEqual([
+      'app.example.com',
+      'mini.example.com:8443',
+    ]);
+    expect(() => load({ TON_PROOF_DOMAINS: 'https://app.example.com' })).toThrow(/TON_PROOF_DOMAINS/);
+  });
+
   it('SECRET_KEY: 64 hex characters are the key; 32+ other characters are hashed; shorter throws', () => {
     const long = 'a passphrase that is long enough!!';
     const hashed = loadConfig({ DATA_DIR: tempDataDir(), ...SECRETS, SECRET_KEY: long }).config.secretKey;

@@ -79,15 +79,54 @@ export async function finishNotification(
     .execute();
 }
 
+/** Newest first, with the worker's telegram_id (the chat the notification goes to). */
 export function listNotifications(
   db: Executor,
   filter: { workerId?: string; status?: NotificationRow['status'] },
   after: Position | null,
   limit: number,
 ) {
-  let query = db.selectFrom('notifications').selectAll();
-  if (filter.workerId) query = query.where('worker_id', '=', filter.workerId);
-  if (filter.status) query = query.where('status', '=', filter.status);
-  if (after) query = query.where(olderThan(after));
-  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+  let query = db
+    .selectFrom('notifications as n')
+    .innerJoin('workers as w', 'w.id', 'n.worker_id')
+    .selectAll('n')
+    .select('w.telegram_id');
+  if (filter.workerId) query = query.where('n.worker_id', '=', filter.workerId);
+  if (filter.status) query = query.where('n.status', '=', filter.status);
+  if (after) query = query.where(olderThan(after, 'n'));
+  return query.orderBy('n.created_at', 'desc').orderBy('n.id', 'desc').limit(limit).execute();
+}
+
+/** With no bot to send through, a due notification is kept as `recorded` (compare-and-set). */
+export async function markNotificationRecorded(db: Executor, row: NotificationRow, now: string) {
+  const marked = await db
+    .updateTable('notifications')
+    .set({ status: 'recorded', updated_at: now })
+    .where('id', '=', row.id)
+    .where('status', '=', 'pending')
+    .where('next_attempt_at', '=', row.next_attempt_at)
+    .returning('id')
+    .executeTakeFirst();
+  return marked !== undefined;
+}
+
+/** The data as of now: a batched message may have grown between listing and claiming. */
+export async function findNotificationData(db: Executor, id: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('notifications')
+    .select('data_json')
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row?.data_json;
+}
+
+/** Task titles and agent names that notification texts name (chat messages store neither). */
+export function findTaskLabels(db: Executor, taskIds: string[]) {
+  if (taskIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('tasks as t')
+    .innerJoin('agents as a', 'a.id', 't.agent_id')
+    .select(['t.id', 't.title', 'a.name as agent_name'])
+    .where('t.id', 'in', taskIds)
+    .execute();
 }

@@ -1,9 +1,11 @@
 import { Type } from 'typebox';
 import { createAgent, depositFromChain, getAgent } from '../../domain/agents.js';
 import { auditMoney } from '../../domain/audit.js';
+import { listNotificationLog } from '../../telegram/notificationLog.js';
 import { ADMIN_SECURITY, type Routes } from '../routeTypes.js';
 import { AgentMe, Transaction } from '../schemas/agent.js';
-import { AmountInput, errors, IdParam } from '../schemas/common.js';
+import { AmountInput, errors, IdParam, NextCursor } from '../schemas/common.js';
+import { Notification, NotificationQuery, notificationView } from '../schemas/notification.js';
 import { agentMeView, transactionView } from '../views.js';
 
 const tags = ['Operator'];
@@ -89,6 +91,30 @@ export const adminRoutes: Routes = async (app, { ctx }) => {
       const audits = await auditMoney(ctx);
       const problems = audits.filter((a) => !a.ok).map((a) => ({ agentId: a.agentId, problems: a.problems }));
       return { ok: problems.length === 0, agents: audits.length, problems };
+    },
+  );
+
+  app.get(
+    '/admin/notifications',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'The Telegram notifications to workers, newest first (sent, pending, failed, or recorded)',
+        querystring: NotificationQuery,
+        response: {
+          200: Type.Object({
+            notifications: Type.Array(Notification),
+            nextCursor: NextCursor,
+            hasMore: Type.Boolean(),
+          }),
+          ...errors(400, 401),
+        },
+      },
+    },
+    async (request) => {
+      const { items, nextCursor, hasMore } = await listNotificationLog(ctx, request.query);
+      return { notifications: items.map((i) => notificationView(i.row, i.message)), nextCursor, hasMore };
     },
   );
 };

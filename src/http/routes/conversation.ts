@@ -152,7 +152,7 @@ export function conversationRoutes(side: 'agent' | 'worker'): Routes {
           return createUploadUrl(ctx, partyOf(request), body);
         }
         const file = await request.file();
-        if (!file || file.fieldname !== 'file')
+        if (file?.fieldname !== 'file')
           throw invalid('file', 'send the file in a multipart part named "file"');
         try {
           return await storeUpload(ctx, storage, partyOf(request), {

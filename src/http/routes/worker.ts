@@ -11,10 +11,12 @@ import {
   taskParties,
 } from '../../domain/taskQueries.js';
 import { patchWorkerTask } from '../../domain/taskStatus.js';
-import { setWorkerWallet, updateWorkerProfile } from '../../domain/workerProfile.js';
+import { connectWallet, issueWalletChallenge } from '../../domain/walletProof.js';
+import { updateWorkerProfile } from '../../domain/workerProfile.js';
 import { type Routes, WORKER_SECURITY } from '../routeTypes.js';
 import { errors, IdParam, NextCursor, TaskIdParam } from '../schemas/common.js';
 import { RateBody, Rating } from '../schemas/task.js';
+import { WalletBody, WalletChallenge } from '../schemas/wallet.js';
 import { WorkerPatchBody, WorkerSelf } from '../schemas/worker.js';
 import { PageQuery, WorkerApplication, WorkerTask } from '../schemas/workerApi.js';
 import { ratingView, workerSelfView, workerTaskView } from '../views.js';
@@ -28,7 +30,7 @@ const taskPage = Type.Object({
 });
 
 /** The worker API behind Telegram Mini App init data (`Authorization: tma ...`). */
-export const workerRoutes: Routes = async (app, { ctx }) => {
+export const workerRoutes: Routes = async (app, { ctx, config }) => {
   app.get(
     '/worker/me',
     {
@@ -65,13 +67,34 @@ export const workerRoutes: Routes = async (app, { ctx }) => {
         tags,
         security,
         summary: 'Set the TON wallet your rewards are paid to',
-        body: Type.Object({ address: Type.String({ minLength: 1, maxLength: 100 }) }),
+        description:
+          'Send the TON Connect `ton_proof` the wallet signed for a payload from ' +
+          '`POST /worker/me/wallet/challenge`; the payload is used up. A proof for another domain, older ' +
+          'than 15 minutes, with a used, expired or unknown payload, or not signed by the key of the ' +
+          "address's state init is 400. A bare `{address}` is accepted in the sandbox only. Changing the " +
+          'wallet while a task is assigned to you is 409.',
+        body: WalletBody,
         response: { 200: Type.Object({ worker: WorkerSelf }), ...errors(400, 401, 409) },
       },
     },
     async (request) => ({
-      worker: workerSelfView(await setWorkerWallet(ctx, request.workerId, request.body.address)),
+      worker: workerSelfView(
+        await connectWallet(ctx, request.workerId, request.body, { allowedDomains: config.tonProofDomains }),
+      ),
     }),
+  );
+
+  app.post(
+    '/worker/me/wallet/challenge',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'A single-use payload for the TON Connect proof of your wallet (valid 15 minutes)',
+        response: { 201: WalletChallenge, ...errors(401) },
+      },
+    },
+    async (request, reply) => reply.status(201).send(await issueWalletChallenge(ctx, request.workerId)),
   );
 
   app.get(

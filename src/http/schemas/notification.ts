@@ -1,0 +1,57 @@
+import { Type } from 'typebox';
+import type { NotificationRow } from '../../db/repositories/executor.js';
+import type { BotMessage } from '../../telegram/messages.js';
+import { Limit, Nullable, Timestamp } from './common.js';
+
+const STATUSES = ['pending', 'sent', 'failed', 'recorded'] as const;
+const KINDS = [
+  'offer',
+  'application_accepted',
+  'application_rejected',
+  'message',
+  'payment_sent',
+  'task_expired',
+] as const;
+
+export const NotificationQuery = Type.Object({
+  status: Type.Optional(Type.Enum(STATUSES)),
+  workerId: Type.Optional(Type.String({ maxLength: 100 })),
+  cursor: Type.Optional(Type.String({ maxLength: 400 })),
+  limit: Limit(50, 100),
+});
+
+export const Notification = Type.Object({
+  id: Type.String(),
+  workerId: Type.String(),
+  chatId: Type.String({ description: 'The Telegram chat (the worker’s Telegram user id)' }),
+  taskId: Nullable(Type.String()),
+  kind: Type.Enum(KINDS),
+  text: Type.String({ description: 'The message in Telegram HTML, as sent (or as it would be sent)' }),
+  buttons: Type.Array(Type.Array(Type.Object({ text: Type.String(), callbackData: Type.String() }))),
+  status: Type.Enum(STATUSES, {
+    description: 'pending, sent, failed after the retries, or recorded (no bot token: not sent)',
+  }),
+  attempts: Type.Integer(),
+  lastError: Nullable(Type.String()),
+  nextAttemptAt: Timestamp,
+  sentAt: Nullable(Timestamp),
+  createdAt: Timestamp,
+});
+
+export function notificationView(row: NotificationRow & { telegram_id: string }, message: BotMessage) {
+  return {
+    id: row.id,
+    workerId: row.worker_id,
+    chatId: row.telegram_id,
+    taskId: row.task_id,
+    kind: row.kind,
+    text: message.text,
+    buttons: message.buttons,
+    status: row.status,
+    attempts: row.attempts,
+    lastError: row.last_error,
+    nextAttemptAt: row.next_attempt_at,
+    sentAt: row.sent_at,
+    createdAt: row.created_at,
+  };
+}

@@ -1,0 +1,133 @@
+import type { NotificationKind } from '../db/schema.js';
+import { assertInvariant } from '../domain/errors.js';
+
+/**
+ * The bot's texts, in Telegram's HTML parse mode. Everything users wrote (task titles, agent
+ * names, chat previews) is escaped and clipped, so a title like "<b>" shows as typed and no
+ * text can outgrow Telegram's 4096-character limit.
+ */
+
+/** One inline button that sends `callbackData` back to the bot when pressed. */
+export interface InlineButton {
+  text: string;
+  callbackData: string;
+}
+
+export interface BotMessage {
+  /** Telegram HTML (parse_mode "HTML"). */
+  text: string;
+  /** Rows of inline buttons; empty for none. */
+  buttons: InlineButton[][];
+}
+
+/** What the stored data may lack: chat-message notifications name neither the task nor the agent. */
+export interface TaskLabel {
+  title: string | null;
+  agentName: string | null;
+}
+
+/** Telegram's limit on callback data. */
+export const MAX_CALLBACK_BYTES = 64;
+const CLIP = { title: 200, agentName: 100, preview: 300 } as const;
+
+export type OfferAction = 'accept' | 'decline';
+const OFFER_CALLBACK = /^offer:(accept|decline):([A-Za-z0-9_]{1,50})$/;
+
+export function offerCallbackData(action: OfferAction, taskId: string): string {
+  const data = `offer:${action}:${taskId}`;
+  assertInvariant(Buffer.byteLength(data) <= MAX_CALLBACK_BYTES, 'callback data fits in 64 bytes');
+  return data;
+}
+
+/** The offer button a callback query came from, or null for data this bot never sent. */
+export function parseOfferCallback(data: string): { action: OfferAction; taskId: string } | null {
+  const match = OFFER_CALLBACK.exec(data);
+  if (!match) return null;
+  return { action: match[1] as OfferAction, taskId: match[2] as string };
+}
+
+/** Escapes text for Telegram's HTML parse mode (only &, < and > are special outside attributes). */
+export function escapeHtml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+function field(data: Record<string, unknown>, key: string): string | null {
+  const value = data[key];
+  return typeof value === 'string' && value !== '' ? value : null;
+}
+
+/** "2030-01-04 00:00 UTC" from an ISO timestamp. */
+function utcMinute(iso: string): string {
+  return `${iso.slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+/** The message a notification becomes, from its stored data and the task's current labels. */
+export function renderNotification(
+  kind: NotificationKind,
+  data: Record<string, unknown>,
+  label: TaskLabel = { title: null, agentName: null },
+): BotMessage {
+  const title = `<b>${escapeHtml(clip(field(data, 'title') ?? label.title ?? 'your task', CLIP.title))}</b>`;
+  const agent = escapeHtml(clip(field(data, 'agentName') ?? label.agentName ?? 'the agent', CLIP.agentName));
+  const taskId = field(data, 'taskId') ?? '';
+  switch (kind) {
+    case 'offer':
+      return {
+        text: [
+          `📩 <b>New offer</b> from ${agent}`,
+          title,
+          `Reward: <b>${escapeHtml(field(data, 'reward') ?? '?')} TON</b>`,
+          '',
+          'Accept to take the task; its execution deadline starts when you accept.',
+        ].join('\n'),
+        buttons: [
+          [
+            { text: '✅ Accept', callbackData: offerCallbackData('accept', taskId) },
+            { text: '✖️ Decline', callbackData: offerCallbackData('decline', taskId) },
+          ],
+        ],
+      };
+    case 'application_accepted': {
+      const deadline = field(data, 'executionDeadline');
+      return plain(
+        `✅ Your application for ${title} was accepted: the task is yours.`,
+        deadline ? `Deadline: ${escapeHtml(utcMinute(deadline))}.` : null,
+        'Open Handoff to chat with the agent.',
+      );
+    }
+    case 'application_rejected':
+      return plain(`Your application for ${title} was not selected this time.`);
+    case 'message':
+      return messageText(data, title, agent);
+    case 'payment_sent':
+      return plain(
+        `💸 Payment sent: <b>${escapeHtml(field(data, 'amount') ?? '?')} TON</b> for ${title}.`,
+        `Transaction: <code>${escapeHtml(field(data, 'txHash') ?? 'unknown')}</code>`,
+      );
+    case 'task_expired':
+      return plain(`⌛ The execution deadline of ${title} passed: the task is no longer assigned to you.`);
+  }
+}
+
+/** A burst of agent messages is one notification: it says how many and quotes the latest. */
+function messageText(data: Record<string, unknown>, title: string, agent: string): BotMessage {
+  const count = typeof data.count === 'number' && data.count > 1 ? Math.floor(data.count) : 1;
+  const preview = field(data, 'preview');
+  const head =
+    count === 1
+      ? `💬 New message from ${agent} about ${title}`
+      : `💬 ${count} new messages from ${agent} about ${title}`;
+  return plain(
+    preview ? `${head}${count === 1 ? ':' : '. The latest:'}` : `${head}.`,
+    preview ? escapeHtml(clip(preview, CLIP.preview)) : null,
+    data.hasFile === true ? '📎 With a file.' : null,
+  );
+}
+
+function plain(...lines: (string | null)[]): BotMessage {
+  return { text: lines.filter((l) => l !== null).join('\n'), buttons: [] };
+}
