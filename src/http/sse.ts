@@ -37,8 +37,18 @@ export class StreamCounter {
   }
 }
 
+/**
+ * The event for a message, built once however many streams it goes to: fan-out hands every
+ * stream the same row object, so the frame is kept beside it until the row is collected.
+ */
+const frames = new WeakMap<MessageRow, string>();
 function frame(message: MessageRow): string {
-  return `id: ${message.id}\nevent: message\ndata: ${JSON.stringify(messageView(message))}\n\n`;
+  let text = frames.get(message);
+  if (text === undefined) {
+    text = `id: ${message.id}\nevent: message\ndata: ${JSON.stringify(messageView(message))}\n\n`;
+    frames.set(message, text);
+  }
+  return text;
 }
 
 /**
