@@ -4,6 +4,7 @@ import type { DeliveryRow } from '../db/repositories/executor.js';
 import { decryptApiKey } from '../domain/apiKeys.js';
 import type { DomainContext } from '../domain/context.js';
 import { refuseNonPublicHost } from './addressGuard.js';
+import { postJson, TimeoutError } from './httpPost.js';
 import { type Envelope, envelopeBody, webhookHeaders } from './signer.js';
 
 export interface WebhookSettings {
@@ -111,19 +112,16 @@ export async function postWebhook(
   }
   const body = envelopeBody(envelope);
   try {
-    const res = await fetch(url, {
-      method: 'POST',
-      headers: webhookHeaders(envelope, body, apiKey, deliveryId),
+    const status = await postJson(
+      url,
+      webhookHeaders(envelope, body, apiKey, deliveryId),
       body,
-      // A redirect could lead to an address the guard above never saw.
-      redirect: 'manual',
-      signal: AbortSignal.timeout(settings.timeoutMs),
-    });
-    await res.body?.cancel();
-    const ok = res.status >= 200 && res.status < 300;
-    return { ok, statusCode: res.status, error: ok ? null : `the receiver answered HTTP ${res.status}` };
+      settings.timeoutMs,
+    );
+    const ok = status >= 200 && status < 300;
+    return { ok, statusCode: status, error: ok ? null : `the receiver answered HTTP ${status}` };
   } catch (error) {
-    const timedOut = (error as Error).name === 'TimeoutError';
+    const timedOut = error instanceof TimeoutError;
     return {
       ok: false,
       statusCode: null,
