@@ -29,16 +29,6 @@ export function confirmLedgerRow(
     .executeTakeFirst();
 }
 
-export function listTaskLedger(db: Executor, taskId: string): Promise<TransactionRow[]> {
-  return db
-    .selectFrom('transactions')
-    .selectAll()
-    .where('task_id', '=', taskId)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
-}
-
 export function listAgentLedger(
   db: Executor,
   agentId: string,
