@@ -1,4 +1,4 @@
-import { findChatByTask, listChatsOf, touchChat } from '../db/repositories/chats.js';
+import { findChatByTask, listChatsOf, touchOpenChat } from '../db/repositories/chats.js';
 import type { ChatRow, MessageRow } from '../db/repositories/executor.js';
 import { findMessage, insertMessage, lastMessages, listMessages } from '../db/repositories/messages.js';
 import { findTask } from '../db/repositories/tasks.js';
@@ -76,11 +76,7 @@ export async function postMessage(ctx: DomainContext, party: Party, taskId: stri
   const file = input.fileUrl ? await storedFile(ctx, input.fileUrl) : null;
   if (content.trim() === '' && !file) throw invalid('content', 'must not be empty unless a file is attached');
   const chat = await chatFor(ctx, party, taskId);
-  if (chat.closed_at) {
-    throw conflict(
-      'This chat is closed (the task was cancelled or its worker ran out of time); it stays readable',
-    );
-  }
+  if (chat.closed_at) throw chatClosed();
   const message = await inTransaction(ctx.db, async (trx) => {
     const now = ctx.clock.now();
     const row: MessageRow = {
@@ -96,8 +92,8 @@ export async function postMessage(ctx: DomainContext, party: Party, taskId: stri
       mime_type: file?.mimeType ?? null,
       created_at: now.toISOString(),
     };
+    if (!(await touchOpenChat(trx, chat.id, row.created_at))) throw chatClosed();
     await insertMessage(trx, row);
-    await touchChat(trx, chat.id, row.created_at);
     if (party.kind === 'worker') {
       await recordEvent(trx, {
         agentId: chat.agent_id,
@@ -120,6 +116,9 @@ export async function postMessage(ctx: DomainContext, party: Party, taskId: stri
   ctx.fanout.publish(message);
   return message;
 }
+
+const chatClosed = () =>
+  conflict('This chat is closed (the task was cancelled or its worker ran out of time); it stays readable');
 
 async function storedFile(ctx: DomainContext, fileUrl: string) {
   const prefix = `${ctx.publicUrl}/files/`;

@@ -1,7 +1,7 @@
 import { findAgent } from '../db/repositories/agents.js';
 import { listTaskApplications, listWorkerApplications } from '../db/repositories/applications.js';
 import { listAgentTasks, listOpenTasks, listWorkerTasks } from '../db/repositories/tasks.js';
-import { findWorker } from '../db/repositories/workers.js';
+import { findWorker, findWorkers } from '../db/repositories/workers.js';
 import type { DomainContext } from './context.js';
 import { decodePosition, page, positionCursor } from './cursor.js';
 import type { PaymentStatus, TaskStatus } from './states.js';
@@ -37,6 +37,21 @@ export async function listTasksOpenToWorkers(ctx: DomainContext, query: { cursor
 }
 
 /** The names a task view shows: its agent's name and its offered or assigned worker. */
+/** The same for a page of one agent's tasks: one query for the agent, one for all the workers. */
+export async function taskPartiesForPage(
+  db: DomainContext['db'],
+  agentId: string,
+  tasks: { worker_id: string | null }[],
+) {
+  const agent = await findAgent(db, agentId);
+  const ids = [...new Set(tasks.map((t) => t.worker_id).filter((id): id is string => id !== null))];
+  const workers = new Map((await findWorkers(db, ids)).map((w) => [w.id, w]));
+  return {
+    agentName: agent?.name ?? null,
+    workerOf: (id: string | null) => (id ? (workers.get(id) ?? null) : null),
+  };
+}
+
 export async function taskParties(
   db: DomainContext['db'],
   task: { agent_id: string; worker_id: string | null },

@@ -25,8 +25,19 @@ export async function closeChat(db: Executor, taskId: string, now: string): Prom
     .execute();
 }
 
-export async function touchChat(db: Executor, id: string, now: string): Promise<void> {
-  await db.updateTable('chats').set({ updated_at: now }).where('id', '=', id).execute();
+/**
+ * Marks the chat active, only while it is open: the compare-and-set that lets a message in, so a
+ * message cannot land in a chat a concurrent refund or expiry has just closed.
+ */
+export async function touchOpenChat(db: Executor, id: string, now: string): Promise<boolean> {
+  const row = await db
+    .updateTable('chats')
+    .set({ updated_at: now })
+    .where('id', '=', id)
+    .where('closed_at', 'is', null)
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 /** Chats of an agent or a worker with their tasks and workers, most recently active first. */

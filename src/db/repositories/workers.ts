@@ -6,6 +6,11 @@ export function findWorker(db: Executor, id: string): Promise<WorkerRow | undefi
   return db.selectFrom('workers').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+export async function findWorkers(db: Executor, ids: string[]): Promise<WorkerRow[]> {
+  if (ids.length === 0) return [];
+  return db.selectFrom('workers').selectAll().where('id', 'in', ids).execute();
+}
+
 export function findWorkerByTelegramId(db: Executor, telegramId: string): Promise<WorkerRow | undefined> {
   return db.selectFrom('workers').selectAll().where('telegram_id', '=', telegramId).executeTakeFirst();
 }

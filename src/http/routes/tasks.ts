@@ -4,7 +4,7 @@ import { cancelTask } from '../../domain/cancellation.js';
 import { completeTask } from '../../domain/completion.js';
 import { formatTon } from '../../domain/money.js';
 import { createTask } from '../../domain/taskCreation.js';
-import { getAgentTask, listTasksOfAgent, taskParties } from '../../domain/taskQueries.js';
+import { getAgentTask, listTasksOfAgent, taskParties, taskPartiesForPage } from '../../domain/taskQueries.js';
 import { patchAgentTask } from '../../domain/taskStatus.js';
 import { AGENT_SECURITY, type Routes } from '../routeTypes.js';
 import { errors, IdParam, NextCursor } from '../schemas/common.js';
@@ -88,11 +88,10 @@ export const taskRoutes: Routes = async (app, { ctx }) => {
     },
     async (request) => {
       const result = await listTasksOfAgent(ctx, request.agentId, request.query);
-      const tasks = [];
-      for (const task of result.items) {
-        const parties = await taskParties(ctx.db, task);
-        tasks.push(taskView(task, parties.agentName, parties.worker));
-      }
+      const parties = await taskPartiesForPage(ctx.db, request.agentId, result.items);
+      const tasks = result.items.map((task) =>
+        taskView(task, parties.agentName, parties.workerOf(task.worker_id)),
+      );
       return { tasks, nextCursor: result.nextCursor, hasMore: result.hasMore };
     },
   );
