@@ -1,10 +1,12 @@
 import { defineConfig } from 'vitest/config';
 
 // Test files run in parallel forks; each builds its own app on its own SQLite file or PostgreSQL
-// schema (see test/helpers/app.ts), so they never share state.
+// schema (see test/helpers/app.ts), so they never share state. The web apps are built once per
+// run first (skipped when their sources did not change), for the e2e tests.
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    globalSetup: ['test/e2e/globalSetup.ts'],
     pool: 'forks',
     testTimeout: 60_000,
     hookTimeout: 60_000,

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import type { Machine } from './machine.js';
 import {
   cells,
@@ -13,6 +13,7 @@ import {
 } from './report.js';
 import type { Results } from './scenarios.js';
 import type { BenchSettings } from './settings.js';
+import { TARGET_HEADERS, targetRows } from './targets.js';
 
 export interface Report {
   date: Date;
@@ -23,6 +24,15 @@ export interface Report {
   notes: string[];
   /** The 1-minute load average before the first and after the last run. */
   loadAverage: { before: number; after: number };
+}
+
+/** Where the time went, by CPU profile: written by hand, kept in the report beside each run. */
+const PROFILE_NOTES = new URL('./profile-notes.md', import.meta.url);
+
+function pgbenchLine(r: Results): string {
+  const p = r.pgbench;
+  if (!p) return 'pgbench did not run in this run.';
+  return `pgbench: ${p.tps.toFixed(0)} transactions/s, latency average ${p.latencyAvgMs.toFixed(1)} ms, ${p.transactions} transactions, ${p.failed} failed.`;
 }
 
 /** docs/benchmarks.md, rewritten whole on every run so it never mixes numbers of two runs. */
@@ -36,6 +46,15 @@ this file, so all numbers below come from one run on the machine described.
 
 ## Results
 ${report.notes.length > 0 ? `\n${report.notes.map((n) => `- ${n}`).join('\n')}\n` : ''}
+### Targets
+
+${markdownTable(TARGET_HEADERS, targetRows(r))}
+
+Each rate is divided by its ceiling measured in the same run: the bare Fastify route for the
+SQLite rows, and for PostgreSQL \`pgbench\` running the transaction POST /tasks commits
+(bench/pgbench-create-task.sql: the agent read, the task, ledger and event inserts, the
+compare-and-set on the balance) with ${s.connections} clients. ${pgbenchLine(r)}
+
 ### Requests
 
 ${markdownTable(HEADERS, r.requests.map(cells))}
@@ -115,12 +134,19 @@ ${cpuTable(cpuRows(r))}
   notifications are recorded, not sent. Every scenario of one database runs on the same app, in
   the order of the tables.
 - **POST /tasks**: the same JSON body (title, description, reward 0.5 TON) with the agent's
-  Bearer key. Each request authenticates the key (SHA-256, one indexed lookup), validates the
-  body, and in one transaction reads the agent, escrows 0.65 TON with a compare-and-set on the
-  balance, inserts the task, its ledger row and its event. All requests come from one agent,
+  Bearer key. Each request authenticates the key (SHA-256, then the API key cache; a look-up
+  only once per key per \`API_KEY_CACHE_TTL_MS\`), validates the body, and in one transaction
+  reads the agent, inserts the task, its ledger row and its event, and escrows 0.65 TON with a
+  compare-and-set on the balance. All requests come from one agent,
   so they all update the same balance row: the worst case for write contention.
-- **GET /tasks/:id**: one existing task of that agent, read over and over (auth lookup, task,
-  its applications, the agent's name); every row is hot in cache.
+- **GET /tasks/:id**: one existing task of that agent, read over and over (key from the cache,
+  task, its applications, the agent's name); every row is hot in cache.
+- **pgbench**: after the PostgreSQL request rows, on the same schema and agent, \`pgbench
+  --protocol=extended\` (node-postgres's protocol: parse, bind, execute per statement) with as
+  many clients as autocannon has connections, 2 threads, a warm-up and a measured run of the same
+  lengths, runs bench/pgbench-create-task.sql. Its backends all update the one agent row, as the
+  app's do; the app reaches PostgreSQL through its pool (10 connections) while pgbench holds one
+  connection per client.
 - **POST message, ${s.streams} streams**: one worker signs in with Telegram init data signed with the
   app's bot token (\`Authorization: tma ...\`) and connects a wallet; ${s.streamChats} tasks of the agent are
   assigned to it (\`POST /tasks\`, the worker's application, the agent's accept), which opens ${s.streamChats}
@@ -148,6 +174,8 @@ ${cpuTable(cpuRows(r))}
   waits for a whole group before it goes on) while the backlog builds up; then it answers them
   and the loop empties the backlog with nothing else running: its capacity.
 
+${readFileSync(PROFILE_NOTES, 'utf8').trim()}
+
 ## What the numbers mean, and what they do not
 
 - They compare the scenarios with each other and with the bare ceiling, on this machine, in
@@ -165,5 +193,16 @@ ${cpuTable(cpuRows(r))}
   waits for the loop to come round, which grows with how busy the API keeps that event loop;
   the backlog drain shows what the loop can do alone.
 `;
-  writeFileSync(file, text);
+  writeFileSync(file, text + keptChainSection(file));
+}
+
+/** The chain benchmark's section (npm run bench:chain, by hand) survives this rewrite. */
+function keptChainSection(file: string): string {
+  try {
+    const old = readFileSync(file, 'utf8');
+    const at = old.indexOf('\n## Chain payouts');
+    return at < 0 ? '' : old.slice(at);
+  } catch {
+    return '';
+  }
 }

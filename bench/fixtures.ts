@@ -20,6 +20,7 @@ export const TASK_BODY = {
 const DEPOSIT_TON = '1000000';
 
 export interface Fixture {
+  agentId: string;
   authorization: string;
   taskId: string;
 }
@@ -55,5 +56,5 @@ export async function makeFixture(baseUrl: string, adminToken: string): Promise<
   const authorization = `Bearer ${created.apiKey as string}`;
   await call(baseUrl, 'POST', `/admin/agents/${agentId}/deposits`, admin, { amount: DEPOSIT_TON }, 201);
   const task = await call(baseUrl, 'POST', '/tasks', { authorization }, TASK_BODY, 201);
-  return { authorization, taskId: (task.task as { id: string }).id };
+  return { agentId, authorization, taskId: (task.task as { id: string }).id };
 }

@@ -4,6 +4,7 @@ import type { Measurement } from './load.js';
 import type { Machine } from './machine.js';
 import type { Results } from './scenarios.js';
 import type { StreamMeasurement } from './streams.js';
+import { TARGET_HEADERS, targetRows } from './targets.js';
 import type { WebhookMeasurement } from './webhooks.js';
 
 /** Above this share of the machine taken by other processes, a run's numbers are flagged. */
@@ -110,6 +111,7 @@ export function alignedTable(headers: string[], rows: string[][]): string {
 /** Every table of a run for the terminal, one after another. */
 export function consoleTables(results: Results): string {
   return [
+    alignedTable(TARGET_HEADERS, targetRows(results)),
     alignedTable(HEADERS, results.requests.map(cells)),
     alignedTable(STREAM_HEADERS, results.streams.map(streamCells)),
     alignedTable(WEBHOOK_HEADERS, results.webhooks.map(webhookCells)),

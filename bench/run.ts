@@ -23,7 +23,8 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const REPORT_FILE = path.join(ROOT, 'docs', 'benchmarks.md');
 /** App start-ups (sandbox chain, migrations), fixtures and shutdowns, on top of the load runs. */
 const SETUP_ALLOWANCE_S = 120;
-const SCENARIOS_AT_MOST = 5;
+/** Five request scenarios and pgbench. */
+const SCENARIOS_AT_MOST = 6;
 /** Streams and webhooks run once per database. */
 const DATABASES = 2;
 
@@ -61,7 +62,7 @@ async function main(): Promise<number> {
 
   // A part that cannot even start (say, a migration fails on one database) is reported as a
   // failure and the other parts still run, so one broken database does not hide the others.
-  const results: Results = { requests: [], streams: [], webhooks: [], failures: [] };
+  const results: Results = { requests: [], streams: [], webhooks: [], pgbench: null, failures: [] };
   const attempt = async (part: string, run: () => Promise<void>) => {
     try {
       await run();

@@ -3,7 +3,8 @@
  * server, a temp dir or a schema behind, even when a measurement throws.
  */
 import { makeFixture, TASK_BODY } from './fixtures.js';
-import { type Measurement, measure } from './load.js';
+import { type Measurement, measure, type Scenario } from './load.js';
+import { measurePgbench, type PgbenchMeasurement } from './pgbench.js';
 import { createBenchSchema, databaseName, dropBenchSchema } from './postgres.js';
 import { type DatabaseChoice, startBaseline, startHandoff } from './servers.js';
 import type { BenchSettings } from './settings.js';
@@ -15,11 +16,31 @@ export interface Results {
   requests: Measurement[];
   streams: StreamMeasurement[];
   webhooks: WebhookMeasurement[];
+  /** pgbench running what POST /tasks commits, on the PostgreSQL run's schema; null if not run. */
+  pgbench: PgbenchMeasurement | null;
   failures: string[];
 }
 
 export function log(message: string): void {
   process.stderr.write(`[bench] ${message}\n`);
+}
+
+type Common = Pick<Scenario, 'database' | 'baseUrl' | 'headers' | 'postgresDatabase'>;
+
+/** The request scenarios, shared with bench/profile.ts so a profile loads the app the same way. */
+export function postTasks(common: Common): Scenario {
+  return {
+    ...common,
+    name: 'POST /tasks',
+    method: 'POST',
+    path: '/tasks',
+    body: TASK_BODY,
+    expectStatus: 201,
+  };
+}
+
+export function getTask(common: Common, taskId: string): Scenario {
+  return { ...common, name: 'GET /tasks/:id', method: 'GET', path: `/tasks/${taskId}`, expectStatus: 200 };
 }
 
 export async function benchBaseline(settings: BenchSettings): Promise<Measurement[]> {
@@ -67,35 +88,18 @@ export async function benchHandoff(
     };
     await attempt('POST /tasks', async () => {
       log(`${database.kind}: POST /tasks`);
-      results.requests.push(
-        await measure(
-          {
-            ...common,
-            name: 'POST /tasks',
-            method: 'POST',
-            path: '/tasks',
-            body: TASK_BODY,
-            expectStatus: 201,
-          },
-          settings,
-        ),
-      );
+      results.requests.push(await measure(postTasks(common), settings));
     });
     await attempt('GET /tasks/:id', async () => {
       log(`${database.kind}: GET /tasks/:id`);
-      results.requests.push(
-        await measure(
-          {
-            ...common,
-            name: 'GET /tasks/:id',
-            method: 'GET',
-            path: `/tasks/${fixture.taskId}`,
-            expectStatus: 200,
-          },
-          settings,
-        ),
-      );
+      results.requests.push(await measure(getTask(common, fixture.taskId), settings));
     });
+    if (database.kind === 'postgres' && postgresDatabase) {
+      await attempt('pgbench', async () => {
+        log('postgres: pgbench, the same transaction as POST /tasks');
+        results.pgbench = await measurePgbench(settings, database.schema, fixture.agentId, postgresDatabase);
+      });
+    }
     await attempt('streams', async () => {
       log(`${database.kind}: ${settings.streams} open streams, POST /chat/:taskId/messages`);
       const streams = await measureStreams(server, fixture, database.kind, postgresDatabase, settings);

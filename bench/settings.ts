@@ -36,9 +36,9 @@ export function readSettings(env: Env = process.env): BenchSettings {
   return {
     durationS: boundedInt(env, 'BENCH_DURATION_S', 10, 1, 60),
     warmupS: 2,
-    connections: boundedInt(env, 'BENCH_CONNECTIONS', 10, 1, 200),
+    connections: boundedInt(env, 'BENCH_CONNECTIONS', 50, 1, 200),
     requestTimeoutS: 10,
-    postgresUrl: env.BENCH_DATABASE_URL || DEFAULT_POSTGRES_URL,
+    postgresUrl: loopbackUrl(env.BENCH_DATABASE_URL || DEFAULT_POSTGRES_URL),
     streams: boundedInt(env, 'BENCH_STREAMS', 1000, 100, 5000),
     streamChats: 100,
     streamDurationS: boundedInt(env, 'BENCH_STREAM_DURATION_S', 5, 1, 60),
@@ -46,6 +46,17 @@ export function readSettings(env: Env = process.env): BenchSettings {
     webhookRunS: boundedInt(env, 'BENCH_WEBHOOK_RUN_S', 5, 1, 20),
     deliveryTimeoutS: 30,
   };
+}
+
+/** The bench loads what it measures as hard as it can: only ever a server on this machine. */
+function loopbackUrl(url: string): string {
+  const host = new URL(url).hostname;
+  if (!['127.0.0.1', 'localhost', '[::1]'].includes(host)) {
+    throw new Error(
+      `BENCH_DATABASE_URL must point at 127.0.0.1 (the bench never loads another machine), got ${host}`,
+    );
+  }
+  return url;
 }
 
 function boundedInt(env: Env, name: string, fallback: number, min: number, max: number): number {

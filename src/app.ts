@@ -6,30 +6,45 @@ import { Type } from 'typebox';
 import type { ChainGateway } from './chain/gateway.js';
 import { type Config, webhookSettings } from './config.js';
 import type { Db } from './db/database.js';
+import { ApiKeyCache } from './domain/apiKeyCache.js';
 import { type Clock, systemClock } from './domain/clock.js';
 import type { DomainContext } from './domain/context.js';
 import { StatsCache } from './domain/stats.js';
 import { MAX_UPLOAD_BYTES } from './domain/uploads.js';
 import { InProcessFanout, type MessageFanout } from './events/fanout.js';
 import { adminAuth, agentAuth, workerAuth } from './http/auth.js';
+import { ownedAgentAuth, ownerSessionAuth } from './http/consoleAuth.js';
+import { registerBodyDrain } from './http/drain.js';
 import { registerErrorHandling } from './http/errors.js';
 import { registerJsonParser } from './http/jsonBody.js';
 import { registerOpenApi } from './http/openapi.js';
-import { MemoryRateLimitStore, type RateLimitStore, rateLimitHook } from './http/rateLimit.js';
-import { adminRoutes } from './http/routes/admin.js';
+import {
+  MemoryRateLimitStore,
+  type RateLimitStore,
+  type RateLimits,
+  rateLimitHook,
+} from './http/rateLimit.js';
+import { registerRequestId, requestIdOf } from './http/requestId.js';
+import { adminOverviewRoutes, adminRoutes } from './http/routes/admin.js';
 import { agentRoutes } from './http/routes/agents.js';
 import { applicationRoutes } from './http/routes/applications.js';
 import { catalogRoutes } from './http/routes/catalog.js';
+import { chainAdminRoutes, chainAgentRoutes } from './http/routes/chain.js';
+import { consoleOwnerRoutes } from './http/routes/console.js';
+import { consoleSessionRoutes, consoleSignInRoutes } from './http/routes/consoleAuth.js';
 import { conversationRoutes } from './http/routes/conversation.js';
 import { fileRoutes } from './http/routes/files.js';
 import { taskRoutes } from './http/routes/tasks.js';
 import { telegramRoutes } from './http/routes/telegram.js';
+import { serveTonConnectManifest, serveWebApp, WEB_APPS } from './http/routes/webApps.js';
 import { webhookRoutes } from './http/routes/webhooks.js';
 import { workerRoutes } from './http/routes/worker.js';
-import type { RouteOptions } from './http/routeTypes.js';
+import type { RouteOptions, Routes } from './http/routeTypes.js';
 import { StreamCounter } from './http/sse.js';
-import { registerValidation } from './http/validation.js';
+import { registerNulGuard, registerValidation } from './http/validation.js';
 import { startBackgroundJobs } from './jobs.js';
+import { mcpRoutes } from './mcp/httpRoute.js';
+import { RouteTable } from './mcp/routeTable.js';
 import { type FileStorage, LocalDiskStorage } from './storage/fileStorage.js';
 import { createTelegramBot, registerWebhookOnListen, telegramSettings } from './telegram/bot.js';
 
@@ -53,6 +68,7 @@ declare module 'fastify' {
   }
 }
 
+/** Where `npm run build:web` puts each web app (dist/web/<app>). */
 /** JSON bodies are small: the longest field (a description) is 10,000 characters. */
 const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -62,6 +78,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     logger: deps.logger ?? false,
     bodyLimit: BODY_LIMIT_BYTES,
     return503OnClosing: true,
+    genReqId: requestIdOf,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const { config } = deps;
@@ -71,6 +88,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clock,
     chain: deps.chain,
     secretKey: config.secretKey,
+    apiKeys: new ApiKeyCache(config.apiKeyCacheTtlMs),
     fanout: deps.fanout ?? new InProcessFanout(),
     publicUrl: config.publicUrl,
     webhooks: webhookSettings(config),
@@ -85,7 +103,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   };
   // Open chat streams never finish on their own; end them so a shutdown does not wait for them.
   app.addHook('preClose', async () => options.streams.endAll());
-  const rateLimits = {
+  const rateLimits: RateLimits = {
     store: deps.rateLimitStore ?? new MemoryRateLimitStore(),
     clock,
     limits: {
@@ -95,10 +113,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   };
 
+  // The MCP tools take their schemas from the REST routes: collect them as they are registered.
+  const routeTable = new RouteTable();
+  routeTable.collect(app);
   app.decorateRequest('agentId', '');
   app.decorateRequest('workerId', '');
+  registerRequestId(app);
+  app.decorateRequest('owner', null);
   registerErrorHandling(app);
   registerValidation(app);
+  registerNulGuard(app);
+  registerBodyDrain(app);
   registerJsonParser(app);
   await app.register(multipart, {
     // One byte over the limit: at exactly the limit busboy would cut the file short silently (the
@@ -119,6 +144,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     {
       schema: {
         tags: ['Service'],
+        operationId: 'getHealth',
         summary: 'Liveness',
         response: { 200: Type.Object({ status: Type.Literal('ok') }) },
       },
@@ -126,20 +152,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     async () => ({ status: 'ok' as const }),
   );
 
+  const agentApiRoutes = [
+    agentRoutes,
+    catalogRoutes,
+    taskRoutes,
+    applicationRoutes,
+    webhookRoutes,
+    conversationRoutes('agent'),
+    chainAgentRoutes,
+  ];
   await app.register(async (agentApi) => {
     agentApi.addHook('onRequest', agentAuth(ctx));
     agentApi.addHook('onRequest', rateLimitHook({ ...rateLimits, keyOf: (r) => `agent:${r.agentId}` }));
-    for (const routes of [
-      agentRoutes,
-      catalogRoutes,
-      taskRoutes,
-      applicationRoutes,
-      webhookRoutes,
-      conversationRoutes('agent'),
-    ]) {
-      await agentApi.register(routes, options);
-    }
+    for (const routes of agentApiRoutes) await agentApi.register(routes, options);
   });
+  await registerConsoleApi(app, options, rateLimits, agentApiRoutes);
   await app.register(async (workerApi) => {
     workerApi.addHook('onRequest', workerAuth(ctx, config.telegramBotToken));
     workerApi.addHook('onRequest', rateLimitHook({ ...rateLimits, keyOf: (r) => `worker:${r.workerId}` }));
@@ -149,8 +176,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(async (adminApi) => {
     adminApi.addHook('onRequest', adminAuth(config.adminToken));
     await adminApi.register(adminRoutes, options);
+    await adminApi.register(chainAdminRoutes, options);
+    await adminApi.register(adminOverviewRoutes, options);
   });
+  await app.register(mcpRoutes, { routes: options, rateLimits, routeTable });
   await app.register(fileRoutes, options);
+  await app.register(async (web) => {
+    for (const { name, prefix } of WEB_APPS) serveWebApp(web, name, prefix);
+    serveTonConnectManifest(web, config);
+  });
   const botSettings = telegramSettings(config);
   const telegram = botSettings ? createTelegramBot(ctx, botSettings, app.log) : null;
   await app.register(telegramRoutes, { telegram, webhookSecret: config.telegramWebhookSecret });
@@ -161,4 +195,48 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     app.addHook('onClose', () => jobs.stop());
   }
   return app;
+}
+
+/**
+ * The console's JSON API under /console/api (left out of the OpenAPI document: it is the web
+ * console's, not the agents'). Sign-in is open and rate-limited per client address; everything
+ * else needs a session cookie and, to change anything, the session's CSRF token. The agent API is
+ * mounted once more under /console/api/agents/:agentId/api, where the owner acts as their agent,
+ * so the console's task, webhook and ledger pages use the very routes agents use.
+ */
+async function registerConsoleApi(
+  app: FastifyInstance,
+  options: RouteOptions,
+  rateLimits: Omit<Parameters<typeof rateLimitHook>[0], 'keyOf'>,
+  agentApiRoutes: Routes[],
+) {
+  const { ctx } = options;
+  await app.register(
+    async (consoleApi) => {
+      consoleApi.addHook('onRoute', (route) => {
+        route.schema = { ...route.schema, hide: true };
+      });
+      await consoleApi.register(async (signIn) => {
+        signIn.addHook('onRequest', rateLimitHook({ ...rateLimits, keyOf: (r) => `console-ip:${r.ip}` }));
+        await signIn.register(consoleSignInRoutes, options);
+      });
+      await consoleApi.register(async (owned) => {
+        owned.addHook('onRequest', ownerSessionAuth(ctx));
+        owned.addHook(
+          'onRequest',
+          rateLimitHook({ ...rateLimits, keyOf: (r) => `owner:${r.owner!.ownerId}` }),
+        );
+        await owned.register(consoleSessionRoutes, options);
+        await owned.register(consoleOwnerRoutes, options);
+        await owned.register(
+          async (asAgent) => {
+            asAgent.addHook('onRequest', ownedAgentAuth(ctx));
+            for (const routes of agentApiRoutes) await asAgent.register(routes, options);
+          },
+          { prefix: '/agents/:agentId/api' },
+        );
+      });
+    },
+    { prefix: '/console/api' },
+  );
 }

@@ -14,6 +14,9 @@ Commands:
   deposit <agentId> <amount>        top up an agent with <amount> TON (sandbox: a real chain transfer)
   agent <agentId>                   show an agent's balance
   audit                             recompute all balances from the ledger and report problems
+  reconcile                         compare every ledger row that claims a chain transfer with the
+                                    chain (testnet/mainnet); exits 1 when there is a difference
+  chain                             the chain's state: hot wallet, watcher, transfers, provider errors
   worker-init-data --telegram-id N [--first-name NAME] [--username NAME]
                                     development: print Mini App init data for the worker API
                                     (signed with TELEGRAM_BOT_TOKEN; use as "Authorization: tma <it>")
@@ -84,6 +87,14 @@ async function main(argv: string[]): Promise<void> {
       return print(await call(url, 'GET', `/admin/agents/${encodeURIComponent(args[0]!)}`));
     case 'audit':
       return print(await call(url, 'GET', '/admin/audit'));
+    case 'chain':
+      return print(await call(url, 'GET', '/admin/chain'));
+    case 'reconcile': {
+      const report = (await call(url, 'GET', '/admin/reconciliation')) as { ok: boolean };
+      print(report);
+      if (!report.ok) process.exitCode = 1;
+      return;
+    }
     case 'worker-init-data': {
       const id = Number(values['telegram-id']);
       if (!Number.isSafeInteger(id) || id <= 0)

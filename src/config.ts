@@ -1,6 +1,7 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { Address } from '@ton/core';
 import type { TonNetwork } from './chain/gateway.js';
 import type { WebhookSettings } from './events/dispatcher.js';
 
@@ -28,15 +29,35 @@ export interface Config {
   rateLimitChat: number;
   rateLimitUpload: number;
   tonNetwork: TonNetwork;
+  /** Present exactly when tonNetwork is testnet or mainnet. */
+  tonLive?: TonLiveConfig;
   production: boolean;
   /** Webhooks may target loopback/private addresses (development); refused otherwise (SSRF). */
   webhookAllowPrivate: boolean;
   /** How long a webhook receiver has to answer. */
   webhookTimeoutMs: number;
+  /** How long an authenticated API key is trusted without asking the database (0: always ask). */
+  apiKeyCacheTtlMs: number;
   /** Open chat streams allowed per API key (or worker). */
   sseMaxStreamsPerKey: number;
   /** Domains (host[:port]) a worker's TON Connect wallet proof may be signed for. */
   tonProofDomains: string[];
+}
+
+/** Settings of network mode (TON_NETWORK=testnet|mainnet). */
+export interface TonLiveConfig {
+  /** toncenter HTTP API v2 base (any v2-compatible provider). */
+  apiUrl: string;
+  apiKey: string | undefined;
+  /** The hot wallet's 24 words; validated again (checksum) when the chain opens. */
+  walletMnemonic: string[];
+  feeAddress: string;
+  /** The shared request budget for every provider call. */
+  requestsPerSecond: number;
+  /** How often the sender and the follower poll the provider. */
+  pollMs: number;
+  /** Highload Wallet v3 timeout (seconds); part of the wallet's address, so never change it for a live wallet. */
+  walletTimeoutSec: number;
 }
 
 /** What start-up tells the operator about secrets it generated, so nothing happens silently. */
@@ -77,7 +98,7 @@ export function loadConfig(env: Env = process.env): { config: Config; notices: C
     dataDir,
     databaseUrl,
     publicUrl: (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, ''),
-    adminToken: secret('ADMIN_TOKEN', 32),
+    adminToken: adminToken(secret('ADMIN_TOKEN', 32)),
     secretKey: parseSecretKey(secret('SECRET_KEY', 32)),
     telegramBotToken: secret('TELEGRAM_BOT_TOKEN', 32),
     telegramBotEnabled: Boolean(env.TELEGRAM_BOT_TOKEN),
@@ -91,9 +112,11 @@ export function loadConfig(env: Env = process.env): { config: Config; notices: C
     production,
     webhookAllowPrivate: boolSetting(env, 'WEBHOOK_ALLOW_PRIVATE', !production),
     webhookTimeoutMs: intSetting(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
+    apiKeyCacheTtlMs: intSetting(env, 'API_KEY_CACHE_TTL_MS', 10_000, 0, 60_000),
     sseMaxStreamsPerKey: intSetting(env, 'SSE_MAX_STREAMS_PER_KEY', 10, 1, 100_000),
     tonProofDomains: [],
   };
+  if (config.tonNetwork !== 'sandbox') config.tonLive = tonLiveSettings(env, config.tonNetwork);
   config.tonProofDomains = parseDomains(env.TON_PROOF_DOMAINS, config.publicUrl);
   config.telegramWebhookSecret = webhookSecret(env, config.telegramBotToken);
   config.miniAppUrl = urlSetting(env, 'MINI_APP_URL', `${config.publicUrl}/app`);
@@ -112,6 +135,18 @@ function webhookSecret(env: Env, botToken: string): string {
     throw new Error('TELEGRAM_WEBHOOK_SECRET must be 1-256 characters of A-Z, a-z, 0-9, _ and -');
   }
   return given;
+}
+
+/** Shorter operator tokens can be guessed (failed attempts are throttled, not stopped). */
+export const MIN_ADMIN_TOKEN_LENGTH = 32;
+
+function adminToken(value: string): string {
+  if (value.length < MIN_ADMIN_TOKEN_LENGTH) {
+    throw new Error(
+      `ADMIN_TOKEN must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters (e.g. openssl rand -hex 32)`,
+    );
+  }
+  return value;
 }
 
 function urlSetting(env: Env, name: string, fallback: string): string {
@@ -166,11 +201,46 @@ function parseDomains(raw: string | undefined, publicUrl: string): string[] {
 
 function parseNetwork(raw: string | undefined): TonNetwork {
   const value = raw || 'sandbox';
-  if (value === 'sandbox') return value;
-  if (value === 'testnet' || value === 'mainnet') {
-    throw new Error(`TON_NETWORK=${value} is not supported yet; this build runs the in-process sandbox only`);
-  }
+  if (value === 'sandbox' || value === 'testnet' || value === 'mainnet') return value;
   throw new Error(`TON_NETWORK must be sandbox, testnet or mainnet, got "${value}"`);
+}
+
+const DEFAULT_API_URL = {
+  testnet: 'https://testnet.toncenter.com/api/v2',
+  mainnet: 'https://toncenter.com/api/v2',
+} as const;
+
+/** Network-mode settings; each missing or invalid one stops start-up with how to fix it. */
+function tonLiveSettings(env: Env, network: 'testnet' | 'mainnet'): TonLiveConfig {
+  const apiUrl = urlSetting(env, 'TON_API_URL', DEFAULT_API_URL[network]).replace(/\/jsonRPC$/, '');
+  const apiKey = env.TON_API_KEY || undefined;
+  const words = (env.TON_WALLET_MNEMONIC ?? '').trim().split(/\s+/).filter(Boolean);
+  if (words.length !== 24 || !words.every((w) => /^[a-z]+$/.test(w))) {
+    throw new Error(
+      `TON_WALLET_MNEMONIC must be the 24 lowercase words of the hot wallet separated by spaces (got ${words.length} words) when TON_NETWORK=${network}; see "Going live on testnet" in the README`,
+    );
+  }
+  const feeAddress = env.TON_FEE_ADDRESS?.trim() ?? '';
+  if (!feeAddress) {
+    throw new Error(
+      `TON_FEE_ADDRESS must be set when TON_NETWORK=${network}: the wallet address that receives the platform's fees`,
+    );
+  }
+  try {
+    Address.parse(feeAddress);
+  } catch {
+    throw new Error(`TON_FEE_ADDRESS is not a valid TON address: "${feeAddress}"`);
+  }
+  return {
+    apiUrl,
+    apiKey,
+    walletMnemonic: words,
+    feeAddress,
+    // toncenter allows about 1 request/s without a key and 10 with a free key.
+    requestsPerSecond: intSetting(env, 'TON_API_RPS', apiKey ? 8 : 1, 1, 1000),
+    pollMs: intSetting(env, 'TON_POLL_MS', 3_000, 10, 600_000),
+    walletTimeoutSec: intSetting(env, 'TON_WALLET_TIMEOUT_SEC', 3_600, 10, 86_400),
+  };
 }
 
 /** SECRET_KEY is 64 hex characters, or any string of 32+ characters (then hashed to 32 bytes). */

@@ -1,9 +1,13 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { followWallet } from './domain/chainFollower.js';
+import { runChainSender } from './domain/chainSender.js';
 import type { DomainContext } from './domain/context.js';
 import { expireOverdueTasks } from './domain/expiry.js';
+import { purgeExpiredKeys } from './domain/idempotency.js';
 import { sendDueTransfers } from './domain/payouts.js';
-import { dispatchDueDeliveries } from './events/dispatcher.js';
-import { sendDueNotifications, type TelegramSender } from './telegram/notifier.js';
+import { sendDueNotifications } from './outbox/notifications.js';
+import { dispatchDueDeliveries } from './outbox/webhookDeliveries.js';
+import type { TelegramSender } from './telegram/notifier.js';
 
 const TRANSFER_POLL_MS = 5_000;
 /** Webhooks go out within this after their event commits (sooner while a backlog drains). */
@@ -12,6 +16,8 @@ const WEBHOOK_POLL_MS = 250;
 const DEADLINE_POLL_MS = 30_000;
 /** Telegram notifications go out within this after they are due. */
 const NOTIFICATION_POLL_MS = 1_000;
+/** Idempotency keys past their 24 hours are deleted within this. */
+const IDEMPOTENCY_PURGE_MS = 600_000;
 
 /**
  * Background work driven by database rows, so any instance can do it and a crash loses nothing:
@@ -24,11 +30,21 @@ export function startBackgroundJobs(
   /** Sends worker notifications; null (no bot) records them instead. */
   telegram: TelegramSender | null = null,
 ) {
+  const live = ctx.chain.live;
+  // Sandbox: retry pending transfers. Testnet/mainnet: the batch sender and the wallet follower
+  // (self-contained entry points, so a generic runner can drive them later).
+  const chainLoops = live
+    ? [
+        pollLoop('chain sender', live.pollMs, () => runChainSender(ctx, live), log),
+        pollLoop('chain follower', live.pollMs, async () => (await followWallet(ctx, live)) && 0, log),
+      ]
+    : [pollLoop('pending transfers', TRANSFER_POLL_MS, () => sendDueTransfers(ctx), log)];
   const loops = [
-    pollLoop('pending transfers', TRANSFER_POLL_MS, () => sendDueTransfers(ctx), log),
+    ...chainLoops,
     pollLoop('webhook delivery', WEBHOOK_POLL_MS, () => dispatchDueDeliveries(ctx, ctx.webhooks), log),
     pollLoop('execution deadlines', DEADLINE_POLL_MS, () => expireOverdueTasks(ctx), log),
     pollLoop('telegram notifications', NOTIFICATION_POLL_MS, () => sendDueNotifications(ctx, telegram), log),
+    pollLoop('idempotency keys', IDEMPOTENCY_PURGE_MS, () => purgeExpiredKeys(ctx), log),
   ];
   return {
     async stop() {

@@ -2,10 +2,26 @@ import { buildApp } from './app.js';
 import { loadConfig } from './config.js';
 import { systemClock } from './domain/clock.js';
 import { closeServices, openServices } from './services.js';
+import { startupErrorLine } from './startupError.js';
 
 /** Reads config, opens the database and chain, listens, and shuts down gracefully on a signal. */
 async function main(): Promise<void> {
+  let setting = { port: Number(process.env.PORT) || 3000, databaseUrl: process.env.DATABASE_URL || null };
+  try {
+    await serve((config) => {
+      setting = config;
+    });
+  } catch (error) {
+    console.error(startupErrorLine(error, setting));
+    process.exit(1);
+  }
+}
+
+async function serve(
+  onConfig: (config: { port: number; databaseUrl: string | null }) => void,
+): Promise<void> {
   const { config, notices } = loadConfig();
+  onConfig(config);
   const services = await openServices(config, { log: (msg) => console.log(`[chain] ${msg}`) });
   const app = await buildApp({
     config,
@@ -31,7 +47,14 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
 
-  await app.listen({ port: config.port, host: config.host });
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    // Nothing was served: release the database and chain state before saying why.
+    await app.close().catch(() => {});
+    await closeServices(services).catch(() => {});
+    throw error;
+  }
   app.log.info(
     `Handoff is serving on ${config.publicUrl} (${services.db.dialect}, TON ${config.tonNetwork}); API docs at ${config.publicUrl}/docs`,
   );
@@ -40,7 +63,4 @@ async function main(): Promise<void> {
   );
 }
 
-main().catch((error) => {
-  console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
-});
+void main();

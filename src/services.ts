@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { ChainGateway } from './chain/gateway.js';
+import { createNetworkGateway, type NetworkGatewayOptions } from './chain/networkGateway.js';
 import { createSandboxGateway } from './chain/sandboxGateway.js';
 import type { Config } from './config.js';
 import { type Db, openDatabase } from './db/database.js';
@@ -14,7 +15,16 @@ export interface Services {
 /** Opens the database (migrated to the latest schema) and the chain the config selects. */
 export async function openServices(
   config: Config,
-  options: { clock?: Clock; pgSchema?: string; pgPoolSize?: number; log?: (msg: string) => void } = {},
+  options: {
+    clock?: Clock;
+    pgSchema?: string;
+    pgPoolSize?: number;
+    log?: (msg: string) => void;
+    /** Tests: the chain's clock and faster resends for network mode. */
+    chainOverrides?: Partial<
+      Pick<NetworkGatewayOptions, 'nowSeconds' | 'resendMs' | 'createdAtLagSec' | 'requestTimeoutMs'>
+    >;
+  } = {},
 ): Promise<Services> {
   const db = openDatabase({
     databaseUrl: config.databaseUrl,
@@ -25,11 +35,26 @@ export async function openServices(
   try {
     await migrateToLatest(db.db);
     const clock = options.clock;
-    const chain = await createSandboxGateway({
-      stateDir: path.join(config.dataDir, 'chain'),
-      log: options.log,
-      ...(clock ? { nowSeconds: () => Math.floor(clock.now().getTime() / 1000) } : {}),
-    });
+    const live = config.tonLive;
+    const chain =
+      config.tonNetwork !== 'sandbox' && live
+        ? await createNetworkGateway({
+            network: config.tonNetwork,
+            apiUrl: live.apiUrl,
+            apiKey: live.apiKey,
+            mnemonic: live.walletMnemonic,
+            feeAddress: live.feeAddress,
+            requestsPerSecond: live.requestsPerSecond,
+            walletTimeoutSec: live.walletTimeoutSec,
+            pollMs: live.pollMs,
+            log: options.log,
+            ...options.chainOverrides,
+          })
+        : await createSandboxGateway({
+            stateDir: path.join(config.dataDir, 'chain'),
+            log: options.log,
+            ...(clock ? { nowSeconds: () => Math.floor(clock.now().getTime() / 1000) } : {}),
+          });
     return { db, chain };
   } catch (error) {
     await db.close();

@@ -6,6 +6,8 @@
  * Amounts are integer nanotons. Addresses are user-friendly strings as produced by
  * `formatAddress` in ./address.ts. Transaction hashes are lowercase hex.
  */
+import type { LiveChain } from './liveChain.js';
+
 export type TonNetwork = 'sandbox' | 'testnet' | 'mainnet';
 
 export interface TransferRequest {
@@ -63,6 +65,13 @@ export interface ChainGateway {
    * Other networks throw: real deposits arrive from agents' own wallets.
    */
   sendTestDeposit(memo: string, amountNano: bigint): Promise<ChainDeposit>;
+
+  /**
+   * Network mode only (testnet/mainnet): the provider client and the Highload payout wallet.
+   * Transfers are then sent in persisted batches by src/domain/chainSender.ts and confirmed by
+   * src/domain/chainFollower.ts, not through `transfer`.
+   */
+  readonly live?: LiveChain;
 
   /** Persists state and releases resources. */
   close(): Promise<void>;

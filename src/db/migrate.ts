@@ -2,6 +2,11 @@ import { type Kysely, type Migration, type MigrationProvider, Migrator, Postgres
 import * as initial from './migrations/0001_initial.js';
 import * as conversation from './migrations/0002_conversation.js';
 import * as workersSide from './migrations/0003_workers_side.js';
+import * as chainNetwork from './migrations/0004_chain_network.js';
+import * as workerApp from './migrations/0005_worker_app.js';
+import * as idempotency from './migrations/0006_idempotency.js';
+import * as hardening from './migrations/0007_hardening.js';
+import * as owners from './migrations/0010_owners.js';
 import type { Database } from './schema.js';
 
 // Migrations are listed here rather than read from disk, so they work the same from tsx, a
@@ -10,6 +15,11 @@ const migrations: Record<string, Migration> = {
   '0001_initial': initial,
   '0002_conversation': conversation,
   '0003_workers_side': workersSide,
+  '0004_chain_network': chainNetwork,
+  '0005_worker_app': workerApp,
+  '0006_idempotency': idempotency,
+  '0007_hardening': hardening,
+  '0010_owners': owners,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
@@ -20,7 +30,7 @@ export async function migrateToLatest(db: Kysely<Database>): Promise<void> {
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
     const reason = error instanceof Error ? error.message : String(error ?? 'unknown error');
-    throw new Error(`Database migration ${failed?.migrationName ?? ''} failed: ${reason}`);
+    throw new Error(`Database migration ${failed?.migrationName ?? ''} failed: ${reason}`, { cause: error });
   }
 }
 

@@ -22,6 +22,8 @@ export interface AgentTable {
   spent_nano: Generated<bigint>;
   rating_sum: Generated<number>;
   rating_count: Generated<number>;
+  /** The owner who manages the agent in the web console; null for agents an operator created. */
+  owner_id: Generated<string | null>;
   created_at: string;
   updated_at: string;
 }
@@ -32,8 +34,39 @@ export interface ApiKeyTable {
   key_hash: string;
   key_ciphertext: string;
   key_hint: string;
+  /** What the owner calls the key ("production", "laptop"); null for keys made before names. */
+  name: Generated<string | null>;
   created_at: string;
+  /** Updated at most once a minute (see touchApiKey), so a busy key does not write on every request. */
+  last_used_at: Generated<string | null>;
   revoked_at: string | null;
+}
+
+/** An agent owner: a TON wallet that signed in to the console with a TON Connect proof. */
+export interface OwnerTable {
+  id: string;
+  /** Canonical form (formatAddress). */
+  wallet_address: string;
+  created_at: string;
+  last_sign_in_at: string;
+}
+
+/** A console sign-in payload we issued: random, single-use, short-lived. */
+export interface OwnerChallengeTable {
+  payload: string;
+  expires_at: string;
+  used_at: string | null;
+  created_at: string;
+}
+
+/** A console session: the cookie holds the token, the table its SHA-256 (a leaked table signs no one in). */
+export interface OwnerSessionTable {
+  token_hash: string;
+  owner_id: string;
+  /** Sent back in X-CSRF-Token with every state-changing request of the session. */
+  csrf_token: string;
+  expires_at: string;
+  created_at: string;
 }
 
 export interface WorkerTable {
@@ -139,6 +172,53 @@ export interface ChainTransferTable {
   last_error: string | null;
   created_at: string;
   updated_at: string;
+  /** Network mode: the Highload batch that carries this transfer now (null: not yet batched). */
+  batch_id: Generated<string | null>;
+  /** Network mode: the hot wallet's transaction that sent it (shared by a batch's transfers). */
+  chain_tx_hash: Generated<string | null>;
+}
+
+/** Network mode: one signed Highload Wallet v3 external message carrying a batch of transfers. */
+export interface ChainBatchTable {
+  id: string;
+  /** Never repeats; maps onto the wallet's query id and is written into the batch's body. */
+  seq: number;
+  query_id: number;
+  /** The message's created_at and created_at + timeout, unix seconds of the chain. */
+  chain_created_at: number;
+  chain_expires_at: number;
+  boc: string;
+  message_hash: string;
+  /** prepared (persisted, maybe never sent) -> sent -> landed | expired. */
+  status: 'prepared' | 'sent' | 'landed' | 'expired';
+  transfer_count: number;
+  total_nano: bigint;
+  send_count: number;
+  next_send_at: string;
+  /** The wallet transaction that performed the batch's transfers. */
+  tx_hash: string | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ChainStateTable {
+  key: string;
+  value: string;
+  updated_at: string;
+}
+
+export interface UnmatchedDepositTable {
+  tx_hash: string;
+  lt: string;
+  from_address: string;
+  amount_nano: bigint;
+  memo: string;
+  reason: 'unknown_memo' | 'below_minimum';
+  status: 'open' | 'assigned' | 'returned';
+  agent_id: string | null;
+  resolved_at: string | null;
+  created_at: string;
 }
 
 export interface RatingTable {
@@ -224,7 +304,20 @@ export type NotificationKind =
   | 'application_rejected'
   | 'message'
   | 'payment_sent'
-  | 'task_expired';
+  | 'task_expired'
+  | 'offer_withdrawn'
+  | 'task_cancelled';
+
+/** A transfer that reached the deposit wallet but was not credited: for the operator to settle. */
+export interface UncreditedDepositTable {
+  tx_hash: string;
+  agent_id: string;
+  amount_nano: bigint;
+  from_address: string;
+  to_address: string;
+  reason: string;
+  created_at: string;
+}
 
 /** A Telegram message to a worker, written with the change that causes it (the bot's outbox). */
 export interface NotificationTable {
@@ -242,6 +335,32 @@ export interface NotificationTable {
   sent_at: string | null;
   created_at: string;
   updated_at: string;
+  /** The Telegram message it became (sendMessage's message_id), once sent. */
+  telegram_message_id: string | null;
+}
+
+/** Telegram updates already handled, so a redelivered update_id is not handled again. */
+export interface TelegramUpdateTable {
+  update_id: string;
+  received_at: string;
+}
+
+/** An Idempotency-Key of one caller: `running` while its first request is in flight, then `done`. */
+export interface IdempotencyKeyTable {
+  /** The caller: `agent:agt_...`, `worker:wrk_...` or `admin`. */
+  scope: string;
+  key: string;
+  /** SHA-256 of the request (method, route, parameters, body); another request under the key is 422. */
+  fingerprint: string;
+  status: 'running' | 'done';
+  /** Which attempt holds a running key; the effect's transaction completes the key only with it. */
+  lock_token: string | null;
+  /** A running key whose holder is past this (it crashed before its effect committed) may be taken over. */
+  locked_until: string | null;
+  response_status: number | null;
+  response_body: string | null;
+  created_at: string;
+  expires_at: string;
 }
 
 export interface Database {
@@ -254,6 +373,9 @@ export interface Database {
   chats: ChatTable;
   transactions: TransactionTable;
   chain_transfers: ChainTransferTable;
+  chain_batches: ChainBatchTable;
+  chain_state: ChainStateTable;
+  unmatched_deposits: UnmatchedDepositTable;
   ratings: RatingTable;
   events: EventTable;
   messages: MessageTable;
@@ -261,4 +383,10 @@ export interface Database {
   uploads: UploadTable;
   wallet_challenges: WalletChallengeTable;
   notifications: NotificationTable;
+  idempotency_keys: IdempotencyKeyTable;
+  telegram_updates: TelegramUpdateTable;
+  owners: OwnerTable;
+  owner_challenges: OwnerChallengeTable;
+  owner_sessions: OwnerSessionTable;
+  uncredited_deposits: UncreditedDepositTable;
 }

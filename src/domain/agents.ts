@@ -3,56 +3,94 @@ import {
   creditDeposit,
   findAgent,
   insertAgent,
+  totalDeposited,
   updateAgentProfile,
 } from '../db/repositories/agents.js';
-import { findLiveKeyByHash, insertApiKey } from '../db/repositories/apiKeys.js';
-import type { AgentRow, TransactionRow } from '../db/repositories/executor.js';
+import { findLiveKeyByHash, insertApiKey, touchApiKey } from '../db/repositories/apiKeys.js';
+import type { AgentRow, Executor, TransactionRow } from '../db/repositories/executor.js';
 import { findLedgerRowByHash, insertLedgerRow } from '../db/repositories/ledger.js';
+import { recordUncreditedDeposit } from '../db/repositories/uncreditedDeposits.js';
 import { encryptApiKey, generateApiKey, hashApiKey, keyHint, looksLikeApiKey } from './apiKeys.js';
 import type { DomainContext } from './context.js';
-import { assertInvariant, invalid, notFound } from './errors.js';
+import { assertInvariant, conflict, DomainError, invalid, notFound } from './errors.js';
+import { CURRENCY, recordEvent } from './events.js';
 import { newId } from './ids.js';
-import { parseTon } from './money.js';
-import { textLength } from './text.js';
+import { formatTon, NANO_PER_TON, parseTon } from './money.js';
+import { isBlank, textLength } from './text.js';
 import { inTransaction, isUniqueViolation } from './transaction.js';
 import { checkWebhookTarget } from './webhookUrl.js';
 
 export const MAX_AGENT_NAME = 100;
 /** One deposit through the operator API is at most a billion TON: a typo guard, not a policy. */
-const MAX_DEPOSIT_NANO = 1_000_000_000n * 1_000_000_000n;
+const MAX_DEPOSIT_NANO = 1_000_000_000n * NANO_PER_TON;
+/**
+ * An agent's deposits over its life stay within a billion TON, and all agents' together within
+ * four billion (less than all the TON in existence, about 5.1 billion). Every balance, total and
+ * sum the books keep (an agent's balance, locked and spent, a worker's earnings, the audit's sums)
+ * is bounded by these, so none can pass the 64-bit integer both databases store (about 9.2
+ * billion TON); past it SQLite silently turns the column into a float and PostgreSQL fails.
+ */
+export const MAX_AGENT_DEPOSITED_NANO = 1_000_000_000n * NANO_PER_TON;
+export const MAX_PLATFORM_DEPOSITED_NANO = 4_000_000_000n * NANO_PER_TON;
 /**
  * Smaller transfers cannot pay for their own processing on chain (below about 0.001 TON the
  * deposit wallet's transaction fails and the request ended in a 500); 0.01 TON is also the
  * smallest reward, so nothing smaller is useful to deposit.
  */
-const MIN_DEPOSIT_NANO = 10_000_000n;
+export const MIN_DEPOSIT_NANO = 10_000_000n;
 
-/** Creates an agent and its first API key. The plaintext key is returned here and never again. */
-export async function createAgent(ctx: DomainContext, input: { name?: string | null }) {
+/**
+ * Creates an agent and its first API key. The plaintext key is returned here and never again.
+ * `ownerId` is set when an owner creates the agent in the console (the operator API leaves it null).
+ */
+export async function createAgent(
+  ctx: DomainContext,
+  input: { name?: string | null; ownerId?: string | null; keyName?: string | null },
+  within?: Executor,
+) {
   const name = input.name == null ? null : checkName('name', input.name);
   const now = ctx.clock.now();
   const agentId = newId('agent', now.getTime());
   const apiKey = generateApiKey();
-  const agent = await inTransaction(ctx.db, async (trx) => {
-    await insertAgent(trx, { id: agentId, name, now: now.toISOString() });
+  const work = async (trx: Executor) => {
+    await insertAgent(trx, { id: agentId, name, now: now.toISOString(), ownerId: input.ownerId ?? null });
     await insertApiKey(trx, {
       id: newId('apiKey', now.getTime()),
       agentId,
       hash: hashApiKey(apiKey),
       ciphertext: encryptApiKey(apiKey, ctx.secretKey),
       hint: keyHint(apiKey),
+      name: input.keyName ?? null,
       now: now.toISOString(),
     });
     return (await findAgent(trx, agentId))!;
-  });
+  };
+  const agent = within ? await work(within) : await inTransaction(ctx.db, work);
   return { agent, apiKey };
 }
 
-/** The agent a key belongs to, or null for an unknown, revoked or malformed key. */
+/** A key's last use is recorded at most this often (one write a minute for a busy key, not per request). */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+/**
+ * The agent a key belongs to, or null for an unknown, revoked or malformed key. The look-up runs
+ * on every request, so a revocation (revokeApiKey) takes effect on the key's next request.
+ */
 export async function authenticateApiKey(ctx: DomainContext, key: string): Promise<string | null> {
   if (!looksLikeApiKey(key)) return null;
-  const row = await findLiveKeyByHash(ctx.db, hashApiKey(key));
-  return row?.agent_id ?? null;
+  const hash = hashApiKey(key);
+  const now = ctx.clock.now();
+  const cached = ctx.apiKeys.agentOf(hash, now.getTime());
+  if (cached) return cached;
+  const row = await findLiveKeyByHash(ctx.db, hash);
+  if (!row) return null;
+  // Read from the database at most once per cache period, so last use is recorded as often.
+  ctx.apiKeys.remember(hash, row.agent_id, now.getTime());
+  const staleBefore = new Date(now.getTime() - LAST_USED_RESOLUTION_MS).toISOString();
+  if (row.last_used_at === null || row.last_used_at < staleBefore) {
+    await touchApiKey(ctx.db, row.id, now.toISOString(), staleBefore);
+  }
+  return row.agent_id;
 }
 
 export async function getAgent(
@@ -84,7 +122,7 @@ export async function updateAgent(
 
 export function checkName(path: string, value: string): string {
   const name = value.trim();
-  if (name.length === 0) throw invalid(path, 'must not be blank');
+  if (isBlank(name)) throw invalid(path, 'must not be blank');
   if (textLength(name) > MAX_AGENT_NAME) throw invalid(path, `must be at most ${MAX_AGENT_NAME} characters`);
   return name;
 }
@@ -96,7 +134,16 @@ export function checkName(path: string, value: string): string {
  */
 export async function depositFromChain(ctx: DomainContext, agentId: string, amount: string | number) {
   const amountNano = parseDepositAmount(amount);
-  if (!(await findAgent(ctx.db, agentId))) throw notFound('Agent');
+  const agent = await findAgent(ctx.db, agentId);
+  if (!agent) throw notFound('Agent');
+  if (ctx.chain.live) {
+    throw conflict(
+      `On ${ctx.chain.network}, agents deposit from their own wallets: see GET /agents/me/deposit (a transfer to the deposit address with the agent id as the comment)`,
+    );
+  }
+  // Every limit is checked before anything is sent: a refused deposit moves nothing on chain.
+  const refusal = await depositLimitRefusal(ctx.db, agent.deposited_nano, amountNano);
+  if (refusal) throw invalid('amount', refusal);
   const deposit = await ctx.chain.sendTestDeposit(agentId, amountNano);
   assertInvariant(deposit.memo === agentId, 'the chain deposit carries the agent memo');
   return creditChainDeposit(ctx, agentId, deposit);
@@ -114,15 +161,62 @@ export async function creditChainDeposit(
     // A concurrent replay of the same chain transaction committed first: ours is a no-op.
     const existing = isUniqueViolation(error) ? await findLedgerRowByHash(ctx.db, deposit.txHash) : undefined;
     if (existing) return existing;
-    throw error;
+    throw await keepUncredited(ctx, agentId, deposit, error);
   }
 }
 
-function creditOnce(
-  ctx: DomainContext,
-  agentId: string,
-  deposit: { txHash: string; fromAddress: string; toAddress: string; amountNano: bigint },
-): Promise<TransactionRow> {
+type Deposit = { txHash: string; fromAddress: string; toAddress: string; amountNano: bigint };
+
+/** Why this deposit would pass a limit, or null when it fits. */
+async function depositLimitRefusal(
+  db: DomainContext['db'],
+  agentDepositedNano: bigint,
+  amountNano: bigint,
+): Promise<string | null> {
+  if (agentDepositedNano + amountNano > MAX_AGENT_DEPOSITED_NANO) {
+    const room = MAX_AGENT_DEPOSITED_NANO - agentDepositedNano;
+    return `would take this agent's deposits past ${formatTon(MAX_AGENT_DEPOSITED_NANO)} TON; at most ${formatTon(room > 0n ? room : 0n)} TON more can be deposited`;
+  }
+  const platform = await totalDeposited(db);
+  if (platform + amountNano > MAX_PLATFORM_DEPOSITED_NANO) {
+    return `would take the platform's deposits past ${formatTon(MAX_PLATFORM_DEPOSITED_NANO)} TON`;
+  }
+  return null;
+}
+
+class DepositLimitError extends Error {}
+
+/**
+ * The transfer is on chain but the books could not take it: it is recorded for the operator
+ * (GET /admin/audit lists it) so chain and books never disagree silently. A limit reached in the
+ * meantime is a 409 that says so; any other failure keeps its own error (a 500, logged).
+ */
+async function keepUncredited(ctx: DomainContext, agentId: string, deposit: Deposit, error: unknown) {
+  const reason =
+    error instanceof DepositLimitError || error instanceof DomainError
+      ? error.message
+      : `the credit failed: ${(error as Error)?.message ?? String(error)}`;
+  try {
+    await recordUncreditedDeposit(ctx.db, {
+      tx_hash: deposit.txHash,
+      agent_id: agentId,
+      amount_nano: deposit.amountNano,
+      from_address: deposit.fromAddress,
+      to_address: deposit.toAddress,
+      reason: reason.slice(0, 1000),
+      created_at: ctx.clock.now().toISOString(),
+    });
+  } catch {
+    return error;
+  }
+  if (!(error instanceof DepositLimitError)) return error;
+  return new DomainError(
+    'conflict',
+    `The transfer ${deposit.txHash} reached the deposit wallet but was not credited: it ${reason}. It is recorded as an uncredited deposit (GET /admin/audit) for the operator to settle.`,
+  );
+}
+
+function creditOnce(ctx: DomainContext, agentId: string, deposit: Deposit): Promise<TransactionRow> {
   return inTransaction(ctx.db, async (trx) => {
     const existing = await findLedgerRowByHash(trx, deposit.txHash);
     if (existing) return existing;
@@ -140,9 +234,37 @@ function creditOnce(
       created_at: now.toISOString(),
       updated_at: now.toISOString(),
     };
+    // The limits again, inside the transaction: another deposit may have come first.
+    const before = await findAgent(trx, agentId);
+    if (!before) throw notFound('Agent');
+    const refusal = await depositLimitRefusal(trx, before.deposited_nano, deposit.amountNano);
+    if (refusal) throw new DepositLimitError(refusal);
     await insertLedgerRow(trx, row);
-    const agent = await creditDeposit(trx, agentId, deposit.amountNano, now.toISOString());
-    if (!agent) throw notFound('Agent');
+    const agent = await creditDeposit(
+      trx,
+      agentId,
+      deposit.amountNano,
+      MAX_AGENT_DEPOSITED_NANO,
+      now.toISOString(),
+    );
+    if (!agent)
+      throw new DepositLimitError(
+        `would take this agent's deposits past ${formatTon(MAX_AGENT_DEPOSITED_NANO)} TON`,
+      );
+    await recordEvent(trx, {
+      agentId,
+      taskId: null,
+      type: 'deposit.received',
+      data: {
+        deposit: {
+          amount: formatTon(deposit.amountNano),
+          fromAddress: deposit.fromAddress,
+          txHash: deposit.txHash,
+          currency: CURRENCY,
+        },
+      },
+      now,
+    });
     return row;
   });
 }

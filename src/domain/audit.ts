@@ -1,5 +1,7 @@
 import { sql } from 'kysely';
+import { listUncreditedDeposits } from '../db/repositories/uncreditedDeposits.js';
 import type { DomainContext } from './context.js';
+import { formatTon } from './money.js';
 import { LOCKED_STATUSES } from './states.js';
 
 export interface AgentAudit {
@@ -56,4 +58,18 @@ export async function auditMoney(ctx: DomainContext, agentId?: string): Promise<
       problems.push('conservation broken');
     return { agentId: r.id, ok: problems.length === 0, problems };
   });
+}
+
+/** Transfers on chain that the books do not hold (see creditChainDeposit), newest first. */
+export async function uncreditedDeposits(ctx: DomainContext, limit = 100) {
+  const rows = await listUncreditedDeposits(ctx.db, limit);
+  return rows.map((r) => ({
+    txHash: r.tx_hash,
+    agentId: r.agent_id,
+    amount: formatTon(BigInt(r.amount_nano)),
+    fromAddress: r.from_address,
+    toAddress: r.to_address,
+    reason: r.reason,
+    createdAt: r.created_at,
+  }));
 }

@@ -1,7 +1,7 @@
 import { unlockFunds } from '../db/repositories/agents.js';
 import { rejectWaitingApplications } from '../db/repositories/applications.js';
 import { closeChat } from '../db/repositories/chats.js';
-import type { TaskRow } from '../db/repositories/executor.js';
+import type { Executor, TaskRow } from '../db/repositories/executor.js';
 import { insertLedgerRow } from '../db/repositories/ledger.js';
 import { findTask, moveTask } from '../db/repositories/tasks.js';
 import type { DomainContext } from './context.js';
@@ -9,8 +9,10 @@ import { assertInvariant, conflict } from './errors.js';
 import { CURRENCY, recordEvent } from './events.js';
 import { newId } from './ids.js';
 import { formatTon } from './money.js';
+import { notifyWorker } from './notifications.js';
 import type { TaskStatus } from './states.js';
 import { loadAgentTask } from './taskAccess.js';
+import { isBlank } from './text.js';
 import { inTransaction } from './transaction.js';
 
 export const REFUND_REASON_MAX = 1000;
@@ -33,7 +35,7 @@ export async function cancelTask(
   mode: 'delete' | 'refund',
   reason?: string,
 ): Promise<Cancelled> {
-  const cleanReason = reason?.trim() ? reason.trim().slice(0, REFUND_REASON_MAX) : null;
+  const cleanReason = reason && !isBlank(reason) ? reason.trim().slice(0, REFUND_REASON_MAX) : null;
   return inTransaction(ctx.db, async (trx) => {
     await loadAgentTask(trx, agentId, taskId);
     const now = ctx.clock.now();
@@ -62,8 +64,9 @@ export async function cancelTask(
       updated_at: at,
     });
     // Applications still waiting can no longer win; the accepted one stays as history.
-    await rejectWaitingApplications(trx, taskId, at);
+    const rejected = await rejectWaitingApplications(trx, taskId, at);
     await closeChat(trx, taskId, at);
+    await tellWorkers(trx, task, rejected, cleanReason, now);
     await recordEvent(trx, {
       agentId,
       taskId,
@@ -81,6 +84,41 @@ export async function cancelTask(
     });
     return { task, refundNano: task.total_nano };
   });
+}
+
+/**
+ * Every worker the task involved hears of it in Telegram: the offered worker (whose offer message
+ * also loses its buttons when this is sent), waiting applicants, and the assigned worker. An
+ * offered or assigned worker is the task's worker_id; an assigned worker's application is
+ * ACCEPTED, so among the rejected ones only the offered worker's matches it.
+ */
+async function tellWorkers(
+  trx: Executor,
+  task: TaskRow,
+  rejected: { worker_id: string }[],
+  reason: string | null,
+  now: Date,
+) {
+  const data = { taskId: task.id, title: task.title, reason };
+  for (const { worker_id } of rejected) {
+    const offered = worker_id === task.worker_id;
+    await notifyWorker(trx, {
+      workerId: worker_id,
+      taskId: task.id,
+      kind: offered ? 'offer_withdrawn' : 'task_cancelled',
+      data: offered ? data : { ...data, role: 'applicant' },
+      now,
+    });
+  }
+  if (task.worker_id && !rejected.some((r) => r.worker_id === task.worker_id)) {
+    await notifyWorker(trx, {
+      workerId: task.worker_id,
+      taskId: task.id,
+      kind: 'task_cancelled',
+      data: { ...data, role: 'assigned' },
+      now,
+    });
+  }
 }
 
 function cancelConflict(status: TaskStatus, mode: 'delete' | 'refund') {

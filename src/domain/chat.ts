@@ -1,6 +1,12 @@
 import { findChatByTask, listChatsOf, touchOpenChat } from '../db/repositories/chats.js';
-import type { ChatRow, MessageRow } from '../db/repositories/executor.js';
-import { findMessage, insertMessage, lastMessages, listMessages } from '../db/repositories/messages.js';
+import type { ChatRow, MessageRow, Position } from '../db/repositories/executor.js';
+import {
+  findMessage,
+  insertMessage,
+  lastMessages,
+  listMessages,
+  listMessagesAfter,
+} from '../db/repositories/messages.js';
 import { findTask } from '../db/repositories/tasks.js';
 import { findUpload } from '../db/repositories/uploads.js';
 import type { DomainContext } from './context.js';
@@ -9,7 +15,7 @@ import { accessDenied, conflict, invalid, notFound } from './errors.js';
 import { recordEvent } from './events.js';
 import { isIdOf, newId } from './ids.js';
 import { notifyWorker } from './notifications.js';
-import { textLength } from './text.js';
+import { isBlank, textLength } from './text.js';
 import { inTransaction } from './transaction.js';
 
 export const MESSAGE_CONTENT_MAX = 4000;
@@ -74,7 +80,7 @@ export async function postMessage(ctx: DomainContext, party: Party, taskId: stri
     throw invalid('content', `must be at most ${MESSAGE_CONTENT_MAX} characters`);
   }
   const file = input.fileUrl ? await storedFile(ctx, input.fileUrl) : null;
-  if (content.trim() === '' && !file) throw invalid('content', 'must not be empty unless a file is attached');
+  if (isBlank(content) && !file) throw invalid('content', 'must not be empty unless a file is attached');
   const chat = await chatFor(ctx, party, taskId);
   if (chat.closed_at) throw chatClosed();
   const message = await inTransaction(ctx.db, async (trx) => {
@@ -144,4 +150,19 @@ export async function listChats(ctx: DomainContext, party: Party, query: { curso
     ...result,
     items: result.items.map((chat) => ({ chat, lastMessage: last.get(chat.id) ?? null })),
   };
+}
+
+/** A reconnecting stream replays at most this many missed messages; older ones page via /messages. */
+const REPLAY_MAX = 1000;
+
+/** Where a stream resumes: the message its Last-Event-ID names, if that is a message of this chat. */
+export async function resumePosition(ctx: DomainContext, chat: ChatRow, lastEventId: string) {
+  if (!isIdOf('message', lastEventId)) return null;
+  const message = await findMessage(ctx.db, lastEventId);
+  return message && message.chat_id === chat.id ? { createdAt: message.created_at, id: message.id } : null;
+}
+
+/** The chat's messages after a position, oldest first, as many as a reconnect replays. */
+export function messagesSince(ctx: DomainContext, chat: ChatRow, after: Position): Promise<MessageRow[]> {
+  return listMessagesAfter(ctx.db, chat.id, after, REPLAY_MAX);
 }

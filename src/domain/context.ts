@@ -3,6 +3,7 @@ import type { ChainGateway } from '../chain/gateway.js';
 import type { Database } from '../db/schema.js';
 import type { WebhookSettings } from '../events/dispatcher.js';
 import type { MessageFanout } from '../events/fanout.js';
+import type { ApiKeyCache } from './apiKeyCache.js';
 import type { Clock } from './clock.js';
 
 /** What domain functions need from the outside world; built once in app.ts. */
@@ -12,6 +13,8 @@ export interface DomainContext {
   chain: ChainGateway;
   /** Encrypts stored API keys. */
   secretKey: Buffer;
+  /** Live keys recently authenticated; every revocation or rotation must forget the agent's. */
+  apiKeys: ApiKeyCache;
   /** Live fan-out of new chat messages to open streams. */
   fanout: MessageFanout;
   /** Where stored uploads are served: `${publicUrl}/files/...`. */

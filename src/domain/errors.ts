@@ -9,6 +9,7 @@ export type DomainErrorKind =
   | 'not_found'
   | 'conflict'
   | 'payment_required'
+  | 'unprocessable'
   | 'too_large'
   | 'unsupported_media_type'
   | 'rate_limited';

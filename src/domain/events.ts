@@ -17,6 +17,7 @@ export const EVENT_TYPES = [
   'payment.sent',
   'refund.processed',
   'rating.received',
+  'deposit.received',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -37,6 +38,11 @@ export async function recordEvent(
     type: EventType;
     data: Record<string, unknown>;
     now: Date;
+    /**
+     * The webhook URL in force, when the caller has just read the task and agent rows in this
+     * transaction (task creation): saves the two look-ups. Left out, it is looked up.
+     */
+    webhookUrl?: string | null;
   },
 ): Promise<void> {
   const id = newId('event', event.now.getTime());
@@ -49,7 +55,8 @@ export async function recordEvent(
     data_json: JSON.stringify(event.data),
     created_at: at,
   });
-  const url = await webhookTarget(trx, event.agentId, event.taskId);
+  const url =
+    event.webhookUrl !== undefined ? event.webhookUrl : await webhookTarget(trx, event.agentId, event.taskId);
   if (!url) return;
   await insertDelivery(trx, {
     id: newId('delivery', event.now.getTime()),

@@ -15,36 +15,47 @@ export const ID_PREFIX = {
   delivery: 'dlv',
   upload: 'upl',
   notification: 'ntf',
+  batch: 'cbt',
+  owner: 'own',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;
 
 const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
 
-const RANDOM_BITS = 80n;
-const RANDOM_MAX = (1n << RANDOM_BITS) - 1n;
+/** 26 characters of 5 bits: 130 random bits, so an id that grants access cannot be guessed. */
+const RANDOM_CHARS = 26;
+/** Ids made in the same millisecond by this process are numbered, so they keep their order. */
+const SEQUENCE_CHARS = 4;
+const SEQUENCE_MAX = 32 ** SEQUENCE_CHARS - 1;
+export const ID_BODY_LENGTH = 10 + SEQUENCE_CHARS + RANDOM_CHARS;
 let lastMs = -1;
-let lastRandom = 0n;
+let sequence = 0;
 
 /**
- * `prefix_` + 10 characters of millisecond time + 16 characters (80 bits) of randomness,
- * Crockford base32. Ids of one kind sort by creation time, which keeps index inserts local and
- * makes the (createdAt, id) list order stable. Within one process they are also monotonic: an id
- * made in the same millisecond as the previous one (or while the clock went back) continues from
- * it, so events recorded in one transaction keep their order.
+ * `prefix_` + 10 characters of millisecond time + 4 characters of sequence + 26 characters (130
+ * bits) of fresh randomness, Crockford base32. Ids of one kind sort by creation time, which keeps
+ * index inserts local and makes the (createdAt, id) list order stable. Within one process they
+ * are also monotonic: an id made in the same millisecond as the previous one (or while the clock
+ * went back) takes the next sequence number, so events recorded in one transaction keep their
+ * order. The random part is never derived from another id: knowing one id tells nothing about
+ * the next (before, ids of one millisecond counted up from the first one's random part).
  */
 export function newId(kind: IdKind, nowMs: number = Date.now()): string {
   let ms = nowMs;
-  let random: bigint;
-  if (ms <= lastMs && lastRandom < RANDOM_MAX) {
+  if (ms <= lastMs) {
     ms = lastMs;
-    random = lastRandom + 1n;
+    sequence++;
+    if (sequence > SEQUENCE_MAX) {
+      ms = lastMs + 1;
+      sequence = 0;
+    }
   } else {
-    random = BigInt(`0x${randomBytes(10).toString('hex')}`);
+    sequence = 0;
   }
   lastMs = ms;
-  lastRandom = random;
-  return `${ID_PREFIX[kind]}_${base32(BigInt(ms), 10)}${base32(random, 16)}`;
+  const random = BigInt(`0x${randomBytes(17).toString('hex')}`);
+  return `${ID_PREFIX[kind]}_${base32(BigInt(ms), 10)}${base32(BigInt(sequence), SEQUENCE_CHARS)}${base32(random, RANDOM_CHARS)}`;
 }
 
 function base32(value: bigint, length: number): string {
@@ -59,5 +70,5 @@ function base32(value: bigint, length: number): string {
 
 /** True when `id` looks like an id of this kind; used to answer 404 without a query. */
 export function isIdOf(kind: IdKind, id: string): boolean {
-  return new RegExp(`^${ID_PREFIX[kind]}_[0-9a-z]{26}$`).test(id);
+  return new RegExp(`^${ID_PREFIX[kind]}_[0-9a-z]{${ID_BODY_LENGTH}}$`).test(id);
 }

@@ -1,6 +1,7 @@
 import type { Executor } from '../db/repositories/executor.js';
 import {
   findPendingNotification,
+  findTaskLabels,
   insertNotification,
   updatePendingData,
 } from '../db/repositories/notifications.js';
@@ -40,7 +41,18 @@ export async function notifyWorker(
     next_attempt_at: n.kind === 'message' ? new Date(n.now.getTime() + MESSAGE_BATCH_MS).toISOString() : at,
     last_error: null,
     sent_at: null,
+    telegram_message_id: null,
     created_at: at,
     updated_at: at,
   });
+}
+
+/** The current title and agent name of each row's task, in one query (texts name both). */
+export async function labelsFor(
+  db: Executor,
+  rows: { task_id: string | null }[],
+): Promise<Map<string, { title: string; agentName: string | null }>> {
+  const ids = [...new Set(rows.map((r) => r.task_id).filter((id): id is string => id !== null))];
+  const found = await findTaskLabels(db, ids);
+  return new Map(found.map((t) => [t.id, { title: t.title, agentName: t.agent_name }]));
 }

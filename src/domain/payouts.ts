@@ -1,3 +1,5 @@
+import type { Kysely } from 'kysely';
+import type { TransferResult } from '../chain/gateway.js';
 import type { TransactionRow } from '../db/repositories/executor.js';
 import { confirmLedgerRow, findLedgerRow } from '../db/repositories/ledger.js';
 import { findTask } from '../db/repositories/tasks.js';
@@ -8,6 +10,7 @@ import {
   markTransferSent,
   recordTransferError,
 } from '../db/repositories/transfers.js';
+import type { Database } from '../db/schema.js';
 import type { DomainContext } from './context.js';
 import { assertInvariant } from './errors.js';
 import { CURRENCY, recordEvent } from './events.js';
@@ -31,7 +34,8 @@ export function retryDelayMs(attempts: number): number {
 export async function attemptTransfer(ctx: DomainContext, txnId: string): Promise<TransactionRow> {
   const transfer = await findTransfer(ctx.db, txnId);
   assertInvariant(transfer, `ledger row ${txnId} has a chain transfer`);
-  if (transfer.status === 'pending') {
+  // On testnet/mainnet the chain sender loop batches and sends it (see chainSender.ts).
+  if (transfer.status === 'pending' && !ctx.chain.live) {
     const now = ctx.clock.now();
     const retryAt = new Date(now.getTime() + retryDelayMs(transfer.attempts)).toISOString();
     const claimed = await claimTransfer(ctx.db, transfer, retryAt, now.toISOString());
@@ -50,53 +54,67 @@ async function sendClaimed(
   amountNano: bigint,
   comment: string,
 ) {
-  let result: Awaited<ReturnType<DomainContext['chain']['transfer']>>;
+  let result: TransferResult;
   try {
     result = await ctx.chain.transfer({ transferId: txnId, toAddress, amountNano, comment });
   } catch (error) {
     await recordTransferError(ctx.db, txnId, (error as Error).message, ctx.clock.now().toISOString());
     return;
   }
-  await inTransaction(ctx.db, async (trx) => {
-    const now = ctx.clock.now();
-    const sent = await markTransferSent(trx, txnId, now.toISOString());
-    // Another attempt recorded the same (idempotent) send first: nothing more to write.
-    if (!sent) return;
-    const row = await confirmLedgerRow(trx, txnId, result, now.toISOString());
-    assertInvariant(row, `ledger row ${txnId} was pending`);
-    if (row.type === 'PAYOUT' && row.task_id) {
-      await recordEvent(trx, {
-        agentId: row.agent_id,
+  await inTransaction(ctx.db, (trx) => confirmTransfer(ctx, trx, txnId, toAddress, result));
+}
+
+/**
+ * Records a transfer the chain shows as sent: the transfer is marked sent and its ledger row
+ * confirmed with the chain's hash (compare-and-set, so a second report is a no-op), with the
+ * payment.sent event and the worker's notification, all in the caller's transaction.
+ */
+export async function confirmTransfer(
+  ctx: DomainContext,
+  trx: Kysely<Database>,
+  txnId: string,
+  toAddress: string,
+  result: TransferResult,
+): Promise<boolean> {
+  const now = ctx.clock.now();
+  const sent = await markTransferSent(trx, txnId, now.toISOString());
+  // Another attempt recorded the same (idempotent) send first: nothing more to write.
+  if (!sent) return false;
+  const row = await confirmLedgerRow(trx, txnId, result, now.toISOString());
+  assertInvariant(row, `ledger row ${txnId} was pending`);
+  if (row.type === 'PAYOUT' && row.task_id) {
+    await recordEvent(trx, {
+      agentId: row.agent_id,
+      taskId: row.task_id,
+      type: 'payment.sent',
+      data: {
         taskId: row.task_id,
-        type: 'payment.sent',
+        payment: {
+          amount: formatTon(row.amount_nano),
+          toAddress,
+          txHash: result.txHash,
+          currency: CURRENCY,
+        },
+      },
+      now,
+    });
+    const task = await findTask(trx, row.task_id);
+    if (task?.worker_id) {
+      await notifyWorker(trx, {
+        workerId: task.worker_id,
+        taskId: row.task_id,
+        kind: 'payment_sent',
         data: {
           taskId: row.task_id,
-          payment: {
-            amount: formatTon(row.amount_nano),
-            toAddress,
-            txHash: result.txHash,
-            currency: CURRENCY,
-          },
+          title: task.title,
+          amount: formatTon(row.amount_nano),
+          txHash: result.txHash,
         },
         now,
       });
-      const task = await findTask(trx, row.task_id);
-      if (task?.worker_id) {
-        await notifyWorker(trx, {
-          workerId: task.worker_id,
-          taskId: row.task_id,
-          kind: 'payment_sent',
-          data: {
-            taskId: row.task_id,
-            title: task.title,
-            amount: formatTon(row.amount_nano),
-            txHash: result.txHash,
-          },
-          now,
-        });
-      }
     }
-  });
+  }
+  return true;
 }
 
 /** Sends every due pending transfer once; returns how many were attempted. */

@@ -7,7 +7,7 @@ import { conflict, DomainError, invalid } from './errors.js';
 import { recordEvent } from './events.js';
 import { newId } from './ids.js';
 import { loadAgentTask, loadWorkerTask } from './taskAccess.js';
-import { textLength } from './text.js';
+import { isBlank, textLength } from './text.js';
 import { inTransaction, isUniqueViolation } from './transaction.js';
 
 export const RATING_COMMENT_MAX = 1000;
@@ -56,7 +56,7 @@ async function rate(
     rater_id: raterId,
     ratee_id: rateeId,
     score: input.score,
-    comment: input.comment?.trim() ? input.comment : null,
+    comment: input.comment && !isBlank(input.comment) ? input.comment : null,
     created_at: now.toISOString(),
   };
   try {
@@ -77,6 +77,7 @@ async function rate(
           now,
         });
       }
+      return rating;
     });
   } catch (error) {
     if (isUniqueViolation(error)) throw conflict('Already rated this task');

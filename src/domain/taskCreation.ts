@@ -11,7 +11,7 @@ import { CURRENCY, recordEvent } from './events.js';
 import { isIdOf, newId } from './ids.js';
 import { formatTon, MAX_REWARD_NANO, MIN_REWARD_NANO, parseTon, type TaskCost, taskCost } from './money.js';
 import { notifyWorker } from './notifications.js';
-import { textLength } from './text.js';
+import { isBlank, textLength } from './text.js';
 import { inTransaction } from './transaction.js';
 import { checkWebhookTarget, checkWebhookUrl } from './webhookUrl.js';
 
@@ -127,6 +127,8 @@ export async function createTask(
         deposit: { amount: formatTon(cost.totalNano), txHash: null, currency: CURRENCY },
       },
       now,
+      // The task's own URL wins over the agent's, as webhookTarget decides for later events.
+      webhookUrl: task.webhook_url ?? agent.webhook_url,
     });
     // The balance moves last: on PostgreSQL its row lock is then held only until commit, so
     // one agent's concurrent creations queue for the shortest time. A refusal rolls back the
@@ -182,7 +184,7 @@ function checkTaskInput(input: CreateTaskInput, now: Date) {
 }
 
 export function checkText(path: string, value: string, max: number): string {
-  if (value.trim().length === 0) throw invalid(path, 'must not be blank');
+  if (isBlank(value)) throw invalid(path, 'must not be blank');
   if (textLength(value) > max) throw invalid(path, `must be at most ${max} characters`);
   return value;
 }

@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
+import { bindIdempotencyKey, markIdempotencyKeyBound } from './idempotency.js';
 
 const MAX_ATTEMPTS = 5;
 // PostgreSQL asks the client to retry these: serialization failure and deadlock.
@@ -16,7 +17,16 @@ export async function inTransaction<T>(
 ): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await db.transaction().execute(work);
+      let bound = false;
+      const result = await db.transaction().execute(async (trx) => {
+        const value = await work(trx);
+        // Under an Idempotency-Key, the request's first transaction also completes the key
+        // (see idempotent()), so the effect and its stored response commit together.
+        bound = await bindIdempotencyKey(trx, value);
+        return value;
+      });
+      if (bound) markIdempotencyKeyBound();
+      return result;
     } catch (error) {
       const code = (error as { code?: unknown }).code;
       if (attempt >= MAX_ATTEMPTS || typeof code !== 'string' || !RETRYABLE_PG_CODES.has(code)) throw error;

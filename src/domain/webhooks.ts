@@ -36,8 +36,9 @@ export async function sendTestWebhook(ctx: DomainContext, agentId: string) {
   if (!agent) throw notFound('Agent');
   if (!agent.webhook_url)
     throw conflict('No webhook URL is configured; set one with PATCH /agents/webhooks first');
+  // Webhooks are signed with the agent's newest live key; an owner may have revoked them all.
   const key = await findSigningKey(ctx.db, agentId);
-  assertInvariant(key, 'an authenticated agent has a live key');
+  if (!key) throw conflict('The agent has no live API key to sign webhooks with; create a key first');
   const now = ctx.clock.now().toISOString();
   const outcome = await postWebhook(
     agent.webhook_url,
@@ -49,6 +50,7 @@ export async function sendTestWebhook(ctx: DomainContext, agentId: string) {
     decryptApiKey(key.key_ciphertext, ctx.secretKey),
     `dlv_test_${randomBytes(8).toString('hex')}`,
     ctx.webhooks,
+    ctx.clock.now(),
   );
   return {
     success: outcome.ok,

@@ -14,7 +14,7 @@ import type { DomainContext } from './context.js';
 import { assertInvariant, conflict, invalid } from './errors.js';
 import { newId } from './ids.js';
 import { MAX_REWARD_NANO, parseTon } from './money.js';
-import { textLength } from './text.js';
+import { isBlank, textLength } from './text.js';
 import { inTransaction } from './transaction.js';
 
 export const PROFILE_LIMITS = {
@@ -154,13 +154,13 @@ export async function saveWorkerWallet(trx: Executor, workerId: string, normaliz
 
 function required(path: string, value: string, max: number): string {
   const text = value.trim();
-  if (!text) throw invalid(path, 'must not be blank');
+  if (isBlank(text)) throw invalid(path, 'must not be blank');
   if (textLength(text) > max) throw invalid(path, `must be at most ${max} characters`);
   return text;
 }
 
 function optional(path: string, value: string | null, max: number): string | null {
-  if (value === null || value.trim() === '') return null;
+  if (value === null || isBlank(value)) return null;
   return required(path, value, max);
 }
 

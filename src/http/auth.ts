@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { authenticateApiKey } from '../domain/agents.js';
-import { safeEqual } from '../domain/apiKeys.js';
+import { looksLikeApiKey, safeEqual } from '../domain/apiKeys.js';
 import type { DomainContext } from '../domain/context.js';
 import { signInWorker } from '../domain/workerProfile.js';
 import { verifyInitData } from '../telegram/initData.js';
@@ -22,15 +22,41 @@ function credential(request: FastifyRequest, scheme: string): string | null {
   return header.slice(space + 1).trim();
 }
 
-const unauthorized = (reply: FastifyReply, hint?: string) =>
-  reply.status(401).send(hint ? { error: 'Unauthorized', message: hint } : { error: 'Unauthorized' });
+/** Why a credential was refused: none sent, not in the expected form, or not one we know. */
+export type UnauthorizedReason = 'missing' | 'malformed' | 'unknown';
+
+/**
+ * 401 keeps the spec's `{error: "Unauthorized"}` and adds `reason` (missing, malformed or
+ * unknown) and a `message` that says what to send.
+ */
+const unauthorized = (reply: FastifyReply, reason: UnauthorizedReason, message: string) =>
+  reply.status(401).send({ error: 'Unauthorized', reason, message });
+
+/** Which of missing / malformed a header is, for a scheme; null when it carries a credential. */
+function credentialProblem(request: FastifyRequest, scheme: string): 'missing' | 'malformed' | null {
+  if (!request.headers.authorization) return 'missing';
+  return credential(request, scheme) ? null : 'malformed';
+}
+
+const AGENT_HINT = 'Send your API key as: Authorization: Bearer hr_...';
 
 /** `Authorization: Bearer hr_...`: runs before the body is parsed, so 401 comes first. */
 export function agentAuth(ctx: DomainContext) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
+    const problem = credentialProblem(request, 'bearer');
+    if (problem === 'missing') return unauthorized(reply, 'missing', `No API key. ${AGENT_HINT}`);
     const key = credential(request, 'bearer');
-    const agentId = key ? await authenticateApiKey(ctx, key) : null;
-    if (!agentId) return unauthorized(reply, 'Send your API key as: Authorization: Bearer hr_...');
+    if (problem || !key || !looksLikeApiKey(key)) {
+      return unauthorized(reply, 'malformed', `That is not an API key (they start with hr_). ${AGENT_HINT}`);
+    }
+    const agentId = await authenticateApiKey(ctx, key);
+    if (!agentId) {
+      return unauthorized(
+        reply,
+        'unknown',
+        'Unknown or revoked API key: check it, or ask your operator for a new one',
+      );
+    }
     request.agentId = agentId;
   };
 }
@@ -38,19 +64,37 @@ export function agentAuth(ctx: DomainContext) {
 /** `Authorization: Bearer <ADMIN_TOKEN>` for the operator API. */
 export function adminAuth(adminToken: string) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
-    const token = credential(request, 'bearer');
-    if (!token || !safeEqual(token, adminToken))
-      return unauthorized(reply, 'Send the ADMIN_TOKEN as a Bearer token');
+    const problem = credentialProblem(request, 'bearer');
+    const hint = 'Send the ADMIN_TOKEN as: Authorization: Bearer <ADMIN_TOKEN>';
+    if (problem)
+      return unauthorized(
+        reply,
+        problem,
+        `${problem === 'missing' ? 'No token' : 'Malformed header'}. ${hint}`,
+      );
+    const token = credential(request, 'bearer')!;
+    if (!safeEqual(token, adminToken)) return unauthorized(reply, 'unknown', `Wrong token. ${hint}`);
   };
 }
 
 /** `Authorization: tma <initData>`: a valid Mini App sign-in registers the worker on first use. */
 export function workerAuth(ctx: DomainContext, botToken: string) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
-    const initData = credential(request, 'tma');
-    const user = initData ? verifyInitData(initData, botToken, ctx.clock.now()) : null;
+    const hint = 'Send fresh Telegram Mini App init data as: Authorization: tma <initData>';
+    const problem = credentialProblem(request, 'tma');
+    if (problem)
+      return unauthorized(
+        reply,
+        problem,
+        `${problem === 'missing' ? 'No init data' : 'Malformed header'}. ${hint}`,
+      );
+    const user = verifyInitData(credential(request, 'tma')!, botToken, ctx.clock.now());
     if (!user)
-      return unauthorized(reply, 'Send fresh Telegram Mini App init data as: Authorization: tma <initData>');
+      return unauthorized(
+        reply,
+        'unknown',
+        `Init data not valid (wrong signature or older than 24 hours). ${hint}`,
+      );
     request.workerId = (await signInWorker(ctx, user)).id;
   };
 }

@@ -1,13 +1,15 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { DomainError, type DomainErrorKind } from '../domain/errors.js';
 
-const STATUS: Record<DomainErrorKind, number> = {
+/** The HTTP status of each kind of domain error (MCP tools report the same). */
+export const STATUS: Record<DomainErrorKind, number> = {
   validation: 400,
   unauthorized: 401,
   payment_required: 402,
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  unprocessable: 422,
   too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,

@@ -47,35 +47,57 @@ export class MemoryRateLimitStore implements RateLimitStore {
 
 export const WINDOW_MS = 60_000;
 
+export interface RateLimits {
+  store: RateLimitStore;
+  clock: Clock;
+  limits: Record<Bucket, number>;
+}
+
+export interface Counted {
+  limit: number;
+  remaining: number;
+  /** Seconds until the window resets (at least 1). */
+  resetS: number;
+  exceeded: boolean;
+  /** What a refused caller is told; set when exceeded. */
+  message: string;
+}
+
+/**
+ * Counts one request of `key` (e.g. `agent:agt_...`) against `bucket`. REST routes and MCP tool
+ * calls both count here, so an agent has one budget per bucket whichever way it calls.
+ */
+export async function countRequest(options: RateLimits, bucket: Bucket, key: string): Promise<Counted> {
+  const limit = options.limits[bucket];
+  const nowMs = options.clock.now().getTime();
+  const { count, resetAtMs } = await options.store.hit(`${bucket}:${key}`, WINDOW_MS, nowMs);
+  const resetS = Math.max(1, Math.ceil((resetAtMs - nowMs) / 1000));
+  return {
+    limit,
+    remaining: Math.max(0, limit - count),
+    resetS,
+    exceeded: count > limit,
+    message: `At most ${limit} ${bucket} requests per minute per key; retry in ${resetS} s`,
+  };
+}
+
 /**
  * Per-key limits with X-RateLimit-Limit/Remaining/Reset on every authenticated response and a
  * 429 with Retry-After beyond the limit. Runs after the auth hook, which sets the key.
  */
-export function rateLimitHook(options: {
-  store: RateLimitStore;
-  clock: Clock;
-  limits: Record<Bucket, number>;
-  keyOf: (request: FastifyRequest) => string;
-}) {
+export function rateLimitHook(options: RateLimits & { keyOf: (request: FastifyRequest) => string }) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const bucket = request.routeOptions.config.rateLimit ?? 'standard';
-    const limit = options.limits[bucket];
-    const nowMs = options.clock.now().getTime();
-    const { count, resetAtMs } = await options.store.hit(
-      `${bucket}:${options.keyOf(request)}`,
-      WINDOW_MS,
-      nowMs,
-    );
-    const resetS = Math.max(1, Math.ceil((resetAtMs - nowMs) / 1000));
-    reply.header('x-ratelimit-limit', limit);
-    reply.header('x-ratelimit-remaining', Math.max(0, limit - count));
-    reply.header('x-ratelimit-reset', resetS);
-    if (count > limit) {
-      reply.header('retry-after', resetS);
+    const counted = await countRequest(options, bucket, options.keyOf(request));
+    reply.header('x-ratelimit-limit', counted.limit);
+    reply.header('x-ratelimit-remaining', counted.remaining);
+    reply.header('x-ratelimit-reset', counted.resetS);
+    if (counted.exceeded) {
+      reply.header('retry-after', counted.resetS);
       return reply.status(429).send({
         error: 'Rate limit exceeded',
-        retryAfter: resetS,
-        message: `At most ${limit} ${bucket} requests per minute per key; retry in ${resetS} s`,
+        retryAfter: counted.resetS,
+        message: counted.message,
       });
     }
   };

@@ -1,17 +1,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ChatRow, MessageRow } from '../db/repositories/executor.js';
-import { findMessage, listMessagesAfter } from '../db/repositories/messages.js';
+import { messagesSince, resumePosition } from '../domain/chat.js';
 import type { DomainContext } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
-import { isIdOf } from '../domain/ids.js';
 import { messageView } from './views.js';
 
 export const KEEP_ALIVE_MS = 15_000;
 /** What a refused stream is told to wait before trying again. */
 const STREAM_RETRY_AFTER_S = 5;
-/** A reconnect replays at most this many missed messages; older ones are paged via /messages. */
-const REPLAY_MAX = 1000;
-
 /** Open streams per API key (or worker): a cap so one key cannot hold the server's sockets. */
 export class StreamCounter {
   private readonly open = new Map<string, number>();
@@ -73,10 +69,7 @@ export async function streamChat(
     );
   }
   const lastEventId = request.headers['last-event-id'];
-  const resumeFrom =
-    typeof lastEventId === 'string' && isIdOf('message', lastEventId)
-      ? await findMessage(ctx.db, lastEventId)
-      : undefined;
+  const last = typeof lastEventId === 'string' ? await resumePosition(ctx, chat, lastEventId) : null;
 
   reply.hijack();
   const res = reply.raw;
@@ -89,10 +82,6 @@ export async function streamChat(
   });
   res.write('retry: 3000\n\n');
 
-  const last: { createdAt: string; id: string } | null =
-    resumeFrom && resumeFrom.chat_id === chat.id
-      ? { createdAt: resumeFrom.created_at, id: resumeFrom.id }
-      : null;
   let replaying = true;
   const queued: MessageRow[] = [];
   // A message can reach both the replay (committed) and the subscription (published just after):
@@ -120,7 +109,7 @@ export async function streamChat(
 
   try {
     if (last)
-      for (const message of await listMessagesAfter(ctx.db, chat.id, last, REPLAY_MAX)) {
+      for (const message of await messagesSince(ctx, chat, last)) {
         send(message);
         replayed.add(message.id);
       }

@@ -28,3 +28,51 @@ export function registerValidation(app: FastifyInstance): void {
     (httpPart === 'body' ? strict : coercing).compile(schema),
   );
 }
+
+const NUL = '\u0000';
+const NUL_MESSAGE = 'must not contain the NUL character (U+0000); remove it and send again';
+/** Deeper than any request schema nests; a deeper body is refused by its schema anyway. */
+const MAX_DEPTH = 8;
+
+/** JSON-pointer-ish paths (without the leading slash) of every string in `value` holding U+0000. */
+export function nulPaths(value: unknown, at = '', depth = 0, found: string[] = []): string[] {
+  if (typeof value === 'string') {
+    if (value.includes(NUL)) found.push(at);
+  } else if (value !== null && typeof value === 'object' && depth < MAX_DEPTH) {
+    for (const [key, item] of Object.entries(value)) {
+      const path = at ? `${at}/${key}` : key;
+      if (key.includes(NUL)) found.push(path);
+      nulPaths(item, path, depth + 1, found);
+    }
+  }
+  return found;
+}
+
+/**
+ * U+0000 anywhere the caller typed text (body, query string, path) is refused in one place,
+ * before any route runs: PostgreSQL cannot store it in text ("invalid byte sequence for encoding
+ * UTF8: 0x00") while SQLite can, and both databases must answer the same. Routes marked
+ * `config: { acceptNul: true }` (Telegram's updates, which are not typed by our caller) opt out.
+ */
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Skip the NUL guard: the route's text does not come from our caller (Telegram updates). */
+    acceptNul?: boolean;
+  }
+}
+
+export function registerNulGuard(app: FastifyInstance): void {
+  app.addHook('preValidation', async (request, reply) => {
+    if (request.routeOptions.config?.acceptNul) return;
+    const paths = [
+      ...nulPaths(request.params),
+      ...nulPaths(request.query),
+      ...(request.isMultipart?.() ? [] : nulPaths(request.body)),
+    ];
+    if (paths.length === 0) return;
+    return reply.status(400).send({
+      error: 'Validation failed',
+      details: paths.map((path) => ({ path: path || 'body', message: NUL_MESSAGE })),
+    });
+  });
+}

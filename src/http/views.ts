@@ -238,3 +238,77 @@ export function chatView(chat: ChatRow & ChatListColumns, lastMessage: MessageRo
     updatedAt: chat.updated_at,
   };
 }
+
+export function completionView(done: {
+  task: TaskRow;
+  worker: WorkerNames;
+  payout: TransactionRow;
+  fee: TransactionRow;
+}) {
+  return {
+    success: true,
+    task: { id: done.task.id, status: done.task.status, paymentStatus: done.task.payment_status },
+    payment: {
+      amount: formatTon(done.payout.amount_nano),
+      toAddress: done.payout.to_address!,
+      txHash: done.payout.tx_hash,
+      status: done.payout.status,
+      pending: done.payout.status !== 'confirmed',
+      recipient: workerRefView(done.worker),
+    },
+    fee: {
+      amount: formatTon(done.fee.amount_nano),
+      toAddress: done.fee.to_address!,
+      txHash: done.fee.tx_hash,
+      success: done.fee.status === 'confirmed',
+    },
+  };
+}
+
+export function cancelView(task: TaskRow, refundNano: bigint) {
+  return {
+    success: true,
+    task: { id: task.id, status: task.status, paymentStatus: task.payment_status },
+    refund: { amount: formatTon(refundNano), destination: 'agent_balance' as const },
+  };
+}
+
+export function acceptedView(result: {
+  application: ApplicationRow;
+  worker: WorkerNames;
+  task: TaskRow;
+  chat: ChatRow;
+}) {
+  return {
+    application: {
+      id: result.application.id,
+      status: result.application.status,
+      user: workerRefView(result.worker),
+    },
+    chat: { id: result.chat.id },
+    message: `${result.worker.first_name} is assigned; the execution deadline is ${result.task.execution_deadline}.`,
+  };
+}
+
+export function webhookConfigView(agent: AgentRow) {
+  const configured = agent.webhook_url !== null;
+  return {
+    webhook: { url: agent.webhook_url, configured, lastUpdated: agent.updated_at },
+    message: configured ? 'Webhooks will be sent to this URL' : 'Webhooks are turned off',
+  };
+}
+
+/** POST /tasks: the task, and for a direct offer the worker it was offered to. */
+export function createdTaskView(created: {
+  task: TaskRow;
+  agentName: string | null;
+  offeredWorker: WorkerRow | null;
+}) {
+  const task = taskView(created.task, created.agentName, created.offeredWorker);
+  if (!created.offeredWorker) return { task };
+  return {
+    task,
+    offeredWorker: workerRefView(created.offeredWorker),
+    message: `Offer sent to ${created.offeredWorker.first_name}; the task is assigned when they accept.`,
+  };
+}

@@ -1,7 +1,8 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { type Api, Bot, GrammyError, HttpError, InlineKeyboard } from 'grammy';
-import type { Update } from 'grammy/types';
+import type { InlineKeyboardButton, Update } from 'grammy/types';
 import type { Config } from '../config.js';
+import { forgetUpdate, pruneUpdates, recordUpdateOnce } from '../db/repositories/telegramUpdates.js';
 import type { DomainContext } from '../domain/context.js';
 import type { BotMessage } from './messages.js';
 import type { SendResult, TelegramSender } from './notifier.js';
@@ -50,13 +51,15 @@ export function createTelegramBot(
   });
   registerUpdateHandlers(bot, ctx, { miniAppUrl: settings.miniAppUrl, log });
   return {
-    sender: grammySender(bot.api),
+    sender: grammySender(bot.api, settings.miniAppUrl),
     async handleUpdate(update) {
-      // The bot learns its own username (for "/start@name") on the first update, with one
-      // getMe: nothing is called at start-up, and a failure fails this update, which Telegram
-      // delivers again (bot.init() would retry inside the webhook request instead).
-      if (!bot.isInited()) bot.botInfo = await bot.api.getMe();
-      await bot.handleUpdate(update);
+      await onceOnly(ctx, update.update_id, async () => {
+        // The bot learns its own username (for "/start@name") on the first update, with one
+        // getMe: nothing is called at start-up, and a failure fails this update, which Telegram
+        // delivers again (bot.init() would retry inside the webhook request instead).
+        if (!bot.isInited()) bot.botInfo = await bot.api.getMe();
+        await bot.handleUpdate(update);
+      });
     },
     async setWebhook(url) {
       await bot.api.setWebhook(url, {
@@ -65,6 +68,27 @@ export function createTelegramBot(
       });
     },
   };
+}
+
+/** Telegram redelivers for a day at most; records are kept a week. */
+const UPDATE_MEMORY_MS = 7 * 86_400_000;
+
+/**
+ * Telegram delivers an update again when it saw no 2xx answer in time, even if it was handled:
+ * each update_id is handled once. It is recorded before handling (a concurrent redelivery is
+ * skipped while the first runs) and forgotten if handling fails, so Telegram's retry runs it.
+ */
+async function onceOnly(ctx: DomainContext, updateId: number, handle: () => Promise<void>): Promise<void> {
+  const now = ctx.clock.now();
+  const id = String(updateId);
+  if (!(await recordUpdateOnce(ctx.db, id, now.toISOString()))) return;
+  try {
+    await handle();
+  } catch (error) {
+    await forgetUpdate(ctx.db, id);
+    throw error;
+  }
+  await pruneUpdates(ctx.db, new Date(now.getTime() - UPDATE_MEMORY_MS).toISOString());
 }
 
 /**
@@ -89,17 +113,21 @@ export function registerWebhookOnListen(app: FastifyInstance, telegram: Telegram
 }
 
 /** Sends notification messages through grammy and sorts failures into retry or give up. */
-export function grammySender(api: Api): TelegramSender {
+export function grammySender(api: Api, miniAppUrl: string): TelegramSender {
   return {
     timeoutMs: BOT_API_TIMEOUT_MS,
     async send(chatId: string, message: BotMessage): Promise<SendResult> {
+      const chat = /^-?\d+$/.test(chatId) ? Number(chatId) : chatId;
       try {
-        await api.sendMessage(/^-?\d+$/.test(chatId) ? Number(chatId) : chatId, message.text, {
+        if (message.replaces) await replaceMessage(api, chat, message.replaces);
+        const sent = await api.sendMessage(chat, message.text, {
           parse_mode: 'HTML',
           link_preview_options: { is_disabled: true },
-          ...(message.buttons.length > 0 ? { reply_markup: keyboard(message) } : {}),
+          ...(message.buttons.length > 0 || message.openTaskId
+            ? { reply_markup: keyboard(message, miniAppUrl) }
+            : {}),
         });
-        return { ok: true };
+        return { ok: true, messageId: String(sent.message_id) };
       } catch (error) {
         return sendFailure(error);
       }
@@ -107,10 +135,36 @@ export function grammySender(api: Api): TelegramSender {
   };
 }
 
-function keyboard(message: BotMessage): InlineKeyboard {
-  return InlineKeyboard.from(
-    message.buttons.map((row) => row.map((b) => InlineKeyboard.text(b.text, b.callbackData))),
+/**
+ * Rewrites an earlier message without its buttons (an edit without reply_markup drops them).
+ * A 400 (the message is gone, or already rewritten by an earlier attempt) leaves nothing to do;
+ * other failures fail the send, which is retried, and the retry's edit is then a harmless 400.
+ */
+async function replaceMessage(api: Api, chat: number | string, old: { messageId: string; text: string }) {
+  try {
+    await api.editMessageText(chat, Number(old.messageId), old.text, {
+      parse_mode: 'HTML',
+      link_preview_options: { is_disabled: true },
+    });
+  } catch (error) {
+    if (!(error instanceof GrammyError && error.error_code === 400)) throw error;
+  }
+}
+
+function keyboard(message: BotMessage, miniAppUrl: string): InlineKeyboard {
+  const rows: InlineKeyboardButton[][] = message.buttons.map((row) =>
+    row.map((b) => InlineKeyboard.text(b.text, b.callbackData)),
   );
+  if (message.openTaskId)
+    rows.push([InlineKeyboard.webApp('Open in Handoff', taskLink(miniAppUrl, message.openTaskId))]);
+  return InlineKeyboard.from(rows);
+}
+
+/** The Mini App opened on a task: `startapp=task_<id>`, which the app reads at launch. */
+export function taskLink(miniAppUrl: string, taskId: string): string {
+  const url = new URL(miniAppUrl);
+  url.searchParams.set('startapp', `task_${taskId}`);
+  return url.toString();
 }
 
 function sendFailure(error: unknown): SendResult {

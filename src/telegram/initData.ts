@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { validate } from '@telegram-apps/init-data-node';
+import { isBlank, withoutControlCharacters } from '../domain/text.js';
 import type { TelegramUser } from '../domain/workerProfile.js';
 
 /** Init data older than this is refused, as Telegram's docs advise against replay. */
@@ -40,10 +41,17 @@ function readUser(json: string | null): TelegramUser | null {
   if (!Number.isSafeInteger(user.id) || typeof user.first_name !== 'string') return null;
   return {
     id: user.id as number,
-    first_name: user.first_name,
-    last_name: typeof user.last_name === 'string' ? user.last_name : undefined,
-    username: typeof user.username === 'string' ? user.username : undefined,
+    first_name: cleanText(user.first_name) ?? '',
+    last_name: cleanText(user.last_name),
+    username: cleanText(user.username),
   };
+}
+
+/** Telegram's text, with control characters removed (decisions.md); blank becomes absent. */
+function cleanText(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const clean = withoutControlCharacters(value);
+  return isBlank(clean) ? undefined : clean;
 }
 
 /**

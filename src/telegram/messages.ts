@@ -18,7 +18,14 @@ export interface BotMessage {
   text: string;
   /** Rows of inline buttons; empty for none. */
   buttons: InlineButton[][];
+  /** The task a last "Open in Handoff" button opens in the Mini App (a startapp deep link). */
+  openTaskId?: string;
+  /** An earlier message of the bot to rewrite (without buttons) before this one is sent. */
+  replaces?: { messageId: string; text: string };
 }
+
+/** The line a withdrawn offer's message ends with once its buttons are gone. */
+export const OFFER_WITHDRAWN_LINE = '🚫 Withdrawn by the agent.';
 
 /** What the stored data may lack: chat-message notifications name neither the task nor the agent. */
 export interface TaskLabel {
@@ -65,6 +72,8 @@ function utcMinute(iso: string): string {
   return `${iso.slice(0, 16).replace('T', ' ')} UTC`;
 }
 
+const OPENS_TASK: NotificationKind[] = ['offer', 'application_accepted', 'message', 'payment_sent'];
+
 /** The message a notification becomes, from its stored data and the task's current labels. */
 export function renderNotification(
   kind: NotificationKind,
@@ -74,6 +83,19 @@ export function renderNotification(
   const title = `<b>${escapeHtml(clip(field(data, 'title') ?? label.title ?? 'your task', CLIP.title))}</b>`;
   const agent = escapeHtml(clip(field(data, 'agentName') ?? label.agentName ?? 'the agent', CLIP.agentName));
   const taskId = field(data, 'taskId') ?? '';
+  const message = renderKind(kind, data, title, agent, taskId);
+  // Messages about work the worker has or is offered open that task; about work gone, none.
+  const opens = taskId !== '' && OPENS_TASK.includes(kind);
+  return opens ? { ...message, openTaskId: taskId } : message;
+}
+
+function renderKind(
+  kind: NotificationKind,
+  data: Record<string, unknown>,
+  title: string,
+  agent: string,
+  taskId: string,
+): BotMessage {
   switch (kind) {
     case 'offer':
       return {
@@ -110,6 +132,18 @@ export function renderNotification(
       );
     case 'task_expired':
       return plain(`⌛ The execution deadline of ${title} passed: the task is no longer assigned to you.`);
+    case 'offer_withdrawn':
+      return plain(
+        `🚫 The agent withdrew the offer ${title}: there is nothing to do for it.`,
+        reasonLine(data),
+      );
+    case 'task_cancelled':
+      return plain(
+        data.role === 'assigned'
+          ? `🚫 The agent cancelled ${title}: it is no longer assigned to you.`
+          : `🚫 The agent cancelled ${title}: your application is closed.`,
+        reasonLine(data),
+      );
   }
 }
 
@@ -126,6 +160,11 @@ function messageText(data: Record<string, unknown>, title: string, agent: string
     preview ? escapeHtml(clip(preview, CLIP.preview)) : null,
     data.hasFile === true ? '📎 With a file.' : null,
   );
+}
+
+function reasonLine(data: Record<string, unknown>): string | null {
+  const reason = field(data, 'reason');
+  return reason ? `Reason: ${escapeHtml(clip(reason, CLIP.preview))}` : null;
 }
 
 function plain(...lines: (string | null)[]): BotMessage {

@@ -50,7 +50,10 @@ async function pressOfferButton(
   offer: { action: OfferAction; taskId: string },
 ) {
   // Only a worker who signed in through the Mini App has a profile and wallet to take work with.
-  const worker = await findWorkerByTelegramId(ctx.db, String(c.from.id));
+  // Telegram always names who pressed; a query without `from` (not from Telegram, or a future
+  // variant) names nobody, and is answered like a stranger's press.
+  const from = c.callbackQuery.from as { id: number } | undefined;
+  const worker = from ? await findWorkerByTelegramId(ctx.db, String(from.id)) : undefined;
   if (!worker) {
     await answer(c, log, 'Open Handoff first to sign in, then press the button again.', true);
     return;

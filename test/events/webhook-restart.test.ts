@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { claimDelivery, findDelivery } from '../../src/db/repositories/deliveries.js';
-import { dispatchDueDeliveries, RETRY_DELAYS_MS } from '../../src/events/dispatcher.js';
+import { findDelivery } from '../../src/db/repositories/deliveries.js';
+import { claimDue } from '../../src/db/repositories/outbox.js';
+import { dispatchDueDeliveries, RETRY_DELAYS_MS } from '../../src/outbox/webhookDeliveries.js';
 import { ok } from '../helpers/agentApi.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createAgent, createTask, createWorker, type TestAgent } from '../helpers/fixtures.js';
@@ -97,7 +98,12 @@ describe('webhooks across a restart', () => {
     const row = (await findDelivery(first.ctx.db, deliveryId!))!;
     const now = first.clock.now().getTime();
     const lease = new Date(now + first.config.webhookTimeoutMs + 30_000).toISOString();
-    expect(await claimDelivery(first.ctx.db, row, lease, new Date(now).toISOString())).toBe(true);
+    expect(
+      await claimDue(first.ctx.db, 'webhook_deliveries', row.id, row.next_attempt_at, {
+        leaseUntil: lease,
+        now: new Date(now).toISOString(),
+      }),
+    ).toBe(true);
     await crash(first);
 
     const second = await restart(first);

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { dispatchDueDeliveries, MAX_ATTEMPTS, RETRY_DELAYS_MS } from '../../src/events/dispatcher.js';
+import { dispatchDueDeliveries, MAX_ATTEMPTS, RETRY_DELAYS_MS } from '../../src/outbox/webhookDeliveries.js';
 import { call, type Json, ok, taskEvents, unknownId, walk } from '../helpers/agentApi.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { assignedTask, createAgent, createTask, createWorker, type TestAgent } from '../helpers/fixtures.js';
@@ -7,7 +7,7 @@ import { Receiver, verifySignature } from '../helpers/receiver.js';
 import { applyTo, offerTo } from '../helpers/workerApi.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const DELIVERY_ID = /^dlv_[0-9a-z]{26}$/;
+const DELIVERY_ID = /^dlv_[0-9a-z]{40}$/;
 
 /** One pass of the dispatcher, as the background job would run it. */
 function dispatch(t: TestApp) {

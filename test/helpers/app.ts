@@ -63,6 +63,14 @@ export interface TestAppOptions {
   webhookTimeoutMs?: number;
   /** Enables the Telegram bot against this Bot API server (a local fake); without it there is no bot. */
   telegram?: { apiRoot: string };
+  /** TON_NETWORK=testnet against a toncenter-v2 fake (test/helpers/fakeToncenter.ts). */
+  live?: {
+    apiUrl: string;
+    mnemonic: string[];
+    feeAddress: string;
+    nowSeconds: () => number;
+    walletTimeoutSec?: number;
+  };
 }
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -93,7 +101,21 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
         rateLimitStandard: 100,
         rateLimitChat: 30,
         rateLimitUpload: 10,
-        tonNetwork: 'sandbox',
+        apiKeyCacheTtlMs: 10_000,
+        tonNetwork: options.live ? 'testnet' : 'sandbox',
+        ...(options.live
+          ? {
+              tonLive: {
+                apiUrl: options.live.apiUrl,
+                apiKey: undefined,
+                walletMnemonic: options.live.mnemonic,
+                feeAddress: options.live.feeAddress,
+                requestsPerSecond: 1000,
+                pollMs: 50,
+                walletTimeoutSec: options.live.walletTimeoutSec ?? 60,
+              },
+            }
+          : {}),
         production: false,
         webhookAllowPrivate: true,
         webhookTimeoutMs: options.webhookTimeoutMs ?? 2_000,
@@ -101,7 +123,16 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
         tonProofDomains: ['handoff.test'],
       };
   const clock = new ManualClock(options.start ?? previous?.clock.now() ?? START);
-  const opened = await openServices(config, { clock, pgSchema, pgPoolSize: options.pgPoolSize });
+  const live = options.live;
+  const chainOverrides = live
+    ? { nowSeconds: live.nowSeconds, resendMs: 0, createdAtLagSec: 1, requestTimeoutMs: 3_000 }
+    : undefined;
+  const opened = await openServices(config, {
+    clock,
+    pgSchema,
+    pgPoolSize: options.pgPoolSize,
+    chainOverrides,
+  });
   const services = { ...opened, chain: options.wrapChain ? options.wrapChain(opened.chain) : opened.chain };
   const app = await buildApp({ config, ...services, clock });
   const ctx: DomainContext = app.ctx;

@@ -56,7 +56,7 @@ describe('POST /admin/agents', () => {
     expect(apiKey).toMatch(/^hr_[0-9a-f]{64}$/);
     expect(apiKey.length).toBeGreaterThanOrEqual(64);
     expect(agent).toEqual({
-      id: expect.stringMatching(/^agt_[0-9a-z]{26}$/),
+      id: expect.stringMatching(/^agt_[0-9a-z]{40}$/),
       name: 'Scout',
       webhookUrl: null,
       balance: '0',
@@ -145,7 +145,7 @@ describe('POST /admin/agents/:id/deposits', () => {
     expect(res.statusCode, res.body).toBe(201);
     const transaction = res.json().transaction;
     expect(transaction).toEqual({
-      id: expect.stringMatching(/^txn_[0-9a-z]{26}$/),
+      id: expect.stringMatching(/^txn_[0-9a-z]{40}$/),
       type: 'DEPOSIT',
       amount: '25.5',
       fromAddress: expect.any(String),
@@ -259,6 +259,6 @@ describe('GET /admin/agents/:id and GET /admin/audit', () => {
     const res = await call(t, 'GET', '/admin/audit', t.admin);
     expect(res.statusCode).toBe(200);
     const agents = await t.ctx.db.selectFrom('agents').select('id').execute();
-    expect(res.json()).toEqual({ ok: true, agents: agents.length, problems: [] });
+    expect(res.json()).toEqual({ ok: true, agents: agents.length, problems: [], uncreditedDeposits: [] });
   });
 });

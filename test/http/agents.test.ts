@@ -356,11 +356,12 @@ describe('authentication', () => {
           ...(payload ? { payload: payload as object } : {}),
         });
         expect(res.statusCode, what).toBe(401);
-        // decisions.md: 401 body `{error: "Unauthorized"}`. The app adds a `message` hint on how to
-        // send the key; we accept that extra field (see the report) but nothing else.
+        // decisions.md: 401 body `{error: "Unauthorized"}`. The app adds `reason` (missing,
+        // malformed or unknown) and a `message` hint on how to send the key, and nothing else.
         expect(res.json(), what).toMatchObject({ error: 'Unauthorized' });
+        expect(['missing', 'malformed', 'unknown'], what).toContain(res.json().reason);
         expect(
-          Object.keys(res.json()).filter((k) => k !== 'message'),
+          Object.keys(res.json()).filter((k) => k !== 'message' && k !== 'reason'),
           what,
         ).toEqual(['error']);
       }

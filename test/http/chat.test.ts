@@ -28,7 +28,7 @@ interface Message {
   createdAt: string;
 }
 
-const UNKNOWN_TASK = `tsk_${'0'.repeat(26)}`;
+const UNKNOWN_TASK = `tsk_${'0'.repeat(40)}`;
 
 const agentMessages = (_agent: TestAgent, taskId: string) => `/chat/${taskId}/messages`;
 const workerMessages = (taskId: string) => `/worker/chat/${taskId}/messages`;
@@ -283,7 +283,7 @@ describe('messages', () => {
     for (const fileUrl of [
       'https://evil.example/files/upl_00000000000000000000000000/x.png',
       `https://evil.example/files/${storedId}/real.png`,
-      `${t.config.publicUrl}/files/upl_${'0'.repeat(26)}/x.png`,
+      `${t.config.publicUrl}/files/upl_${'0'.repeat(40)}/x.png`,
       `${t.config.publicUrl}/files/not-an-id/x.png`,
       // Uploaded-but-never-PUT: the URL exists, the file does not.
       pending.json().fileUrl as string,
@@ -324,7 +324,7 @@ describe('messages', () => {
     const foreign = await postOk(otherAgent, other.taskId, { content: 'elsewhere' });
     for (const cursor of [
       'abc',
-      `msg_${'0'.repeat(26)}`,
+      `msg_${'0'.repeat(40)}`,
       foreign.id,
       taskId,
       Buffer.from('["2030-01-01T00:00:00.000Z","msg_x"]').toString('base64url'),

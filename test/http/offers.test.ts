@@ -70,7 +70,7 @@ describe('direct offers', () => {
       title: 'x',
       description: 'y',
       reward: '1',
-      assignToUserId: `wrk_${'0'.repeat(26)}`,
+      assignToUserId: `wrk_${'0'.repeat(40)}`,
     });
     expect(unknown.statusCode).toBe(404);
     const walletless = await call(t, 'POST', '/tasks', agent.headers, {
@@ -116,7 +116,7 @@ describe('direct offers', () => {
       executionDeadline: new Date(acceptedAt.getTime() + 3 * DAY_MS).toISOString(),
       agent: { id: agent.id },
     });
-    expect(body.chat).toEqual({ id: expect.stringMatching(/^cht_[0-9a-z]{26}$/) });
+    expect(body.chat).toEqual({ id: expect.stringMatching(/^cht_[0-9a-z]{40}$/) });
 
     const chat = await t.ctx.db
       .selectFrom('chats')
@@ -227,7 +227,7 @@ describe('direct offers', () => {
 
   it('unknown task ids are 404, and a FUNDED task is not an offer', async () => {
     const worker = await createWorker(t);
-    for (const id of [`tsk_${'0'.repeat(26)}`, 'whatever']) {
+    for (const id of [`tsk_${'0'.repeat(40)}`, 'whatever']) {
       expect((await accept(worker, id)).statusCode).toBe(404);
       expect((await decline(worker, id)).statusCode).toBe(404);
     }

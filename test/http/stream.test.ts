@@ -209,7 +209,7 @@ describe('GET /chat/:taskId/stream', () => {
     const other = await chatOf();
     await send(worker, taskId, 'old');
     const foreign = await send(other.worker, other.taskId, 'elsewhere');
-    for (const lastEventId of ['garbage', `msg_${'0'.repeat(26)}`, foreign.id]) {
+    for (const lastEventId of ['garbage', `msg_${'0'.repeat(40)}`, foreign.id]) {
       const client = await liveStream(agent, taskId, lastEventId);
       const live = await send(worker, taskId, `live after ${lastEventId}`);
       await client.waitForEvents(1);
@@ -227,7 +227,7 @@ describe('GET /chat/:taskId/stream', () => {
     const cases: [string, Record<string, string>, number][] = [
       [`/chat/${taskId}/stream`, intruder.headers, 403],
       [`/worker/chat/${taskId}/stream`, stranger.headers, 404],
-      [`/chat/tsk_${'0'.repeat(26)}/stream`, intruder.headers, 404],
+      [`/chat/tsk_${'0'.repeat(40)}/stream`, intruder.headers, 404],
       ['/chat/nope/stream', intruder.headers, 404],
       [`/chat/${taskId}/stream`, {}, 401],
       [`/worker/chat/${taskId}/stream`, {}, 401],

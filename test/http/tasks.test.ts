@@ -56,7 +56,7 @@ describe('POST /tasks', () => {
     const res = await post(agent, { title: 'Photo', description: 'Of the town hall', reward: '6.5' });
     expect(res.statusCode).toBe(201);
     const { task } = res.json();
-    expect(task.id).toMatch(/^tsk_[0-9a-z]{26}$/);
+    expect(task.id).toMatch(/^tsk_[0-9a-z]{40}$/);
     expect(res.json()).toEqual({
       task: {
         id: task.id,
@@ -1001,6 +1001,7 @@ describe('POST /tasks/:id/complete', () => {
         toAddress: worker.wallet,
         txHash: expect.stringMatching(TX_HASH),
         status: 'confirmed',
+        pending: false,
         recipient: { id: worker.id, username: null, firstName: 'Payee' },
       },
       fee: {

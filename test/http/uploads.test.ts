@@ -194,7 +194,7 @@ describe('multipart uploads', () => {
     const bytes = randomBytes(MiB);
     const uploaded = await multipartOk(agent, 'photo.png', 'image/png', bytes);
     expect(uploaded).toEqual({
-      fileUrl: expect.stringMatching(/^http:\/\/localhost:3000\/files\/upl_[0-9a-z]{26}\/photo\.png$/),
+      fileUrl: expect.stringMatching(/^http:\/\/localhost:3000\/files\/upl_[0-9a-z]{40}\/photo\.png$/),
       fileName: 'photo.png',
       fileSize: MiB,
       mimeType: 'image/png',
@@ -290,8 +290,8 @@ describe('signed upload URLs (JSON mode)', () => {
     const agent = await freshAgent();
     const signed = await signUrlOk(agent, 'scan.pdf', 'application/pdf');
     expect(Object.keys(signed).sort()).toEqual(['expiresAt', 'fileUrl', 'uploadUrl']);
-    expect(signed.uploadUrl).toMatch(/^http:\/\/localhost:3000\/uploads\/upl_[0-9a-z]{26}\?/);
-    expect(signed.fileUrl).toMatch(/^http:\/\/localhost:3000\/files\/upl_[0-9a-z]{26}\/scan\.pdf$/);
+    expect(signed.uploadUrl).toMatch(/^http:\/\/localhost:3000\/uploads\/upl_[0-9a-z]{40}\?/);
+    expect(signed.fileUrl).toMatch(/^http:\/\/localhost:3000\/files\/upl_[0-9a-z]{40}\/scan\.pdf$/);
     expect(Date.parse(signed.expiresAt) - t.clock.now().getTime()).toBe(15 * 60_000);
 
     // Nothing to serve before the bytes arrive.
@@ -486,7 +486,7 @@ describe('types and served headers', () => {
     const agent = await freshAgent();
     const viaForm = await multipartOk(agent, '../../etc/passwd.txt', 'text/plain', Buffer.from('x'));
     expect(viaForm.fileName).toBe('passwd.txt');
-    expect(viaForm.fileUrl).toMatch(/\/files\/upl_[0-9a-z]{26}\/passwd\.txt$/);
+    expect(viaForm.fileUrl).toMatch(/\/files\/upl_[0-9a-z]{40}\/passwd\.txt$/);
 
     const viaJson = await signUrlOk(
       agent,

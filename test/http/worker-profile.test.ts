@@ -50,7 +50,7 @@ describe('worker sign-in with Telegram Mini App init data', () => {
 
     const worker = await workerMe(t, headers);
     expect(worker).toEqual({
-      id: expect.stringMatching(/^wrk_[0-9a-z]{26}$/),
+      id: expect.stringMatching(/^wrk_[0-9a-z]{40}$/),
       telegramUsername: 'alice_tg',
       firstName: 'Alice',
       lastName: null,

@@ -129,7 +129,7 @@ describe('POST /worker/tasks/:id/applications', () => {
     expect(res.statusCode, res.body).toBe(201);
     const application = res.json().application;
     expect(application).toEqual({
-      id: expect.stringMatching(/^app_[0-9a-z]{26}$/),
+      id: expect.stringMatching(/^app_[0-9a-z]{40}$/),
       taskId: task.id,
       status: 'PENDING',
       message: 'I live next door',
@@ -203,7 +203,7 @@ describe('POST /worker/tasks/:id/applications', () => {
 
   it('an unknown task is 404', async () => {
     const worker = await createWorker(t);
-    const ghost = `tsk_${'0'.repeat(26)}`;
+    const ghost = `tsk_${'0'.repeat(40)}`;
     for (const id of [ghost, 'nope', 'app_0000000000000000000000000x']) {
       const res = await call(t, 'POST', `/worker/tasks/${id}/applications`, worker.headers, { message: '' });
       expect(res.statusCode, id).toBe(404);
@@ -417,7 +417,7 @@ describe('PATCH /worker/tasks/:id {status}', () => {
     await applyTo(t, applicant, open.id);
     expect((await move(applicant.headers, open.id, 'IN_PROGRESS')).statusCode).toBe(403);
 
-    const unknown = await move(holder.headers, `tsk_${'0'.repeat(26)}`, 'IN_PROGRESS');
+    const unknown = await move(holder.headers, `tsk_${'0'.repeat(40)}`, 'IN_PROGRESS');
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json()).toEqual({ error: 'Task not found' });
   });

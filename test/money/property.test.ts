@@ -48,7 +48,7 @@ const REWARDS = ['0.01', '1', '2.5', '7', '1.234567891', '0.005', '1000001', '1.
 const MIN_DEPOSIT = 10_000_000n;
 const DEPOSITS = ['1', '3.9', '15', '0.01', '0.000000001', '0'];
 
-const UNKNOWN = { task: `tsk_${'0'.repeat(26)}`, application: `app_${'0'.repeat(26)}` };
+const UNKNOWN = { task: `tsk_${'0'.repeat(40)}`, application: `app_${'0'.repeat(40)}` };
 
 const WORKING = ['ASSIGNED', 'IN_PROGRESS', 'REVIEW'];
 const LOCKED = ['OPEN', 'FUNDED', 'OFFERED', ...WORKING];

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dispatchDueDeliveries, MAX_ATTEMPTS, RETRY_DELAYS_MS } from '../../src/events/dispatcher.js';
+import { dispatchDueDeliveries, MAX_ATTEMPTS, RETRY_DELAYS_MS } from '../../src/outbox/webhookDeliveries.js';
 import type { TestApp } from '../helpers/app.js';
 import {
   assignedTask,

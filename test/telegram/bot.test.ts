@@ -316,7 +316,8 @@ describe('start-up', () => {
     });
     try {
       await app.listen({ port: 0, host: '127.0.0.1' });
-      await vi.waitFor(() => expect(fake.callsOf('setWebhook')).toHaveLength(1));
+      // The call goes out after listen; on a loaded machine it can take longer than waitFor's 1 s default.
+      await vi.waitFor(() => expect(fake.callsOf('setWebhook')).toHaveLength(1), { timeout: 15_000 });
       expect(fake.callsOf('setWebhook')[0]?.body).toEqual({
         url: 'https://handoff.example/telegram/webhook',
         secret_token: own.config.telegramWebhookSecret,

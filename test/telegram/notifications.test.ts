@@ -2,13 +2,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { expireOverdueTasks } from '../../src/domain/expiry.js';
 import { MESSAGE_BATCH_MS } from '../../src/domain/notifications.js';
 import { startBackgroundJobs } from '../../src/jobs.js';
+import { MAX_ATTEMPTS, RETRY_DELAYS_MS, sendDueNotifications } from '../../src/outbox/notifications.js';
 import { createTelegramBot, telegramSettings } from '../../src/telegram/bot.js';
-import {
-  MAX_ATTEMPTS,
-  RETRY_DELAYS_MS,
-  sendDueNotifications,
-  type TelegramSender,
-} from '../../src/telegram/notifier.js';
+import type { TelegramSender } from '../../src/telegram/notifier.js';
 import { ok } from '../helpers/agentApi.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { FakeTelegram } from '../helpers/fakeTelegram.js';
@@ -98,6 +94,12 @@ describe('notifications through the Bot API', () => {
           { text: '✅ Accept', callback_data: `offer:accept:${offer.task.id}` },
           { text: '✖️ Decline', callback_data: `offer:decline:${offer.task.id}` },
         ],
+        [
+          {
+            text: 'Open in Handoff',
+            web_app: { url: `${t.config.miniAppUrl}?startapp=task_${offer.task.id}` },
+          },
+        ],
       ],
     });
     const [row] = await notificationsOf(t, worker);
@@ -129,7 +131,13 @@ describe('notifications through the Bot API', () => {
         'Open Handoff to chat with the agent.',
       ].join('\n'),
     ]);
-    expect(sentTo(chosen)[0]?.replyMarkup).toBeUndefined();
+    // The only button opens the task in the Mini App (a startapp deep link).
+    expect(sentTo(chosen)[0]?.replyMarkup).toEqual({
+      inline_keyboard: [
+        [{ text: 'Open in Handoff', web_app: { url: `${t.config.miniAppUrl}?startapp=task_${task.id}` } }],
+      ],
+    });
+    expect(sentTo(other)[0]?.replyMarkup).toBeUndefined();
     expect(sentTo(other).map((m) => m.text)).toEqual([
       'Your application for <b>Photograph the bridge</b> was not selected this time.',
     ]);

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { buildApp } from '../../src/app.js';
 import { checkWebhookTarget } from '../../src/domain/webhookUrl.js';
 import { isPublicAddress, refuseNonPublicHost } from '../../src/events/addressGuard.js';
-import { dispatchDueDeliveries } from '../../src/events/dispatcher.js';
+import { dispatchDueDeliveries } from '../../src/outbox/webhookDeliveries.js';
 import { call, ok } from '../helpers/agentApi.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { agentMe, createAgent, createTask, type TestAgent } from '../helpers/fixtures.js';

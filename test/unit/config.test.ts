@@ -15,7 +15,7 @@ afterEach(() => {
 });
 
 const SECRETS = {
-  ADMIN_TOKEN: 'admin-token-from-env',
+  ADMIN_TOKEN: 'admin-token-from-env-0123456789abcdef',
   SECRET_KEY: 'ab'.repeat(32),
   TELEGRAM_BOT_TOKEN: '123:bot-token-from-env',
 };
@@ -30,7 +30,7 @@ describe('loadConfig', () => {
       dataDir: path.resolve(dataDir),
       databaseUrl: null,
       publicUrl: 'http://localhost:3000',
-      adminToken: 'admin-token-from-env',
+      adminToken: 'admin-token-from-env-0123456789abcdef',
       telegramBotToken: '123:bot-token-from-env',
       rateLimitStandard: 100,
       rateLimitChat: 30,
@@ -119,6 +119,16 @@ describe('loadConfig', () => {
     expect(config.production).toBe(true);
   });
 
+  it('ADMIN_TOKEN must be at least 32 characters, given or generated, in production or not', () => {
+    for (const NODE_ENV of ['production', 'development']) {
+      const env = { DATA_DIR: tempDataDir(), NODE_ENV, ...SECRETS, ADMIN_TOKEN: 'a'.repeat(31) };
+      expect(() => loadConfig(env), NODE_ENV).toThrow(/ADMIN_TOKEN must be at least 32 characters/);
+      expect(loadConfig({ ...env, ADMIN_TOKEN: 'a'.repeat(32) }).config.adminToken).toBe('a'.repeat(32));
+    }
+    const generated = loadConfig({ DATA_DIR: tempDataDir() }).config.adminToken;
+    expect(generated.length).toBeGreaterThanOrEqual(32);
+  });
+
   it('DATABASE_URL must be a postgres:// URL', () => {
     for (const url of ['postgres://localhost/db', 'postgresql://u:p@h:5432/db']) {
       expect(loadConfig({ DATA_DIR: tempDataDir(), ...SECRETS, DATABASE_URL: url }).config.databaseUrl).toBe(
@@ -150,10 +160,10 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ DATA_DIR: tempDataDir(), ...SECRETS, TON_NETWORK: 'foo' })).toThrow(
       /TON_NETWORK/,
     );
-    // testnet and mainnet are named but not built yet: refused with a clear message.
+    // testnet and mainnet need the hot wallet's words: refused with a message that names the setting.
     for (const network of ['testnet', 'mainnet']) {
       expect(() => loadConfig({ DATA_DIR: tempDataDir(), ...SECRETS, TON_NETWORK: network })).toThrow(
-        /not supported/,
+        /TON_WALLET_MNEMONIC/,
       );
     }
   });

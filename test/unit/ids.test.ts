@@ -5,7 +5,7 @@ import { ID_PREFIX, type IdKind, isIdOf, newId } from '../../src/domain/ids.js';
 const KINDS = Object.keys(ID_PREFIX) as IdKind[];
 
 describe('ids', () => {
-  it('carry their kind as a prefix, then 26 Crockford base32 characters', () => {
+  it('carry their kind as a prefix, then 40 Crockford base32 characters (130 random bits)', () => {
     expect(ID_PREFIX).toMatchObject({
       agent: 'agt',
       worker: 'wrk',
@@ -17,7 +17,7 @@ describe('ids', () => {
     });
     for (const kind of KINDS) {
       const id = newId(kind);
-      expect(id).toMatch(new RegExp(`^${ID_PREFIX[kind]}_[0-9abcdefghjkmnpqrstvwxyz]{26}$`));
+      expect(id).toMatch(new RegExp(`^${ID_PREFIX[kind]}_[0-9abcdefghjkmnpqrstvwxyz]{40}$`));
       expect(isIdOf(kind, id)).toBe(true);
       for (const other of KINDS.filter((k) => ID_PREFIX[k] !== ID_PREFIX[kind])) {
         expect(isIdOf(other, id)).toBe(false);
@@ -36,7 +36,7 @@ describe('ids', () => {
       ` ${id}`,
       `${id}\n`,
       id.replace('tsk_', 'tsk-'),
-      `tsk_${'0'.repeat(25)}'`,
+      `tsk_${'0'.repeat(39)}'`,
       `x${id}`,
     ]) {
       expect(isIdOf('task', bad), JSON.stringify(bad)).toBe(false);
@@ -60,12 +60,21 @@ describe('ids', () => {
     expect([...ids].sort()).toEqual(ids);
   });
 
-  it('ids of one millisecond share the time part and differ in the random part', () => {
-    const now = Date.now();
-    const a = newId('task', now);
-    const b = newId('task', now);
-    expect(a.slice(0, 14)).toBe(b.slice(0, 14));
-    expect(a).not.toBe(b);
+  it('ids of one millisecond share the time part, keep their order, and share no randomness', () => {
+    const now = Date.now() + 10_000;
+    const ids = Array.from({ length: 1000 }, () => newId('task', now));
+    expect(new Set(ids.map((id) => id.slice(0, 14))).size).toBe(1);
+    expect([...ids].sort()).toEqual(ids);
+    // Before, ids of one millisecond counted up from the first one's random part: the next id
+    // was guessable from the previous one. Now consecutive random parts are unrelated.
+    const randomParts = ids.map((id) => id.slice(-26));
+    const common = (a: string, b: string) => {
+      let n = 0;
+      while (n < a.length && a[n] === b[n]) n++;
+      return n;
+    };
+    const shared = randomParts.slice(1).filter((part, i) => common(part, randomParts[i]!) >= 8);
+    expect(shared).toEqual([]);
   });
 
   it('are unique', () => {

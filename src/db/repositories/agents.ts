@@ -1,15 +1,51 @@
 import { sql } from 'kysely';
+import { compiledOnce } from '../compiledQuery.js';
 import type { AgentRow, Executor } from './executor.js';
 
-export async function insertAgent(db: Executor, row: { id: string; name: string | null; now: string }) {
+export async function insertAgent(
+  db: Executor,
+  row: { id: string; name: string | null; now: string; ownerId?: string | null },
+) {
   await db
     .insertInto('agents')
-    .values({ id: row.id, name: row.name, webhook_url: null, created_at: row.now, updated_at: row.now })
+    .values({
+      id: row.id,
+      name: row.name,
+      webhook_url: null,
+      owner_id: row.ownerId ?? null,
+      created_at: row.now,
+      updated_at: row.now,
+    })
     .execute();
 }
 
-export function findAgent(db: Executor, id: string): Promise<AgentRow | undefined> {
-  return db.selectFrom('agents').selectAll().where('id', '=', id).executeTakeFirst();
+const selectAgent = compiledOnce((db: Executor, id: string) =>
+  db.selectFrom('agents').selectAll().where('id', '=', id),
+);
+
+export async function findAgent(db: Executor, id: string): Promise<AgentRow | undefined> {
+  return (await selectAgent(db, id))[0];
+}
+
+/** An owner's agents, newest first. */
+export function listOwnerAgents(db: Executor, ownerId: string, limit: number): Promise<AgentRow[]> {
+  return db
+    .selectFrom('agents')
+    .selectAll()
+    .where('owner_id', '=', ownerId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}
+
+export async function countOwnerAgents(db: Executor, ownerId: string): Promise<number> {
+  const row = await db
+    .selectFrom('agents')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('owner_id', '=', ownerId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 export async function updateAgentProfile(
@@ -31,7 +67,14 @@ export async function updateAgentProfile(
  * when the money is not there, and the table's CHECK constraints refuse any result that breaks
  * conservation. Each returns the updated row, or undefined when the guard refused.
  */
-export function creditDeposit(db: Executor, id: string, amountNano: bigint, now: string) {
+/** Credits a deposit, only while the agent's deposits stay within `maxDepositedNano`. */
+export function creditDeposit(
+  db: Executor,
+  id: string,
+  amountNano: bigint,
+  maxDepositedNano: bigint,
+  now: string,
+) {
   return db
     .updateTable('agents')
     .set({
@@ -40,13 +83,23 @@ export function creditDeposit(db: Executor, id: string, amountNano: bigint, now:
       updated_at: now,
     })
     .where('id', '=', id)
+    .where('deposited_nano', '<=', maxDepositedNano - amountNano)
     .returningAll()
     .executeTakeFirst();
 }
 
+/** Deposits every agent ever received: what bounds every money sum in the books. */
+export async function totalDeposited(db: Executor): Promise<bigint> {
+  const row = await db
+    .selectFrom('agents')
+    .select(sql<bigint>`coalesce(sum(deposited_nano), 0)`.as('total_nano'))
+    .executeTakeFirstOrThrow();
+  return row.total_nano;
+}
+
 /** Moves `amountNano` from balance to locked, only if the balance covers it. */
-export function lockFunds(db: Executor, id: string, amountNano: bigint, now: string) {
-  return db
+const lockFundsQuery = compiledOnce((db: Executor, id: string, amountNano: bigint, now: string) =>
+  db
     .updateTable('agents')
     .set({
       balance_nano: sql`balance_nano - ${amountNano}`,
@@ -55,8 +108,11 @@ export function lockFunds(db: Executor, id: string, amountNano: bigint, now: str
     })
     .where('id', '=', id)
     .where('balance_nano', '>=', amountNano)
-    .returningAll()
-    .executeTakeFirst();
+    .returningAll(),
+);
+
+export async function lockFunds(db: Executor, id: string, amountNano: bigint, now: string) {
+  return (await lockFundsQuery(db, id, amountNano, now))[0];
 }
 
 /** Returns locked money to the balance (cancel, refund). */

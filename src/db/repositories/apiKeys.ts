@@ -1,8 +1,17 @@
+import { compiledOnce } from '../compiledQuery.js';
 import type { Executor } from './executor.js';
 
 export async function insertApiKey(
   db: Executor,
-  row: { id: string; agentId: string; hash: string; ciphertext: string; hint: string; now: string },
+  row: {
+    id: string;
+    agentId: string;
+    hash: string;
+    ciphertext: string;
+    hint: string;
+    now: string;
+    name?: string | null;
+  },
 ): Promise<void> {
   await db
     .insertInto('api_keys')
@@ -12,6 +21,7 @@ export async function insertApiKey(
       key_hash: row.hash,
       key_ciphertext: row.ciphertext,
       key_hint: row.hint,
+      name: row.name ?? null,
       created_at: row.now,
       revoked_at: null,
     })
@@ -19,13 +29,16 @@ export async function insertApiKey(
 }
 
 /** The live key with this hash, or undefined. */
-export function findLiveKeyByHash(db: Executor, hash: string) {
-  return db
+const liveKeyByHash = compiledOnce((db: Executor, hash: string) =>
+  db
     .selectFrom('api_keys')
-    .select(['id', 'agent_id'])
+    .select(['id', 'agent_id', 'last_used_at'])
     .where('key_hash', '=', hash)
-    .where('revoked_at', 'is', null)
-    .executeTakeFirst();
+    .where('revoked_at', 'is', null),
+);
+
+export async function findLiveKeyByHash(db: Executor, hash: string) {
+  return (await liveKeyByHash(db, hash))[0];
 }
 
 /** The newest live key of an agent (its ciphertext signs the agent's webhooks). */
@@ -38,4 +51,57 @@ export function findSigningKey(db: Executor, agentId: string) {
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .executeTakeFirst();
+}
+
+/** An agent's keys, newest first (revoked ones too: the console shows when they were revoked). */
+export function listAgentKeys(db: Executor, agentId: string, limit: number) {
+  return db
+    .selectFrom('api_keys')
+    .select(['id', 'agent_id', 'name', 'key_hint', 'created_at', 'last_used_at', 'revoked_at'])
+    .where('agent_id', '=', agentId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}
+
+export async function countLiveAgentKeys(db: Executor, agentId: string): Promise<number> {
+  const row = await db
+    .selectFrom('api_keys')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('agent_id', '=', agentId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Revokes a live key of this agent (compare-and-set); undefined when there is none to revoke. */
+export function revokeKey(db: Executor, agentId: string, keyId: string, now: string) {
+  return db
+    .updateTable('api_keys')
+    .set({ revoked_at: now })
+    .where('id', '=', keyId)
+    .where('agent_id', '=', agentId)
+    .where('revoked_at', 'is', null)
+    .returning(['id', 'agent_id', 'name', 'key_hint', 'created_at', 'last_used_at', 'revoked_at'])
+    .executeTakeFirst();
+}
+
+export function findAgentKey(db: Executor, agentId: string, keyId: string) {
+  return db
+    .selectFrom('api_keys')
+    .select(['id', 'revoked_at'])
+    .where('id', '=', keyId)
+    .where('agent_id', '=', agentId)
+    .executeTakeFirst();
+}
+
+/** Records a use of the key at most once per `staleBefore` window, so a busy key rarely writes. */
+export async function touchApiKey(db: Executor, keyId: string, now: string, staleBefore: string) {
+  await db
+    .updateTable('api_keys')
+    .set({ last_used_at: now })
+    .where('id', '=', keyId)
+    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', staleBefore)]))
+    .execute();
 }

@@ -1,4 +1,5 @@
 import type { ApplicationStatus } from '../../domain/states.js';
+import { compiledOnce } from '../compiledQuery.js';
 import type { ApplicationRow, Executor, Position } from './executor.js';
 import { olderThan } from './pagination.js';
 
@@ -59,7 +60,7 @@ export function rejectOtherPending(db: Executor, taskId: string, exceptId: strin
 }
 
 /** Applications of a task with their applicants, newest first. */
-export function listTaskApplications(db: Executor, taskId: string, after: Position | null, limit: number) {
+function taskApplications(db: Executor, taskId: string, after: Position | null, limit: number) {
   let query = db
     .selectFrom('applications')
     .innerJoin('workers', 'workers.id', 'applications.worker_id')
@@ -73,11 +74,17 @@ export function listTaskApplications(db: Executor, taskId: string, after: Positi
     ])
     .where('applications.task_id', '=', taskId);
   if (after) query = query.where(olderThan(after, 'applications'));
-  return query
-    .orderBy('applications.created_at', 'desc')
-    .orderBy('applications.id', 'desc')
-    .limit(limit)
-    .execute();
+  return query.orderBy('applications.created_at', 'desc').orderBy('applications.id', 'desc').limit(limit);
+}
+
+/** The first page (GET /tasks/:id shows it on every read) is compiled once. */
+const firstTaskApplications = compiledOnce((db: Executor, taskId: string, limit: number) =>
+  taskApplications(db, taskId, null, limit),
+);
+
+export function listTaskApplications(db: Executor, taskId: string, after: Position | null, limit: number) {
+  if (!after) return firstTaskApplications(db, taskId, limit);
+  return taskApplications(db, taskId, after, limit).execute();
 }
 
 /** A worker's own applications with their tasks, newest first. */
@@ -106,11 +113,13 @@ export function listWorkerApplications(
 }
 
 /** PENDING and OFFERED applications of a cancelled task can no longer win. */
-export async function rejectWaitingApplications(db: Executor, taskId: string, now: string): Promise<void> {
-  await db
+/** Rejects the applications and offer still waiting; returns whose they were. */
+export function rejectWaitingApplications(db: Executor, taskId: string, now: string) {
+  return db
     .updateTable('applications')
     .set({ status: 'REJECTED', updated_at: now })
     .where('task_id', '=', taskId)
     .where('status', 'in', ['PENDING', 'OFFERED'])
+    .returning(['id', 'worker_id'])
     .execute();
 }

@@ -1,8 +1,11 @@
+import { compiledInsert } from '../compiledQuery.js';
 import type { DeliveryRow, Executor, Position } from './executor.js';
 import { olderThan } from './pagination.js';
 
-export async function insertDelivery(db: Executor, row: DeliveryRow): Promise<void> {
-  await db.insertInto('webhook_deliveries').values(row).execute();
+const insertDeliveryRow = compiledInsert('webhook_deliveries');
+
+export function insertDelivery(db: Executor, row: DeliveryRow): Promise<void> {
+  return insertDeliveryRow(db, row);
 }
 
 export function findDelivery(db: Executor, id: string): Promise<DeliveryRow | undefined> {
@@ -21,59 +24,6 @@ export function listDueDeliveries(db: Executor, now: string, limit: number) {
     .orderBy('d.next_attempt_at')
     .limit(limit)
     .execute();
-}
-
-/**
- * Claims a due delivery for one attempt: compare-and-set on next_attempt_at pushes it past the
- * attempt's time-out, so another instance does not attempt it at the same time.
- */
-export async function claimDelivery(db: Executor, row: DeliveryRow, leaseUntil: string, now: string) {
-  const claimed = await db
-    .updateTable('webhook_deliveries')
-    .set({ next_attempt_at: leaseUntil, updated_at: now })
-    .where('id', '=', row.id)
-    .where('status', '=', 'pending')
-    .where('next_attempt_at', '=', row.next_attempt_at)
-    .returning('id')
-    .executeTakeFirst();
-  return claimed !== undefined;
-}
-
-/**
- * Records an attempt's outcome only while the attempt still holds its claim (`leaseUntil`): an
- * attempt that outlived its lease, whose delivery another instance has claimed since, changes
- * nothing. Returns whether it was recorded.
- */
-export async function recordAttempt(
-  db: Executor,
-  id: string,
-  leaseUntil: string,
-  outcome: {
-    status: DeliveryRow['status'];
-    attempts: number;
-    nextAttemptAt: string;
-    statusCode: number | null;
-    error: string | null;
-    deliveredAt: string | null;
-    now: string;
-  },
-): Promise<boolean> {
-  const result = await db
-    .updateTable('webhook_deliveries')
-    .set({
-      status: outcome.status,
-      attempts: outcome.attempts,
-      next_attempt_at: outcome.nextAttemptAt,
-      last_status_code: outcome.statusCode,
-      last_error: outcome.error === null ? null : outcome.error.slice(0, 500),
-      delivered_at: outcome.deliveredAt,
-      updated_at: outcome.now,
-    })
-    .where('id', '=', id)
-    .where('status', '=', 'pending')
-    .where('next_attempt_at', '=', leaseUntil)
-    .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
 }
 
 /** Puts a failed delivery back in the queue (same id, so receivers can still de-duplicate). */

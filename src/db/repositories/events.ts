@@ -1,7 +1,10 @@
+import { compiledInsert } from '../compiledQuery.js';
 import type { EventRow, Executor } from './executor.js';
 
-export async function insertEvent(db: Executor, row: EventRow): Promise<void> {
-  await db.insertInto('events').values(row).execute();
+const insertEventRow = compiledInsert('events');
+
+export function insertEvent(db: Executor, row: EventRow): Promise<void> {
+  return insertEventRow(db, row);
 }
 
 export function listTaskEvents(db: Executor, taskId: string): Promise<EventRow[]> {

@@ -19,6 +19,8 @@ export type DeliveryRow = Selectable<Database['webhook_deliveries']>;
 export type UploadRow = Selectable<Database['uploads']>;
 export type WalletChallengeRow = Selectable<Database['wallet_challenges']>;
 export type NotificationRow = Selectable<Database['notifications']>;
+export type OwnerRow = Selectable<Database['owners']>;
+export type OwnerSessionRow = Selectable<Database['owner_sessions']>;
 
 /** A position in a newest-first list: the last item's creation time and id. */
 export interface Position {

@@ -1,8 +1,12 @@
+import { sql } from 'kysely';
+import { compiledInsert } from '../compiledQuery.js';
 import type { Executor, Position, TransactionRow } from './executor.js';
 import { olderThan } from './pagination.js';
 
-export async function insertLedgerRow(db: Executor, row: TransactionRow): Promise<void> {
-  await db.insertInto('transactions').values(row).execute();
+const insertTransactionRow = compiledInsert('transactions');
+
+export function insertLedgerRow(db: Executor, row: TransactionRow): Promise<void> {
+  return insertTransactionRow(db, row);
 }
 
 export function findLedgerRow(db: Executor, id: string): Promise<TransactionRow | undefined> {
@@ -64,4 +68,35 @@ export async function ledgerTotals(db: Executor, agentId: string) {
     .groupBy('type')
     .execute();
   return new Map(rows.map((r) => [r.type, { count: Number(r.n), totalNano: BigInt(r.total_nano ?? 0) }]));
+}
+
+/** The PAYOUT rows of tasks done by a worker, newest first (keyset by created_at, id). */
+export function listWorkerPayouts(db: Executor, workerId: string, after: Position | null, limit: number) {
+  let query = db
+    .selectFrom('transactions')
+    .innerJoin('tasks', 'tasks.id', 'transactions.task_id')
+    .selectAll('transactions')
+    .select('tasks.title as task_title')
+    .where('tasks.worker_id', '=', workerId)
+    .where('transactions.type', '=', 'PAYOUT');
+  if (after) query = query.where(olderThan(after, 'transactions'));
+  return query
+    .orderBy('transactions.created_at', 'desc')
+    .orderBy('transactions.id', 'desc')
+    .limit(limit)
+    .execute();
+}
+
+/** One agent's ledger summed per UTC day and type since `since` (the console's spending chart). */
+export async function dailyLedgerTotals(db: Executor, agentId: string, since: string) {
+  const day = sql<string>`substr(created_at, 1, 10)`;
+  const rows = await db
+    .selectFrom('transactions')
+    .select([day.as('day'), 'type', (eb) => eb.fn.sum('amount_nano').as('total_nano')])
+    .where('agent_id', '=', agentId)
+    .where('created_at', '>=', since)
+    .groupBy([day, 'type'])
+    .orderBy(day)
+    .execute();
+  return rows.map((r) => ({ day: r.day, type: r.type, totalNano: BigInt(r.total_nano ?? 0) }));
 }

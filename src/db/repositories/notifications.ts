@@ -48,37 +48,6 @@ export function listDueNotifications(db: Executor, now: string, limit: number) {
     .execute();
 }
 
-/** Claims a due notification for one attempt (compare-and-set, like webhook deliveries). */
-export async function claimNotification(db: Executor, row: NotificationRow, leaseUntil: string, now: string) {
-  const claimed = await db
-    .updateTable('notifications')
-    .set({ next_attempt_at: leaseUntil, attempts: row.attempts + 1, updated_at: now })
-    .where('id', '=', row.id)
-    .where('status', '=', 'pending')
-    .where('next_attempt_at', '=', row.next_attempt_at)
-    .returning('id')
-    .executeTakeFirst();
-  return claimed !== undefined;
-}
-
-export async function finishNotification(
-  db: Executor,
-  id: string,
-  outcome: { status: NotificationRow['status']; nextAttemptAt: string; error: string | null; now: string },
-): Promise<void> {
-  await db
-    .updateTable('notifications')
-    .set({
-      status: outcome.status,
-      next_attempt_at: outcome.nextAttemptAt,
-      last_error: outcome.error === null ? null : outcome.error.slice(0, 500),
-      sent_at: outcome.status === 'sent' ? outcome.now : null,
-      updated_at: outcome.now,
-    })
-    .where('id', '=', id)
-    .execute();
-}
-
 /** Newest first, with the worker's telegram_id (the chat the notification goes to). */
 export function listNotifications(
   db: Executor,
@@ -95,19 +64,6 @@ export function listNotifications(
   if (filter.status) query = query.where('n.status', '=', filter.status);
   if (after) query = query.where(olderThan(after, 'n'));
   return query.orderBy('n.created_at', 'desc').orderBy('n.id', 'desc').limit(limit).execute();
-}
-
-/** With no bot to send through, a due notification is kept as `recorded` (compare-and-set). */
-export async function markNotificationRecorded(db: Executor, row: NotificationRow, now: string) {
-  const marked = await db
-    .updateTable('notifications')
-    .set({ status: 'recorded', updated_at: now })
-    .where('id', '=', row.id)
-    .where('status', '=', 'pending')
-    .where('next_attempt_at', '=', row.next_attempt_at)
-    .returning('id')
-    .executeTakeFirst();
-  return marked !== undefined;
 }
 
 /** The data as of now: a batched message may have grown between listing and claiming. */
@@ -129,4 +85,18 @@ export function findTaskLabels(db: Executor, taskIds: string[]) {
     .select(['t.id', 't.title', 'a.name as agent_name'])
     .where('t.id', 'in', taskIds)
     .execute();
+}
+
+/** The sent offer message of a worker's task (to take its buttons away once withdrawn). */
+export function findSentOffer(db: Executor, workerId: string, taskId: string) {
+  return db
+    .selectFrom('notifications')
+    .select(['kind', 'data_json', 'telegram_message_id'])
+    .where('worker_id', '=', workerId)
+    .where('task_id', '=', taskId)
+    .where('kind', '=', 'offer')
+    .where('status', '=', 'sent')
+    .where('telegram_message_id', 'is not', null)
+    .orderBy('created_at', 'desc')
+    .executeTakeFirst();
 }

@@ -1,15 +1,22 @@
 import type { Updateable } from 'kysely';
 import { type PaymentStatus, TASK_MOVES, type TaskMove, type TaskStatus } from '../../domain/states.js';
+import { compiledInsert, compiledOnce } from '../compiledQuery.js';
 import type { Database } from '../schema.js';
 import type { Executor, Position, TaskRow } from './executor.js';
 import { olderThan } from './pagination.js';
 
-export async function insertTask(db: Executor, row: TaskRow): Promise<void> {
-  await db.insertInto('tasks').values(row).execute();
+const insertTaskRow = compiledInsert('tasks');
+
+export function insertTask(db: Executor, row: TaskRow): Promise<void> {
+  return insertTaskRow(db, row);
 }
 
-export function findTask(db: Executor, id: string): Promise<TaskRow | undefined> {
-  return db.selectFrom('tasks').selectAll().where('id', '=', id).executeTakeFirst();
+const selectTask = compiledOnce((db: Executor, id: string) =>
+  db.selectFrom('tasks').selectAll().where('id', '=', id),
+);
+
+export async function findTask(db: Executor, id: string): Promise<TaskRow | undefined> {
+  return (await selectTask(db, id))[0];
 }
 
 /**

@@ -1,6 +1,11 @@
+import type { Insertable } from 'kysely';
+import type { Database } from '../schema.js';
 import type { ChainTransferRow, Executor } from './executor.js';
 
-export async function insertTransfer(db: Executor, row: ChainTransferRow): Promise<void> {
+export async function insertTransfer(
+  db: Executor,
+  row: Insertable<Database['chain_transfers']>,
+): Promise<void> {
   await db.insertInto('chain_transfers').values(row).execute();
 }
 

@@ -1,14 +1,27 @@
 import { Type } from 'typebox';
 import { createAgent, depositFromChain, getAgent } from '../../domain/agents.js';
-import { auditMoney } from '../../domain/audit.js';
+import { auditMoney, uncreditedDeposits } from '../../domain/audit.js';
+import { formatTon } from '../../domain/money.js';
+import { operatorOverview } from '../../domain/operatorOverview.js';
 import { listNotificationLog } from '../../telegram/notificationLog.js';
+import { sendIdempotent } from '../idempotency.js';
 import { ADMIN_SECURITY, type Routes } from '../routeTypes.js';
 import { AgentMe, Transaction } from '../schemas/agent.js';
-import { AmountInput, errors, IdParam, NextCursor } from '../schemas/common.js';
+import { Amount, AmountInput, errors, IdParam, NextCursor, Nullable } from '../schemas/common.js';
 import { Notification, NotificationQuery, notificationView } from '../schemas/notification.js';
 import { agentMeView, transactionView } from '../views.js';
 
 const tags = ['Operator'];
+
+const UncreditedDeposit = Type.Object({
+  txHash: Type.String(),
+  agentId: Type.String(),
+  amount: Type.String(),
+  fromAddress: Type.String(),
+  toAddress: Type.String(),
+  reason: Type.String(),
+  createdAt: Type.String(),
+});
 const security = ADMIN_SECURITY;
 
 /** Operator API behind ADMIN_TOKEN (the auth hook is added where this plugin is registered). */
@@ -19,6 +32,7 @@ export const adminRoutes: Routes = async (app, { ctx }) => {
       schema: {
         tags,
         security,
+        operationId: 'adminCreateAgent',
         summary: 'Create an agent and its API key (shown only in this response)',
         body: Type.Optional(
           Type.Union([Type.Object({ name: Type.Optional(Type.String({ maxLength: 100 })) }), Type.Null()]),
@@ -38,6 +52,7 @@ export const adminRoutes: Routes = async (app, { ctx }) => {
       schema: {
         tags,
         security,
+        operationId: 'adminDeposit',
         summary:
           'Top up an agent: a real transfer to the deposit wallet with the agent’s memo, credited from the chain',
         params: IdParam,
@@ -45,10 +60,14 @@ export const adminRoutes: Routes = async (app, { ctx }) => {
         response: { 201: Type.Object({ transaction: Transaction }), ...errors(400, 401, 404) },
       },
     },
-    async (request, reply) => {
-      const row = await depositFromChain(ctx, request.params.id, request.body.amount);
-      return reply.status(201).send({ transaction: transactionView({ ...row, task_title: null }) });
-    },
+    async (request, reply) =>
+      sendIdempotent(
+        request,
+        reply,
+        ctx,
+        (c) => depositFromChain(c, request.params.id, request.body.amount),
+        (row) => ({ status: 201, body: { transaction: transactionView({ ...row, task_title: null }) } }),
+      ),
   );
 
   app.get(
@@ -57,6 +76,7 @@ export const adminRoutes: Routes = async (app, { ctx }) => {
       schema: {
         tags,
         security,
+        operationId: 'adminGetAgent',
         summary: 'An agent’s profile and balance',
         params: IdParam,
         response: { 200: Type.Object({ agent: AgentMe }), ...errors(401, 404) },
@@ -74,6 +94,7 @@ export const adminRoutes: Routes = async (app, { ctx }) => {
       schema: {
         tags,
         security,
+        operationId: 'adminAudit',
         summary: 'Recompute every agent’s money from the ledger and compare with the stored balances',
         response: {
           200: Type.Object({
@@ -82,6 +103,10 @@ export const adminRoutes: Routes = async (app, { ctx }) => {
             problems: Type.Array(
               Type.Object({ agentId: Type.String(), problems: Type.Array(Type.String()) }),
             ),
+            uncreditedDeposits: Type.Array(UncreditedDeposit, {
+              description:
+                'Transfers that reached the deposit wallet but were not credited (newest 100): settle them by hand',
+            }),
           }),
           ...errors(401),
         },
@@ -90,7 +115,8 @@ export const adminRoutes: Routes = async (app, { ctx }) => {
     async () => {
       const audits = await auditMoney(ctx);
       const problems = audits.filter((a) => !a.ok).map((a) => ({ agentId: a.agentId, problems: a.problems }));
-      return { ok: problems.length === 0, agents: audits.length, problems };
+      const uncredited = await uncreditedDeposits(ctx);
+      return { ok: problems.length === 0, agents: audits.length, problems, uncreditedDeposits: uncredited };
     },
   );
 
@@ -100,6 +126,7 @@ export const adminRoutes: Routes = async (app, { ctx }) => {
       schema: {
         tags,
         security,
+        operationId: 'adminListNotifications',
         summary: 'The Telegram notifications to workers, newest first (sent, pending, failed, or recorded)',
         querystring: NotificationQuery,
         response: {
@@ -115,6 +142,122 @@ export const adminRoutes: Routes = async (app, { ctx }) => {
     async (request) => {
       const { items, nextCursor, hasMore } = await listNotificationLog(ctx, request.query);
       return { notifications: items.map((i) => notificationView(i.row, i.message)), nextCursor, hasMore };
+    },
+  );
+};
+
+const Count = Type.Integer({ minimum: 0 });
+const Overview = Type.Object({
+  checkedAt: Type.String(),
+  network: Type.String(),
+  health: Type.Object({ database: Type.Enum(['ok', 'down']) }),
+  agents: Type.Object({
+    count: Count,
+    balance: Amount,
+    locked: Amount,
+    deposited: Amount,
+    spent: Amount,
+  }),
+  chain: Type.Object({ hotWalletAddress: Type.String(), hotWalletBalance: Amount }),
+  transfers: Type.Object({ pending: Count, failed: Count }),
+  webhooks: Type.Object({ pending: Count, failed: Count }),
+  notifications: Type.Object({ pending: Count, failed: Count }),
+  audit: Type.Object({ ok: Type.Boolean(), problems: Count }),
+  topAgents: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      name: Nullable(Type.String()),
+      ownerWallet: Nullable(Type.String()),
+      balance: Amount,
+      lockedByTasks: Amount,
+      deposited: Amount,
+      spent: Amount,
+    }),
+  ),
+  recentDeposits: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      agentId: Type.String(),
+      amount: Amount,
+      fromAddress: Nullable(Type.String()),
+      txHash: Nullable(Type.String()),
+      createdAt: Type.String(),
+    }),
+  ),
+  openTransfers: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      kind: Type.String(),
+      amount: Amount,
+      toAddress: Type.String(),
+      status: Type.String(),
+      attempts: Count,
+      lastError: Nullable(Type.String()),
+    }),
+  ),
+});
+
+/** GET /admin/overview: the operator console's one screen of numbers. */
+export const adminOverviewRoutes: Routes = async (app, { ctx }) => {
+  app.get(
+    '/admin/overview',
+    {
+      schema: {
+        operationId: 'adminGetOverview',
+        tags,
+        security,
+        summary: 'Money, chain, stuck work and health on one screen (the operator console)',
+        response: { 200: Overview, ...errors(401) },
+      },
+    },
+    async () => {
+      const o = await operatorOverview(ctx);
+      return {
+        checkedAt: o.checkedAt,
+        network: o.network,
+        health: { database: o.database },
+        agents: {
+          count: o.totals.count,
+          balance: formatTon(o.totals.balanceNano),
+          locked: formatTon(o.totals.lockedNano),
+          deposited: formatTon(o.totals.depositedNano),
+          spent: formatTon(o.totals.spentNano),
+        },
+        chain: {
+          hotWalletAddress: o.hotWallet.address,
+          hotWalletBalance: formatTon(o.hotWallet.balanceNano),
+        },
+        transfers: { pending: o.transferCounts.pending, failed: o.transferCounts.failing },
+        webhooks: o.deliveries,
+        notifications: o.notifications,
+        audit: o.audit,
+        topAgents: o.agents.map((a) => ({
+          id: a.id,
+          name: a.name,
+          ownerWallet: a.owner_wallet,
+          balance: formatTon(a.balance_nano),
+          lockedByTasks: formatTon(a.locked_nano),
+          deposited: formatTon(a.deposited_nano),
+          spent: formatTon(a.spent_nano),
+        })),
+        recentDeposits: o.deposits.map((d) => ({
+          id: d.id,
+          agentId: d.agent_id,
+          amount: formatTon(d.amount_nano),
+          fromAddress: d.from_address,
+          txHash: d.tx_hash,
+          createdAt: d.created_at,
+        })),
+        openTransfers: o.transfers.map((t) => ({
+          id: t.txn_id,
+          kind: t.kind,
+          amount: formatTon(t.amount_nano),
+          toAddress: t.to_address,
+          status: t.status,
+          attempts: t.attempts,
+          lastError: t.last_error,
+        })),
+      };
     },
   );
 };

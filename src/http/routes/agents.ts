@@ -16,6 +16,7 @@ export const agentRoutes: Routes = async (app, { ctx, stats }) => {
       schema: {
         tags,
         security,
+        operationId: 'getAgentProfile',
         summary: 'Your profile and balance',
         response: { 200: Type.Object({ agent: AgentMe }), ...errors(401) },
       },
@@ -32,6 +33,7 @@ export const agentRoutes: Routes = async (app, { ctx, stats }) => {
       schema: {
         tags,
         security,
+        operationId: 'updateAgentProfile',
         summary: 'Change your display name or default webhook URL (null removes it)',
         body: AgentPatchBody,
         response: { 200: Type.Object({ agent: AgentPatched }), ...errors(400, 401) },
@@ -51,6 +53,7 @@ export const agentRoutes: Routes = async (app, { ctx, stats }) => {
       schema: {
         tags,
         security,
+        operationId: 'getPlatformStats',
         summary: 'Your task and money statistics (cached for 5 minutes)',
         response: { 200: PlatformStats, ...errors(401) },
       },
@@ -64,6 +67,7 @@ export const agentRoutes: Routes = async (app, { ctx, stats }) => {
       schema: {
         tags: ['Transactions'],
         security,
+        operationId: 'listTransactions',
         summary: 'Your ledger, newest first',
         querystring: Type.Object({
           type: Type.Optional(Type.Enum(LEDGER_TYPES)),

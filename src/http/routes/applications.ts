@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { acceptApplication, listApplications } from '../../domain/applications.js';
 import { getTaskRatings, rateWorker } from '../../domain/ratings.js';
+import { sendIdempotent } from '../idempotency.js';
 import { AGENT_SECURITY, type Routes } from '../routeTypes.js';
 import { errors, IdParam, NextCursor } from '../schemas/common.js';
 import {
@@ -11,7 +12,7 @@ import {
   Rating,
   WorkerRef,
 } from '../schemas/task.js';
-import { applicationView, ratingView, workerRefView } from '../views.js';
+import { acceptedView, applicationView, ratingView } from '../views.js';
 
 const security = AGENT_SECURITY;
 
@@ -22,6 +23,7 @@ export const applicationRoutes: Routes = async (app, { ctx }) => {
       schema: {
         tags: ['Applications'],
         security,
+        operationId: 'listApplications',
         summary: 'Applications to your task, newest first',
         params: IdParam,
         querystring: Type.Object({
@@ -54,6 +56,7 @@ export const applicationRoutes: Routes = async (app, { ctx }) => {
       schema: {
         tags: ['Applications'],
         security,
+        operationId: 'acceptApplication',
         summary: 'Accept an application: the task is assigned, a chat opens, other applications are rejected',
         params: IdParam,
         body: AcceptApplicationBody,
@@ -67,18 +70,14 @@ export const applicationRoutes: Routes = async (app, { ctx }) => {
         },
       },
     },
-    async (request) => {
-      const result = await acceptApplication(ctx, request.agentId, request.params.id);
-      return {
-        application: {
-          id: result.application.id,
-          status: result.application.status,
-          user: workerRefView(result.worker),
-        },
-        chat: { id: result.chat.id },
-        message: `${result.worker.first_name} is assigned; the execution deadline is ${result.task.execution_deadline}.`,
-      };
-    },
+    async (request, reply) =>
+      sendIdempotent(
+        request,
+        reply,
+        ctx,
+        (c) => acceptApplication(c, request.agentId, request.params.id),
+        (result) => ({ status: 200, body: acceptedView(result) }),
+      ),
   );
 
   app.post(
@@ -87,16 +86,21 @@ export const applicationRoutes: Routes = async (app, { ctx }) => {
       schema: {
         tags: ['Ratings'],
         security,
+        operationId: 'rateWorker',
         summary: 'Rate the worker of your completed task (once)',
         params: IdParam,
         body: RateBody,
         response: { 201: Type.Object({ rating: Rating }), ...errors(400, 401, 403, 404, 409) },
       },
     },
-    async (request, reply) => {
-      const rating = await rateWorker(ctx, request.agentId, request.params.id, request.body);
-      return reply.status(201).send({ rating: ratingView(rating) });
-    },
+    async (request, reply) =>
+      sendIdempotent(
+        request,
+        reply,
+        ctx,
+        (c) => rateWorker(c, request.agentId, request.params.id, request.body),
+        (rating) => ({ status: 201, body: { rating: ratingView(rating) } }),
+      ),
   );
 
   app.get(
@@ -105,6 +109,7 @@ export const applicationRoutes: Routes = async (app, { ctx }) => {
       schema: {
         tags: ['Ratings'],
         security,
+        operationId: 'getTaskRatings',
         summary: 'Both sides’ ratings of a task; null for a side that has not rated',
         params: IdParam,
         response: {

@@ -15,6 +15,7 @@ export const catalogRoutes: Routes = async (app, { ctx }) => {
       schema: {
         tags,
         security,
+        operationId: 'searchWorkers',
         summary: 'Workers you can hire: with a wallet, a headline and skills; most completed tasks first',
         querystring: CatalogQuery,
         response: {
@@ -45,6 +46,7 @@ export const catalogRoutes: Routes = async (app, { ctx }) => {
       schema: {
         tags,
         security,
+        operationId: 'getWorker',
         summary: 'One worker’s full profile',
         params: IdParam,
         response: { 200: Type.Object({ worker: WorkerDetail }), ...errors(401, 404) },

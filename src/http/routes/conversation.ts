@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import { chatFor, listChatMessages, listChats, type Party, postMessage } from '../../domain/chat.js';
 import { DomainError, invalid } from '../../domain/errors.js';
 import { createUploadUrl, storeUpload } from '../../domain/uploads.js';
+import { sendIdempotent } from '../idempotency.js';
 import { AGENT_SECURITY, type Routes, WORKER_SECURITY } from '../routeTypes.js';
 import {
   Chat,
@@ -17,12 +18,24 @@ import { errors, NextCursor, TaskIdParam } from '../schemas/common.js';
 import { streamChat } from '../sse.js';
 import { chatView, messageView } from '../views.js';
 
+const UPLOAD_FORMS =
+  'multipart/form-data (with its boundary) and the file in a part named "file", or JSON {filename, contentType}';
+
+/** busboy's errors for a body that is not the multipart its Content-Type says (plain Errors). */
+function malformedMultipart(error: unknown): boolean {
+  const message = error instanceof Error ? error.message : '';
+  return /^Multipart: |unexpected end of multipart data/i.test(message);
+}
+
 /**
  * Chat, live stream and upload routes. Agents and workers get the same routes: agents at /chats,
  * /chat/:taskId/..., /upload; workers under /worker. `partyOf` says who is calling.
  */
 export function conversationRoutes(side: 'agent' | 'worker'): Routes {
   const prefix = side === 'agent' ? '' : '/worker';
+  // The worker's copies of these routes get their own operationIds: workerSendMessage...
+  const opId = (name: string) =>
+    side === 'agent' ? name : `worker${name[0]!.toUpperCase()}${name.slice(1)}`;
   const security = side === 'agent' ? AGENT_SECURITY : WORKER_SECURITY;
   const tags = [side === 'agent' ? 'Chat' : 'Worker'];
   const partyOf = (request: FastifyRequest): Party =>
@@ -35,6 +48,7 @@ export function conversationRoutes(side: 'agent' | 'worker'): Routes {
         schema: {
           tags,
           security,
+          operationId: opId('listChats'),
           summary: 'Your chats, most recently active first',
           querystring: Type.Object({
             limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
@@ -62,6 +76,7 @@ export function conversationRoutes(side: 'agent' | 'worker'): Routes {
         schema: {
           tags,
           security,
+          operationId: opId('getMessages'),
           summary: 'A task’s chat messages, newest first; the cursor is a message id',
           params: TaskIdParam,
           querystring: Type.Object({
@@ -95,16 +110,21 @@ export function conversationRoutes(side: 'agent' | 'worker'): Routes {
         schema: {
           tags,
           security,
+          operationId: opId('sendMessage'),
           summary: 'Send a message, optionally with a file uploaded first',
           params: TaskIdParam,
           body: PostMessageBody,
           response: { 201: Type.Object({ message: Message }), ...errors(400, 401, 403, 404, 409) },
         },
       },
-      async (request, reply) => {
-        const message = await postMessage(ctx, partyOf(request), request.params.taskId, request.body);
-        return reply.status(201).send({ message: messageView(message) });
-      },
+      async (request, reply) =>
+        sendIdempotent(
+          request,
+          reply,
+          ctx,
+          (c) => postMessage(c, partyOf(request), request.params.taskId, request.body),
+          (message) => ({ status: 201, body: { message: messageView(message) } }),
+        ),
     );
 
     app.get(
@@ -113,11 +133,24 @@ export function conversationRoutes(side: 'agent' | 'worker'): Routes {
         schema: {
           tags,
           security,
+          operationId: opId('streamMessages'),
           summary:
             'New messages as Server-Sent Events (event "message", id = message id); send Last-Event-ID to resume',
           params: TaskIdParam,
-          produces: ['text/event-stream'],
-          response: { ...errors(401, 403, 404, 429) },
+          response: {
+            200: {
+              description: 'An open stream of Server-Sent Events',
+              content: {
+                'text/event-stream': {
+                  schema: Type.String({
+                    description:
+                      'Frames `id: <message id>`, `event: message`, `data: <Message as JSON>`, and comment lines as keep-alives',
+                  }),
+                },
+              },
+            },
+            ...errors(401, 403, 404, 429),
+          },
         },
       },
       async (request, reply) => {
@@ -134,6 +167,7 @@ export function conversationRoutes(side: 'agent' | 'worker'): Routes {
         schema: {
           tags,
           security,
+          operationId: opId('uploadFile'),
           summary:
             'Upload a file (multipart, part "file", at most 20 MiB), or get a signed URL to PUT it to (JSON {filename, contentType})',
           consumes: ['multipart/form-data', 'application/json'],
@@ -143,17 +177,29 @@ export function conversationRoutes(side: 'agent' | 'worker'): Routes {
       },
       async (request, reply) => {
         if (!request.isMultipart()) {
-          const body = request.body as { filename: string; contentType: string } | undefined;
-          if (!body)
-            throw invalid(
-              'body',
-              'send multipart/form-data with a part "file", or JSON {filename, contentType}',
-            );
+          const body = request.body as { filename: string; contentType: string } | string | undefined;
+          // text/plain has a parser of its own and arrives as a string, which is not a request.
+          if (typeof body === 'string')
+            throw new DomainError('unsupported_media_type', `Send ${UPLOAD_FORMS}`);
+          if (!body) throw invalid('body', `send ${UPLOAD_FORMS}`);
           return createUploadUrl(ctx, partyOf(request), body);
         }
-        const file = await request.file();
+        let file: Awaited<ReturnType<FastifyRequest['file']>>;
+        try {
+          file = await request.file();
+        } catch (error) {
+          throw malformedMultipart(error)
+            ? invalid('body', `is not valid multipart: send ${UPLOAD_FORMS}`)
+            : error;
+        }
         if (file?.fieldname !== 'file')
           throw invalid('file', 'send the file in a multipart part named "file"');
+        // A body that ended inside the file was parsed to its end already: the plugin destroyed
+        // the part's stream without an error, and reading it would wait forever.
+        if (file.file.destroyed && !file.file.readableEnded) {
+          reply.header('connection', 'close');
+          throw invalid('body', `is not valid multipart (it ends inside the file): send ${UPLOAD_FORMS}`);
+        }
         try {
           return await storeUpload(ctx, storage, partyOf(request), {
             fileName: file.filename,
@@ -162,8 +208,10 @@ export function conversationRoutes(side: 'agent' | 'worker'): Routes {
           });
         } catch (error) {
           // The rest of a refused body is not read: close the connection after answering.
-          if (error instanceof DomainError) reply.header('connection', 'close');
-          throw error;
+          reply.header('connection', 'close');
+          throw malformedMultipart(error)
+            ? invalid('body', `is not valid multipart: send ${UPLOAD_FORMS}`)
+            : error;
         }
       },
     );

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import { Type } from 'typebox';
 import { MAX_UPLOAD_BYTES, receiveSignedUpload, storedUpload, tooLarge } from '../../domain/uploads.js';
 import type { Routes } from '../routeTypes.js';
@@ -21,6 +22,7 @@ export const fileRoutes: Routes = async (app, { ctx, storage }) => {
     {
       schema: {
         tags: ['Files'],
+        operationId: 'uploadToSignedUrl',
         summary: 'PUT the file’s bytes to a signed upload URL from POST /upload (once, before it expires)',
         params: Type.Object({ id: Type.String({ maxLength: 100 }) }),
         querystring: Type.Object({
@@ -48,9 +50,20 @@ export const fileRoutes: Routes = async (app, { ctx, storage }) => {
     {
       schema: {
         tags: ['Files'],
+        operationId: 'getFile',
         summary: 'A stored file',
         params: Type.Object({ id: Type.String({ maxLength: 100 }), name: Type.String({ maxLength: 400 }) }),
-        response: { ...errors(404) },
+        response: {
+          200: {
+            description: 'The file’s bytes, with its stored Content-Type',
+            content: {
+              'application/octet-stream': {
+                schema: Type.Unsafe<Readable>({ type: 'string', format: 'binary' }),
+              },
+            },
+          },
+          ...errors(404),
+        },
       },
     },
     async (request, reply) => {

@@ -1,11 +1,10 @@
 import { Type } from 'typebox';
-import type { TaskRow } from '../../db/repositories/executor.js';
 import { cancelTask } from '../../domain/cancellation.js';
 import { completeTask } from '../../domain/completion.js';
-import { formatTon } from '../../domain/money.js';
 import { createTask } from '../../domain/taskCreation.js';
 import { getAgentTask, listTasksOfAgent, taskParties, taskPartiesForPage } from '../../domain/taskQueries.js';
 import { patchAgentTask } from '../../domain/taskStatus.js';
+import { sendIdempotent } from '../idempotency.js';
 import { AGENT_SECURITY, type Routes } from '../routeTypes.js';
 import { errors, IdParam, NextCursor } from '../schemas/common.js';
 import {
@@ -19,7 +18,7 @@ import {
   Task,
   TaskListQuery,
 } from '../schemas/task.js';
-import { applicationView, taskView, workerRefView } from '../views.js';
+import { applicationView, cancelView, completionView, createdTaskView, taskView } from '../views.js';
 
 const tags = ['Tasks'];
 const security = AGENT_SECURITY;
@@ -31,6 +30,7 @@ export const taskRoutes: Routes = async (app, { ctx }) => {
       schema: {
         tags,
         security,
+        operationId: 'createTask',
         summary: 'Create a task (reward + 30% fee escrowed from your balance), or a direct offer',
         body: CreateTaskBody,
         response: {
@@ -42,16 +42,14 @@ export const taskRoutes: Routes = async (app, { ctx }) => {
         },
       },
     },
-    async (request, reply) => {
-      const created = await createTask(ctx, request.agentId, request.body);
-      const task = taskView(created.task, created.agentName, created.offeredWorker);
-      if (!created.offeredWorker) return reply.status(201).send({ task });
-      return reply.status(201).send({
-        task,
-        offeredWorker: workerRefView(created.offeredWorker),
-        message: `Offer sent to ${created.offeredWorker.first_name}; the task is assigned when they accept.`,
-      });
-    },
+    async (request, reply) =>
+      sendIdempotent(
+        request,
+        reply,
+        ctx,
+        (c) => createTask(c, request.agentId, request.body),
+        (created) => ({ status: 201, body: createdTaskView(created) }),
+      ),
   );
 
   app.get(
@@ -60,6 +58,7 @@ export const taskRoutes: Routes = async (app, { ctx }) => {
       schema: {
         tags,
         security,
+        operationId: 'getTask',
         summary: 'One of your tasks, with its newest 100 applications',
         params: IdParam,
         response: { 200: Type.Object({ task: Task }), ...errors(401, 403, 404) },
@@ -78,6 +77,7 @@ export const taskRoutes: Routes = async (app, { ctx }) => {
       schema: {
         tags,
         security,
+        operationId: 'listTasks',
         summary: 'Your tasks, newest first',
         querystring: TaskListQuery,
         response: {
@@ -102,6 +102,7 @@ export const taskRoutes: Routes = async (app, { ctx }) => {
       schema: {
         tags,
         security,
+        operationId: 'updateTaskStatus',
         summary:
           'Move an assigned task to IN_PROGRESS or REVIEW, or change executionDeadlineDays of an open task',
         params: IdParam,
@@ -122,6 +123,7 @@ export const taskRoutes: Routes = async (app, { ctx }) => {
       schema: {
         tags,
         security,
+        operationId: 'cancelTask',
         summary: 'Cancel an unassigned task (OPEN, FUNDED or OFFERED); the total returns to your balance',
         params: IdParam,
         response: { 200: CancelResult, ...errors(401, 403, 404, 409) },
@@ -139,23 +141,21 @@ export const taskRoutes: Routes = async (app, { ctx }) => {
       schema: {
         tags,
         security,
+        operationId: 'refundTask',
         summary: 'Cancel a task that is not completed, assigned or not; the total returns to your balance',
         params: IdParam,
         body: Type.Optional(RefundBody),
         response: { 200: CancelResult, ...errors(400, 401, 403, 404, 409) },
       },
     },
-    async (request) => {
-      const reason = request.body?.reason;
-      const { task, refundNano } = await cancelTask(
+    async (request, reply) =>
+      sendIdempotent(
+        request,
+        reply,
         ctx,
-        request.agentId,
-        request.params.id,
-        'refund',
-        reason,
-      );
-      return cancelView(task, refundNano);
-    },
+        (c) => cancelTask(c, request.agentId, request.params.id, 'refund', request.body?.reason),
+        ({ task, refundNano }) => ({ status: 200, body: cancelView(task, refundNano) }),
+      ),
   );
 
   app.post(
@@ -164,39 +164,20 @@ export const taskRoutes: Routes = async (app, { ctx }) => {
       schema: {
         tags,
         security,
+        operationId: 'completeTask',
         summary:
           'Complete a task: the reward goes to the worker’s wallet and the fee to the platform, on chain',
         params: IdParam,
         response: { 200: CompleteResult, ...errors(401, 403, 404, 409) },
       },
     },
-    async (request) => {
-      const done = await completeTask(ctx, request.agentId, request.params.id);
-      return {
-        success: true,
-        task: { id: done.task.id, status: done.task.status, paymentStatus: done.task.payment_status },
-        payment: {
-          amount: formatTon(done.payout.amount_nano),
-          toAddress: done.payout.to_address!,
-          txHash: done.payout.tx_hash,
-          status: done.payout.status,
-          recipient: workerRefView(done.worker),
-        },
-        fee: {
-          amount: formatTon(done.fee.amount_nano),
-          toAddress: done.fee.to_address!,
-          txHash: done.fee.tx_hash,
-          success: done.fee.status === 'confirmed',
-        },
-      };
-    },
+    async (request, reply) =>
+      sendIdempotent(
+        request,
+        reply,
+        ctx,
+        (c) => completeTask(c, request.agentId, request.params.id),
+        (done) => ({ status: 200, body: completionView(done) }),
+      ),
   );
 };
-
-function cancelView(task: TaskRow, refundNano: bigint) {
-  return {
-    success: true,
-    task: { id: task.id, status: task.status, paymentStatus: task.payment_status },
-    refund: { amount: formatTon(refundNano), destination: 'agent_balance' as const },
-  };
-}

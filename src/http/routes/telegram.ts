@@ -23,17 +23,21 @@ export const telegramRoutes: FastifyPluginAsync<TelegramRouteOptions> = async (a
     }
   };
 
-  app.post(WEBHOOK_PATH, { schema: { hide: true }, onRequest: checkSecret }, async (request, reply) => {
-    if (!options.telegram) {
-      return reply.status(404).send({ error: 'No Telegram bot is configured: set TELEGRAM_BOT_TOKEN' });
-    }
-    const update = request.body as Update | undefined;
-    if (!update || typeof update !== 'object' || !Number.isInteger(update.update_id)) {
-      return reply.status(400).send({ error: 'The body is not a Telegram update' });
-    }
-    // Errors other than the domain's refusals (answered in the chat) give a 500, and Telegram
-    // delivers the update again.
-    await options.telegram.handleUpdate(update);
-    return { ok: true };
-  });
+  app.post(
+    WEBHOOK_PATH,
+    { schema: { hide: true }, config: { acceptNul: true }, onRequest: checkSecret },
+    async (request, reply) => {
+      if (!options.telegram) {
+        return reply.status(404).send({ error: 'No Telegram bot is configured: set TELEGRAM_BOT_TOKEN' });
+      }
+      const update = request.body as Update | undefined;
+      if (!update || typeof update !== 'object' || !Number.isInteger(update.update_id)) {
+        return reply.status(400).send({ error: 'The body is not a Telegram update' });
+      }
+      // Errors other than the domain's refusals (answered in the chat) give a 500, and Telegram
+      // delivers the update again.
+      await options.telegram.handleUpdate(update);
+      return { ok: true };
+    },
+  );
 };

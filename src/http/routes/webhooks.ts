@@ -3,6 +3,7 @@ import type { DeliveryRow } from '../../db/repositories/executor.js';
 import { listDeliveries, redeliver, sendTestWebhook, setAgentWebhook } from '../../domain/webhooks.js';
 import { AGENT_SECURITY, type Routes } from '../routeTypes.js';
 import { errors, IdParam, NextCursor, Nullable, Timestamp } from '../schemas/common.js';
+import { webhookConfigView } from '../views.js';
 
 const tags = ['Webhooks'];
 const security = AGENT_SECURITY;
@@ -22,7 +23,7 @@ const Delivery = Type.Object({
   createdAt: Timestamp,
 });
 
-function deliveryView(d: DeliveryRow & { event_type: string; event_task_id: string | null }) {
+export function deliveryView(d: DeliveryRow & { event_type: string; event_task_id: string | null }) {
   return {
     id: d.id,
     eventId: d.event_id,
@@ -46,6 +47,7 @@ export const webhookRoutes: Routes = async (app, { ctx }) => {
       schema: {
         tags,
         security,
+        operationId: 'configureWebhook',
         summary: 'Set your webhook URL (null turns webhooks off)',
         body: Type.Object({ url: Nullable(Type.String({ maxLength: 2000 })) }),
         response: {
@@ -62,12 +64,7 @@ export const webhookRoutes: Routes = async (app, { ctx }) => {
       },
     },
     async (request) => {
-      const agent = await setAgentWebhook(ctx, request.agentId, request.body.url);
-      const configured = agent.webhook_url !== null;
-      return {
-        webhook: { url: agent.webhook_url, configured, lastUpdated: agent.updated_at },
-        message: configured ? 'Webhooks will be sent to this URL' : 'Webhooks are turned off',
-      };
+      return webhookConfigView(await setAgentWebhook(ctx, request.agentId, request.body.url));
     },
   );
 
@@ -77,6 +74,7 @@ export const webhookRoutes: Routes = async (app, { ctx }) => {
       schema: {
         tags,
         security,
+        operationId: 'testWebhook',
         summary: 'Send a signed test webhook (event "webhook.test") and report the receiver’s status',
         response: {
           200: Type.Object({ success: Type.Boolean(), statusCode: Type.Integer(), message: Type.String() }),
@@ -93,6 +91,7 @@ export const webhookRoutes: Routes = async (app, { ctx }) => {
       schema: {
         tags,
         security,
+        operationId: 'listWebhookDeliveries',
         summary: 'Your webhook deliveries, newest first',
         querystring: Type.Object({
           status: Type.Optional(Type.Enum(['pending', 'delivered', 'failed'])),
@@ -125,6 +124,7 @@ export const webhookRoutes: Routes = async (app, { ctx }) => {
       schema: {
         tags,
         security,
+        operationId: 'redeliverWebhook',
         summary: 'Queue a failed delivery again (same delivery id) to your current webhook URL',
         params: IdParam,
         response: { 200: Type.Object({ delivery: Delivery }), ...errors(401, 403, 404, 409) },

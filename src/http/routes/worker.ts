@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { applyToTask } from '../../domain/applications.js';
 import { getWorkerDetail } from '../../domain/catalog.js';
+import { explorerTxUrl, listPayoutsOfWorker } from '../../domain/earnings.js';
 import { formatTon } from '../../domain/money.js';
 import { acceptOffer, declineOffer, listOffers } from '../../domain/offers.js';
 import { rateAgent } from '../../domain/ratings.js';
@@ -13,12 +14,13 @@ import {
 import { patchWorkerTask } from '../../domain/taskStatus.js';
 import { connectWallet, issueWalletChallenge } from '../../domain/walletProof.js';
 import { updateWorkerProfile } from '../../domain/workerProfile.js';
+import { sendIdempotent } from '../idempotency.js';
 import { type Routes, WORKER_SECURITY } from '../routeTypes.js';
 import { errors, IdParam, NextCursor, TaskIdParam } from '../schemas/common.js';
 import { RateBody, Rating } from '../schemas/task.js';
 import { WalletBody, WalletChallenge } from '../schemas/wallet.js';
 import { WorkerPatchBody, WorkerSelf } from '../schemas/worker.js';
-import { PageQuery, WorkerApplication, WorkerTask } from '../schemas/workerApi.js';
+import { PageQuery, WorkerApplication, WorkerPayout, WorkerTask } from '../schemas/workerApi.js';
 import { ratingView, workerSelfView, workerTaskView } from '../views.js';
 
 const tags = ['Worker'];
@@ -37,6 +39,7 @@ export const workerRoutes: Routes = async (app, { ctx, config }) => {
       schema: {
         tags,
         security,
+        operationId: 'getWorkerProfile',
         summary: 'Your profile',
         response: { 200: Type.Object({ worker: WorkerSelf }), ...errors(401) },
       },
@@ -50,6 +53,7 @@ export const workerRoutes: Routes = async (app, { ctx, config }) => {
       schema: {
         tags,
         security,
+        operationId: 'updateWorkerProfile',
         summary: 'Update your profile (null clears a field)',
         body: WorkerPatchBody,
         response: { 200: Type.Object({ worker: WorkerSelf }), ...errors(400, 401) },
@@ -66,6 +70,7 @@ export const workerRoutes: Routes = async (app, { ctx, config }) => {
       schema: {
         tags,
         security,
+        operationId: 'connectWallet',
         summary: 'Set the TON wallet your rewards are paid to',
         description:
           'Send the TON Connect `ton_proof` the wallet signed for a payload from ' +
@@ -90,6 +95,7 @@ export const workerRoutes: Routes = async (app, { ctx, config }) => {
       schema: {
         tags,
         security,
+        operationId: 'createWalletChallenge',
         summary: 'A single-use payload for the TON Connect proof of your wallet (valid 15 minutes)',
         response: { 201: WalletChallenge, ...errors(401) },
       },
@@ -103,6 +109,7 @@ export const workerRoutes: Routes = async (app, { ctx, config }) => {
       schema: {
         tags,
         security,
+        operationId: 'listOpenTasks',
         summary: 'Tasks open for applications, newest first',
         querystring: PageQuery,
         response: { 200: taskPage, ...errors(400, 401) },
@@ -124,6 +131,7 @@ export const workerRoutes: Routes = async (app, { ctx, config }) => {
       schema: {
         tags,
         security,
+        operationId: 'listAssignments',
         summary: 'Tasks assigned to you, current and completed, newest first',
         querystring: PageQuery,
         response: { 200: taskPage, ...errors(400, 401) },
@@ -145,6 +153,7 @@ export const workerRoutes: Routes = async (app, { ctx, config }) => {
       schema: {
         tags,
         security,
+        operationId: 'applyToTask',
         summary: 'Apply to an open task (once; you need a wallet)',
         params: IdParam,
         body: Type.Object({ message: Type.String({ maxLength: 2000, default: '' }) }),
@@ -176,6 +185,7 @@ export const workerRoutes: Routes = async (app, { ctx, config }) => {
       schema: {
         tags,
         security,
+        operationId: 'listWorkerApplications',
         summary: 'Your applications, newest first',
         querystring: PageQuery,
         response: {
@@ -211,6 +221,7 @@ export const workerRoutes: Routes = async (app, { ctx, config }) => {
       schema: {
         tags,
         security,
+        operationId: 'listOffers',
         summary: 'Direct offers waiting for your answer',
         querystring: PageQuery,
         response: { 200: taskPage, ...errors(400, 401) },
@@ -232,6 +243,7 @@ export const workerRoutes: Routes = async (app, { ctx, config }) => {
       schema: {
         tags,
         security,
+        operationId: 'acceptOffer',
         summary: 'Accept a direct offer: the task is yours and a chat opens',
         params: TaskIdParam,
         response: {
@@ -240,13 +252,20 @@ export const workerRoutes: Routes = async (app, { ctx, config }) => {
         },
       },
     },
-    async (request) => {
-      const { task, chat } = await acceptOffer(ctx, request.workerId, request.params.taskId);
-      return {
-        task: workerTaskView(task, (await taskParties(ctx.db, task)).agentName),
-        chat: { id: chat.id },
-      };
-    },
+    async (request, reply) =>
+      sendIdempotent(
+        request,
+        reply,
+        ctx,
+        (c) => acceptOffer(c, request.workerId, request.params.taskId),
+        async ({ task, chat }, db) => ({
+          status: 200,
+          body: {
+            task: workerTaskView(task, (await taskParties(db, task)).agentName),
+            chat: { id: chat.id },
+          },
+        }),
+      ),
   );
 
   app.post(
@@ -255,15 +274,23 @@ export const workerRoutes: Routes = async (app, { ctx, config }) => {
       schema: {
         tags,
         security,
+        operationId: 'declineOffer',
         summary: 'Decline a direct offer: the task opens to other workers',
         params: TaskIdParam,
         response: { 200: Type.Object({ task: WorkerTask }), ...errors(401, 404, 409) },
       },
     },
-    async (request) => {
-      const { task } = await declineOffer(ctx, request.workerId, request.params.taskId);
-      return { task: workerTaskView(task, (await taskParties(ctx.db, task)).agentName) };
-    },
+    async (request, reply) =>
+      sendIdempotent(
+        request,
+        reply,
+        ctx,
+        (c) => declineOffer(c, request.workerId, request.params.taskId),
+        async ({ task }, db) => ({
+          status: 200,
+          body: { task: workerTaskView(task, (await taskParties(db, task)).agentName) },
+        }),
+      ),
   );
 
   app.patch(
@@ -272,6 +299,7 @@ export const workerRoutes: Routes = async (app, { ctx, config }) => {
       schema: {
         tags,
         security,
+        operationId: 'updateWorkerTaskStatus',
         summary: 'Move your task to IN_PROGRESS or REVIEW',
         params: IdParam,
         body: Type.Object({ status: Type.Enum(['IN_PROGRESS', 'REVIEW'] as const) }),
@@ -284,21 +312,68 @@ export const workerRoutes: Routes = async (app, { ctx, config }) => {
     },
   );
 
+  app.get(
+    '/worker/payouts',
+    {
+      schema: {
+        operationId: 'workerListPayouts',
+        tags,
+        security,
+        summary: 'Rewards paid to your wallet, newest first',
+        description:
+          'status "pending" while the transfer is not confirmed on chain; `explorerUrl` links the ' +
+          'transaction on a TON explorer for the network (null on the sandbox, which has none).',
+        querystring: PageQuery,
+        response: {
+          200: Type.Object({
+            payouts: Type.Array(WorkerPayout),
+            nextCursor: NextCursor,
+            hasMore: Type.Boolean(),
+          }),
+          ...errors(400, 401),
+        },
+      },
+    },
+    async (request) => {
+      const result = await listPayoutsOfWorker(ctx, request.workerId, request.query);
+      return {
+        payouts: result.items.map((p) => ({
+          id: p.id,
+          taskId: p.task_id!,
+          taskTitle: p.task_title,
+          amount: formatTon(p.amount_nano),
+          status: p.status,
+          toAddress: p.to_address,
+          txHash: p.tx_hash,
+          explorerUrl: explorerTxUrl(config.tonNetwork, p.tx_hash),
+          createdAt: p.created_at,
+        })),
+        nextCursor: result.nextCursor,
+        hasMore: result.hasMore,
+      };
+    },
+  );
+
   app.post(
     '/worker/tasks/:id/rate',
     {
       schema: {
         tags,
         security,
+        operationId: 'rateAgent',
         summary: 'Rate the agent of a task you completed (once)',
         params: IdParam,
         body: RateBody,
         response: { 201: Type.Object({ rating: Rating }), ...errors(400, 401, 403, 404, 409) },
       },
     },
-    async (request, reply) => {
-      const rating = await rateAgent(ctx, request.workerId, request.params.id, request.body);
-      return reply.status(201).send({ rating: ratingView(rating) });
-    },
+    async (request, reply) =>
+      sendIdempotent(
+        request,
+        reply,
+        ctx,
+        (c) => rateAgent(c, request.workerId, request.params.id, request.body),
+        (rating) => ({ status: 201, body: { rating: ratingView(rating) } }),
+      ),
   );
 };

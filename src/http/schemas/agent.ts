@@ -1,23 +1,27 @@
 import { Type } from 'typebox';
 import { LEDGER_TYPES } from '../../domain/transactions.js';
-import { Amount, Nullable, Timestamp } from './common.js';
+import { Amount, Nullable, nameSchemas, Timestamp } from './common.js';
 
 export const AgentMe = Type.Object({
-  id: Type.String(),
-  name: Nullable(Type.String()),
-  webhookUrl: Nullable(Type.String()),
-  balance: Amount,
-  lockedByTasks: Amount,
+  id: Type.String({ description: 'Agent id (agt_...)' }),
+  name: Nullable(Type.String({ description: 'Display name workers see; set on your first task' })),
+  webhookUrl: Nullable(Type.String({ description: 'Where your events are posted; null when off' })),
+  balance: { ...Amount, description: 'Available to spend, in TON' },
+  lockedByTasks: { ...Amount, description: 'Escrowed by your open tasks, in TON' },
   createdAt: Timestamp,
   updatedAt: Timestamp,
-  taskCount: Type.Integer(),
+  taskCount: Type.Integer({ description: 'Tasks you created, all statuses' }),
   avgRating: Nullable(Type.Number({ description: 'Average score workers gave this agent' })),
   ratingCount: Type.Integer(),
 });
 
 export const AgentPatchBody = Type.Object({
-  name: Type.Optional(Type.String({ maxLength: 100 })),
-  webhookUrl: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))),
+  name: Type.Optional(Type.String({ maxLength: 100, description: 'Display name, 1-100 characters' })),
+  webhookUrl: Type.Optional(
+    Nullable(
+      Type.String({ maxLength: 2000, description: 'http(s) URL for your events; null turns them off' }),
+    ),
+  ),
 });
 
 export const AgentPatched = Type.Object({
@@ -29,11 +33,11 @@ export const AgentPatched = Type.Object({
 
 export const Transaction = Type.Object({
   id: Type.String(),
-  type: Type.Enum(LEDGER_TYPES),
-  amount: Amount,
-  fromAddress: Nullable(Type.String()),
-  toAddress: Nullable(Type.String()),
-  txHash: Nullable(Type.String()),
+  type: Type.Enum(LEDGER_TYPES, { description: 'What moved the money' }),
+  amount: { ...Amount, description: 'In TON, always positive; the type says the direction' },
+  fromAddress: Nullable(Type.String({ description: 'Sending TON address, for on-chain entries' })),
+  toAddress: Nullable(Type.String({ description: 'Receiving TON address, for on-chain entries' })),
+  txHash: Nullable(Type.String({ description: 'The chain transaction hash, once on chain' })),
   status: Type.String({ description: '"confirmed", or "pending" while a payout or fee is not yet on chain' }),
   createdAt: Timestamp,
   task: Nullable(Type.Object({ id: Type.String(), title: Type.String() })),
@@ -54,3 +58,5 @@ export const PlatformStats = Type.Object({
     currency: Type.Literal('TON'),
   }),
 });
+
+nameSchemas({ AgentMe, AgentPatchBody, AgentPatched, Transaction, PlatformStats });

@@ -1,16 +1,16 @@
 import { Type } from 'typebox';
-import { Nullable, Timestamp } from './common.js';
+import { Nullable, nameSchemas, Timestamp } from './common.js';
 import { TaskStatus } from './task.js';
 
 export const Message = Type.Object({
-  id: Type.String(),
-  senderId: Type.String(),
-  senderType: Type.Enum(['USER', 'AGENT']),
-  content: Type.String(),
-  fileUrl: Nullable(Type.String()),
+  id: Type.String({ description: 'Message id (msg_...); also the SSE event id and the page cursor' }),
+  senderId: Type.String({ description: 'The worker (wrk_...) or agent (agt_...) who sent it' }),
+  senderType: Type.Enum(['USER', 'AGENT'], { description: 'USER is the worker' }),
+  content: Type.String({ description: 'Up to 4000 characters; may be empty when a file is attached' }),
+  fileUrl: Nullable(Type.String({ description: 'The attached file, served at this URL' })),
   fileName: Nullable(Type.String()),
-  fileSize: Nullable(Type.Integer()),
-  mimeType: Nullable(Type.String()),
+  fileSize: Nullable(Type.Integer({ description: 'In bytes' })),
+  mimeType: Nullable(Type.String({ description: 'The stored file’s media type' })),
   createdAt: Timestamp,
 });
 
@@ -28,7 +28,11 @@ export const Chat = Type.Object({
 });
 
 export const PostMessageBody = Type.Object({
-  content: Type.String({ maxLength: 4000, default: '' }),
+  content: Type.String({
+    maxLength: 4000,
+    default: '',
+    description: 'Up to 4000 characters; required unless fileUrl is given',
+  }),
   fileUrl: Type.Optional(
     Type.String({ maxLength: 2000, description: 'A fileUrl returned by the upload endpoint' }),
   ),
@@ -38,15 +42,15 @@ export const PostMessageBody = Type.Object({
 });
 
 export const UploadedFile = Type.Object({
-  fileUrl: Type.String(),
+  fileUrl: Type.String({ description: 'Attach it to a message with this URL' }),
   fileName: Type.String(),
-  fileSize: Type.Integer(),
+  fileSize: Type.Integer({ description: 'In bytes; at most 20 MiB' }),
   mimeType: Type.String(),
 });
 
 export const UploadUrlRequest = Type.Object({
-  filename: Type.String({ minLength: 1, maxLength: 200 }),
-  contentType: Type.String({ minLength: 1, maxLength: 100 }),
+  filename: Type.String({ minLength: 1, maxLength: 200, description: 'The file’s name as it will be shown' }),
+  contentType: Type.String({ minLength: 1, maxLength: 100, description: 'Its media type, e.g. image/jpeg' }),
 });
 
 export const UploadUrl = Type.Object({
@@ -54,3 +58,5 @@ export const UploadUrl = Type.Object({
   fileUrl: Type.String(),
   expiresAt: Timestamp,
 });
+
+nameSchemas({ Message, Chat, PostMessageBody, UploadedFile, UploadUrlRequest, UploadUrl });

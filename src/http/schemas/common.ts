@@ -41,6 +41,17 @@ export const ValidationErrorBody = Type.Object(
   },
   { additionalProperties: true },
 );
+export const UnauthorizedBody = Type.Object(
+  {
+    error: Type.Literal('Unauthorized'),
+    reason: Type.Enum(['missing', 'malformed', 'unknown'], {
+      description: 'No credential sent, not in the expected form, or not one the service knows',
+    }),
+    message: Type.String({ description: 'What to send instead' }),
+  },
+  { additionalProperties: true },
+);
+nameSchemas({ Error: ErrorBody, ValidationError: ValidationErrorBody, Unauthorized: UnauthorizedBody });
 
 export const IdParam = Type.Object({ id: Type.String({ maxLength: 100 }) });
 export const TaskIdParam = Type.Object({ taskId: Type.String({ maxLength: 100 }) });
@@ -57,9 +68,20 @@ export const NextCursor = Nullable(
   Type.String({ description: 'Pass as cursor for the next page; null on the last page' }),
 );
 
+/**
+ * Names schemas for the OpenAPI document: each becomes `components.schemas.<Name>` and is
+ * referenced by $ref wherever it is used (see refineDocument in openapi.ts). Only the title is
+ * added; validation and serialization ignore it.
+ */
+export function nameSchemas(schemas: Record<string, TSchema>): void {
+  for (const [name, schema] of Object.entries(schemas)) Object.assign(schema, { title: name });
+}
+
 /** Error responses a route can give, by status; each documents the shared error shape. */
 export function errors(...codes: number[]): Record<number, TSchema> {
   const out: Record<number, TSchema> = {};
-  for (const code of codes) out[code] = code === 400 ? ValidationErrorBody : ErrorBody;
+  for (const code of codes) {
+    out[code] = code === 400 ? ValidationErrorBody : code === 401 ? UnauthorizedBody : ErrorBody;
+  }
   return out;
 }

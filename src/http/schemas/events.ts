@@ -86,6 +86,17 @@ const EVENT_DATA: Record<EventType | 'webhook.test', { summary: string; data: TS
       }),
     }),
   },
+  'deposit.received': {
+    summary: 'A deposit to your account was credited from the chain',
+    data: Type.Object({
+      deposit: Type.Object({
+        amount: Amount,
+        fromAddress: Type.String(),
+        txHash: Type.String(),
+        currency: Currency,
+      }),
+    }),
+  },
   'webhook.test': {
     summary: 'Sent by POST /agents/webhooks to check your receiver',
     data: Type.Object({ agentId: Type.String(), message: Type.String() }),
@@ -100,6 +111,15 @@ const HEADERS = [
   ['X-Service-Event', 'The event type'],
   ['X-Service-Timestamp', 'When the event happened (ISO 8601)'],
   ['X-Service-Delivery-Id', 'Stable across retries of one delivery: de-duplicate on it'],
+  ['webhook-id', 'Standard Webhooks: the delivery id, the same on every retry (de-duplicate on it)'],
+  [
+    'webhook-timestamp',
+    'Standard Webhooks: when this attempt was sent, in Unix seconds; refuse one more than 5 minutes off',
+  ],
+  [
+    'webhook-signature',
+    'Standard Webhooks v1: `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, key = your API key as bytes (see docs/webhooks.md)',
+  ],
 ] as const;
 
 /** OpenAPI 3.1 `webhooks`: one entry per event the service posts to your webhook URL. */

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { NotificationRow } from '../../db/repositories/executor.js';
 import type { BotMessage } from '../../telegram/messages.js';
-import { Limit, Nullable, Timestamp } from './common.js';
+import { Limit, Nullable, nameSchemas, Timestamp } from './common.js';
 
 const STATUSES = ['pending', 'sent', 'failed', 'recorded'] as const;
 const KINDS = [
@@ -11,6 +11,8 @@ const KINDS = [
   'message',
   'payment_sent',
   'task_expired',
+  'offer_withdrawn',
+  'task_cancelled',
 ] as const;
 
 export const NotificationQuery = Type.Object({
@@ -55,3 +57,5 @@ export function notificationView(row: NotificationRow & { telegram_id: string },
     createdAt: row.created_at,
   };
 }
+
+nameSchemas({ Notification });

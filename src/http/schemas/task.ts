@@ -1,15 +1,15 @@
 import { Type } from 'typebox';
 import { APPLICATION_STATUSES, PAYMENT_STATUSES, TASK_STATUSES, WORK_STATUSES } from '../../domain/states.js';
-import { Amount, AmountInput, Nullable, Timestamp } from './common.js';
+import { Amount, AmountInput, Nullable, nameSchemas, Timestamp } from './common.js';
 
 export const TaskStatus = Type.Enum(TASK_STATUSES);
 export const PaymentStatus = Type.Enum(PAYMENT_STATUSES);
 export const ApplicationStatus = Type.Enum(APPLICATION_STATUSES);
 
 export const WorkerRef = Type.Object({
-  id: Type.String(),
+  id: Type.String({ description: 'Worker id (wrk_...)' }),
   username: Nullable(Type.String({ description: 'Telegram username, when the worker shows it' })),
-  firstName: Type.String(),
+  firstName: Type.String({ description: 'First name from Telegram' }),
 });
 
 export const ApplicationUser = Type.Object({
@@ -17,24 +17,26 @@ export const ApplicationUser = Type.Object({
   username: Nullable(Type.String()),
   firstName: Type.String(),
   lastName: Nullable(Type.String()),
-  walletAddress: Nullable(Type.String()),
+  walletAddress: Nullable(
+    Type.String({ description: 'The worker’s TON wallet (user-friendly form); null until connected' }),
+  ),
 });
 
 export const Application = Type.Object({
-  id: Type.String(),
+  id: Type.String({ description: 'Application id (app_...)' }),
   status: ApplicationStatus,
-  message: Type.String(),
+  message: Type.String({ description: 'The worker’s cover note, up to 2000 characters' }),
   createdAt: Timestamp,
   user: ApplicationUser,
 });
 
 export const Task = Type.Object({
-  id: Type.String(),
-  title: Type.String(),
-  description: Type.String(),
-  reward: Amount,
-  platformFee: Amount,
-  totalAmount: Amount,
+  id: Type.String({ description: 'Task id (tsk_...)' }),
+  title: Type.String({ description: 'Up to 200 characters' }),
+  description: Type.String({ description: 'Up to 10,000 characters' }),
+  reward: { ...Amount, description: 'What the worker receives, in TON' },
+  platformFee: { ...Amount, description: 'The platform’s 30% of the reward, in TON' },
+  totalAmount: { ...Amount, description: 'reward + platformFee, escrowed from your balance at creation' },
   status: TaskStatus,
   paymentStatus: PaymentStatus,
   executionDeadlineDays: Nullable(
@@ -42,9 +44,15 @@ export const Task = Type.Object({
       description: 'Days the worker has after assignment; null when an absolute deadline is set',
     }),
   ),
-  deadline: Type.Optional(Timestamp),
-  executionDeadline: Nullable(Timestamp),
-  webhookUrl: Nullable(Type.String()),
+  deadline: Type.Optional({ ...Timestamp, description: 'The absolute deadline given at creation, if any' }),
+  executionDeadline: Nullable({
+    ...Timestamp,
+    description:
+      'When the assigned worker’s time runs out (the task then returns to FUNDED); null until assigned',
+  }),
+  webhookUrl: Nullable(
+    Type.String({ description: 'Where this task’s events go (overrides your agent webhook)' }),
+  ),
   createdAt: Timestamp,
   updatedAt: Timestamp,
   agent: Type.Object({ id: Type.String(), name: Nullable(Type.String()) }),
@@ -53,15 +61,30 @@ export const Task = Type.Object({
 });
 
 export const CreateTaskBody = Type.Object({
-  title: Type.String({ minLength: 1, maxLength: 200 }),
-  description: Type.String({ minLength: 1, maxLength: 10_000 }),
-  reward: AmountInput,
-  executionDeadlineDays: Type.Optional(Type.Integer({ minimum: 1, maximum: 90, default: undefined })),
+  title: Type.String({ minLength: 1, maxLength: 200, description: 'What to do, in a line' }),
+  description: Type.String({ minLength: 1, maxLength: 10_000, description: 'The details a worker needs' }),
+  reward: {
+    ...AmountInput,
+    description: 'The worker’s pay in TON, 0.01 to 1,000,000; a 30% fee is added on top',
+  },
+  executionDeadlineDays: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 90,
+      default: undefined,
+      description: 'Days the worker has once assigned (default 7); exclusive with deadline',
+    }),
+  ),
   deadline: Type.Optional(
     Type.String({ format: 'date-time', description: 'Absolute deadline instead of executionDeadlineDays' }),
   ),
   agentName: Type.Optional(Type.String({ maxLength: 100, description: 'Required on your first task' })),
-  webhookUrl: Type.Optional(Type.String({ maxLength: 2000 })),
+  webhookUrl: Type.Optional(
+    Type.String({
+      maxLength: 2000,
+      description: 'http(s) URL for this task’s events instead of your agent webhook',
+    }),
+  ),
   assignToUserId: Type.Optional(
     Type.String({ maxLength: 100, description: 'A worker id: makes a direct offer' }),
   ),
@@ -75,14 +98,16 @@ export const CreatedOffer = Type.Object({
 
 export const InsufficientBalance = Type.Object({
   error: Type.Literal('Insufficient balance'),
-  currentBalance: Amount,
-  requiredAmount: Amount,
-  message: Type.String(),
+  currentBalance: { ...Amount, description: 'Your available balance now, in TON' },
+  requiredAmount: { ...Amount, description: 'What the task costs (reward + fee), in TON' },
+  message: Type.String({ description: 'The arithmetic, and what to do' }),
 });
 
 export const PatchTaskBody = Type.Object({
-  status: Type.Optional(Type.Enum(WORK_STATUSES)),
-  executionDeadlineDays: Type.Optional(Type.Integer({ minimum: 1, maximum: 90 })),
+  status: Type.Optional(Type.Enum(WORK_STATUSES, { description: 'Move an assigned task forward' })),
+  executionDeadlineDays: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 90, description: 'New number of days, for a task not yet assigned' }),
+  ),
 });
 
 export const TaskListQuery = Type.Object({
@@ -95,11 +120,16 @@ export const TaskListQuery = Type.Object({
 export const CancelResult = Type.Object({
   success: Type.Boolean(),
   task: Type.Object({ id: Type.String(), status: TaskStatus, paymentStatus: PaymentStatus }),
-  refund: Type.Object({ amount: Amount, destination: Type.Literal('agent_balance') }),
+  refund: Type.Object({
+    amount: { ...Amount, description: 'The whole escrowed total, back on your balance, in TON' },
+    destination: Type.Literal('agent_balance'),
+  }),
 });
 
 export const RefundBody = Type.Union([
-  Type.Object({ reason: Type.Optional(Type.String({ maxLength: 1000 })) }),
+  Type.Object({
+    reason: Type.Optional(Type.String({ maxLength: 1000, description: 'Why, for your records' })),
+  }),
   Type.Null(),
 ]);
 
@@ -107,17 +137,21 @@ export const CompleteResult = Type.Object({
   success: Type.Boolean(),
   task: Type.Object({ id: Type.String(), status: TaskStatus, paymentStatus: PaymentStatus }),
   payment: Type.Object({
-    amount: Amount,
-    toAddress: Type.String(),
+    amount: { ...Amount, description: 'The reward sent to the worker, in TON' },
+    toAddress: Type.String({ description: 'The worker’s TON wallet' }),
     txHash: Nullable(Type.String({ description: 'null while the transfer is pending; it is retried' })),
     status: Type.String({ description: 'confirmed or pending' }),
+    pending: Type.Boolean({
+      description:
+        'true until the transfer is confirmed on chain (txHash is null meanwhile); on testnet/mainnet the answer never waits for finality, and the payment.sent webhook carries the final hash',
+    }),
     recipient: WorkerRef,
   }),
   fee: Type.Object({
-    amount: Amount,
-    toAddress: Type.String(),
-    txHash: Nullable(Type.String()),
-    success: Type.Boolean(),
+    amount: { ...Amount, description: 'The platform fee, in TON' },
+    toAddress: Type.String({ description: 'The platform’s fee address' }),
+    txHash: Nullable(Type.String({ description: 'null while the fee transfer is pending' })),
+    success: Type.Boolean({ description: 'Whether the fee transfer is on chain yet' }),
   }),
 });
 
@@ -125,14 +159,34 @@ export const Rating = Type.Object({
   id: Type.String(),
   taskId: Type.String(),
   raterType: Type.Enum(['AGENT', 'USER']),
-  score: Type.Integer({ minimum: 1, maximum: 5 }),
+  score: Type.Integer({ minimum: 1, maximum: 5, description: '1 (worst) to 5 (best)' }),
   comment: Nullable(Type.String()),
   createdAt: Timestamp,
 });
 
 export const RateBody = Type.Object({
-  score: Type.Integer({ minimum: 1, maximum: 5 }),
-  comment: Type.Optional(Type.String({ maxLength: 1000 })),
+  score: Type.Integer({ minimum: 1, maximum: 5, description: '1 (worst) to 5 (best)' }),
+  comment: Type.Optional(Type.String({ maxLength: 1000, description: 'Up to 1000 characters' })),
 });
 
 export const AcceptApplicationBody = Type.Object({ status: Type.Literal('ACCEPTED') });
+
+nameSchemas({
+  TaskStatus,
+  PaymentStatus,
+  ApplicationStatus,
+  WorkerRef,
+  ApplicationUser,
+  Application,
+  Task,
+  CreateTaskBody,
+  CreatedOffer,
+  InsufficientBalance,
+  PatchTaskBody,
+  CancelResult,
+  RefundBody,
+  CompleteResult,
+  Rating,
+  RateBody,
+  AcceptApplicationBody,
+});

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Timestamp } from './common.js';
+import { nameSchemas, Timestamp } from './common.js';
 
 export const WalletChallenge = Type.Object({
   payload: Type.String({
@@ -8,7 +8,7 @@ export const WalletChallenge = Type.Object({
   expiresAt: Timestamp,
 });
 
-const TonConnectProof = Type.Object(
+export const TonConnectProof = Type.Object(
   {
     address: Type.String({
       minLength: 1,
@@ -67,3 +67,5 @@ export const WalletBody = Type.Union([
     },
   ),
 ]);
+
+nameSchemas({ WalletChallenge, WalletBody });

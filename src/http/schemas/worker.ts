@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { SOCIAL_KEYS } from '../../domain/workerProfile.js';
-import { Amount, AmountInput, Nullable, Timestamp } from './common.js';
+import { Amount, AmountInput, Nullable, nameSchemas, Timestamp } from './common.js';
 
 const SocialLinks = Type.Object(
   Object.fromEntries(SOCIAL_KEYS.map((k) => [k, Type.Optional(Type.String())])),
@@ -89,3 +89,5 @@ export const WorkerPatchBody = Type.Object({
   available: Type.Optional(Type.Boolean()),
   showTelegram: Type.Optional(Type.Boolean()),
 });
+
+nameSchemas({ WorkerListEntry, WorkerDetail, WorkerSelf, WorkerPatchBody });

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Amount, Nullable, Timestamp } from './common.js';
+import { Amount, Nullable, nameSchemas, Timestamp } from './common.js';
 import { ApplicationStatus, TaskStatus } from './task.js';
 
 /** A task as a worker sees it: no fee, no webhook, no other applicants. */
@@ -29,3 +29,17 @@ export const PageQuery = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
   cursor: Type.Optional(Type.String({ maxLength: 400 })),
 });
+
+export const WorkerPayout = Type.Object({
+  id: Type.String(),
+  taskId: Type.String(),
+  taskTitle: Type.String(),
+  amount: Amount,
+  status: Type.Enum(['confirmed', 'pending']),
+  toAddress: Nullable(Type.String()),
+  txHash: Nullable(Type.String()),
+  explorerUrl: Nullable(Type.String()),
+  createdAt: Timestamp,
+});
+
+nameSchemas({ WorkerTask, WorkerApplication, WorkerPayout });

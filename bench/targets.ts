@@ -1,0 +1,44 @@
+/**
+ * The speed targets of issue 11, checked on one run's numbers: each Handoff rate as a share of
+ * its ceiling measured in the same run (the bare Fastify route; pgbench for PostgreSQL writes),
+ * so a crowded machine lowers both sides of a ratio rather than only one.
+ */
+import type { Results } from './scenarios.js';
+
+export const TARGET_HEADERS = ['Target', 'Measured', 'Goal', 'Met'];
+
+export function targetRows(results: Results): string[][] {
+  const find = (scenario: string, database: string) =>
+    results.requests.find((m) => m.scenario === scenario && m.database === database);
+  const bare = find('bare Fastify GET /', 'none');
+  const rows: string[][] = [];
+  const ratio = (label: string, value: number | undefined, ceiling: number | undefined, goal: number) => {
+    if (value === undefined || !ceiling) return;
+    const share = value / ceiling;
+    rows.push([label, share.toFixed(2), `>= ${goal}`, share >= goal ? 'yes' : 'no']);
+  };
+  ratio(
+    'SQLite GET /tasks/:id, share of bare Fastify',
+    find('GET /tasks/:id', 'sqlite')?.requestsPerSecond,
+    bare?.requestsPerSecond,
+    0.5,
+  );
+  const sqlitePost = find('POST /tasks', 'sqlite');
+  ratio(
+    'SQLite POST /tasks, share of bare Fastify',
+    sqlitePost?.requestsPerSecond,
+    bare?.requestsPerSecond,
+    0.2,
+  );
+  if (sqlitePost) {
+    const p99 = sqlitePost.latencyP99Ms;
+    rows.push(['SQLite POST /tasks, p99 ms', String(p99), '< 20', p99 < 20 ? 'yes' : 'no']);
+  }
+  ratio(
+    'PostgreSQL POST /tasks, share of pgbench (same transaction, same clients)',
+    find('POST /tasks', 'postgres')?.requestsPerSecond,
+    results.pgbench?.tps,
+    0.5,
+  );
+  return rows;
+}

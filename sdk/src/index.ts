@@ -1,0 +1,21 @@
+export type { ChatStreamOptions } from './chatStream.js';
+export {
+  type Application,
+  type Chat,
+  Handoff,
+  type HandoffOptions,
+  type Message,
+  type Task,
+  type Transaction,
+  type WorkerListEntry,
+} from './client.js';
+export { HandoffError, unwrap } from './errors.js';
+export type { components, paths, webhooks } from './generated/openapi.js';
+export { type Page, paginate } from './pagination.js';
+export { type RetryOptions, retryAfterMs, retryingFetch } from './retry.js';
+export {
+  type VerifyWebhookInput,
+  verifyWebhook,
+  type WebhookEvent,
+  WebhookVerificationError,
+} from './webhooks.js';

@@ -1,0 +1,88 @@
+import { sql } from 'kysely';
+import type { Executor } from './executor.js';
+
+/** Whole-service money sums over agents (operator overview). */
+export async function agentTotals(db: Executor) {
+  const row = await db
+    .selectFrom('agents')
+    .select([
+      (eb) => eb.fn.countAll<number>().as('n'),
+      (eb) => eb.fn.sum('balance_nano').as('balance_nano'),
+      (eb) => eb.fn.sum('locked_nano').as('locked_nano'),
+      (eb) => eb.fn.sum('deposited_nano').as('deposited_nano'),
+      (eb) => eb.fn.sum('spent_nano').as('spent_nano'),
+    ])
+    .executeTakeFirstOrThrow();
+  return {
+    count: Number(row.n),
+    balanceNano: BigInt(row.balance_nano ?? 0),
+    lockedNano: BigInt(row.locked_nano ?? 0),
+    depositedNano: BigInt(row.deposited_nano ?? 0),
+    spentNano: BigInt(row.spent_nano ?? 0),
+  };
+}
+
+export function topAgentsByBalance(db: Executor, limit: number) {
+  return db
+    .selectFrom('agents')
+    .leftJoin('owners', 'owners.id', 'agents.owner_id')
+    .selectAll('agents')
+    .select('owners.wallet_address as owner_wallet')
+    .orderBy('agents.balance_nano', 'desc')
+    .orderBy('agents.id')
+    .limit(limit)
+    .execute();
+}
+
+export function recentDeposits(db: Executor, limit: number) {
+  return db
+    .selectFrom('transactions')
+    .selectAll()
+    .where('type', '=', 'DEPOSIT')
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}
+
+/** Chain transfers not yet sent, oldest first, with the ledger kind (PAYOUT or FEE). */
+export function openTransfers(db: Executor, limit: number) {
+  return db
+    .selectFrom('chain_transfers')
+    .innerJoin('transactions', 'transactions.id', 'chain_transfers.txn_id')
+    .selectAll('chain_transfers')
+    .select('transactions.type as kind')
+    .where('chain_transfers.status', '=', 'pending')
+    .orderBy('chain_transfers.created_at')
+    .limit(limit)
+    .execute();
+}
+
+/** Count of rows per status in an outbox-like table. */
+export async function statusCounts(
+  db: Executor,
+  table: 'chain_transfers' | 'webhook_deliveries' | 'notifications',
+) {
+  const rows = await db
+    .selectFrom(table)
+    .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
+    .groupBy('status')
+    .execute();
+  return new Map(rows.map((r) => [String(r.status), Number(r.n)]));
+}
+
+/** Pending transfers whose last attempt failed (they are being retried). */
+export async function countFailingTransfers(db: Executor): Promise<number> {
+  const row = await db
+    .selectFrom('chain_transfers')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('status', '=', 'pending')
+    .where('last_error', 'is not', null)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function databaseAnswers(db: Executor): Promise<boolean> {
+  const { rows } = await sql<{ one: number }>`select 1 as one`.execute(db);
+  return Number(rows[0]?.one) === 1;
+}

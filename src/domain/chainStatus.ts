@@ -1,0 +1,57 @@
+import { sql } from 'kysely';
+import { readChainState } from '../db/repositories/chainState.js';
+import { CURSOR_KEY } from './chainFollower.js';
+import { PAUSE_KEY, SYNCED_KEY } from './chainSender.js';
+import type { DomainContext } from './context.js';
+
+/** The operator's view of the chain side: wallets, follower, transfers by state, provider health. */
+export async function chainStatus(ctx: DomainContext) {
+  const live = ctx.chain.live;
+  const now = ctx.clock.now();
+  const transfers = await ctx.db
+    .selectFrom('chain_transfers')
+    .select([
+      'status',
+      sql<number>`count(*)`.as('n'),
+      sql<string | null>`min(created_at)`.as('oldest'),
+      sql<number>`sum(case when batch_id is null then 0 else 1 end)`.as('batched'),
+    ])
+    .groupBy('status')
+    .execute();
+  const pending = transfers.find((t) => t.status === 'pending');
+  const sent = transfers.find((t) => t.status === 'sent');
+  const cursorRaw = await readChainState(ctx.db, CURSOR_KEY);
+  const syncedAt = await readChainState(ctx.db, SYNCED_KEY);
+  let hotBalanceNano: bigint | null = null;
+  let balanceError: string | null = null;
+  try {
+    hotBalanceNano = await ctx.chain.getBalance(ctx.chain.hotWalletAddress);
+  } catch (error) {
+    balanceError = (error as Error).message;
+  }
+  const ageSec = (iso: string | null | undefined) =>
+    iso ? Math.max(0, Math.floor((now.getTime() - Date.parse(iso)) / 1000)) : null;
+  return {
+    network: ctx.chain.network,
+    hotWallet: { address: ctx.chain.hotWalletAddress, balanceNano: hotBalanceNano, balanceError },
+    depositAddress: ctx.chain.depositAddress,
+    feeAddress: ctx.chain.feeAddress,
+    watcher: live
+      ? {
+          cursor: cursorRaw ? (JSON.parse(cursorRaw) as { lt: string; hash: string }) : null,
+          lagSec: syncedAt ? Math.max(0, live.nowSeconds() - Number(syncedAt)) : null,
+        }
+      : null,
+    transfers: {
+      pending: Number(pending?.n ?? 0) - Number(pending?.batched ?? 0),
+      sent: Number(pending?.batched ?? 0),
+      confirmed: Number(sent?.n ?? 0),
+      // A transfer is never abandoned: one the wallet could not pay goes back to pending.
+      failed: 0,
+      oldestUnconfirmedAgeSec: ageSec(pending?.oldest),
+    },
+    payoutsPaused: await readChainState(ctx.db, PAUSE_KEY),
+    lastProviderError: live?.client.lastError ?? null,
+    providerRequests: live?.client.budget.requests ?? null,
+  };
+}

@@ -1,0 +1,91 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { safeEqual } from '../domain/apiKeys.js';
+import type { DomainContext } from '../domain/context.js';
+import { requireOwnedAgent } from '../domain/ownerAgents.js';
+import { findOwnerSession, type OwnerSession } from '../domain/ownerSessions.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the console session hook on console routes. */
+    owner: OwnerSession | null;
+  }
+}
+
+export const SESSION_COOKIE = 'handoff_console';
+export const CSRF_HEADER = 'x-csrf-token';
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** The value of one cookie from the Cookie header, or null. */
+export function readCookie(request: FastifyRequest, name: string): string | null {
+  const header = request.headers.cookie;
+  if (!header) return null;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq < 0) continue;
+    if (part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return null;
+}
+
+/**
+ * The session cookie: HttpOnly (page scripts never see the token), SameSite=Strict (other sites'
+ * requests do not carry it), Secure unless the service runs on localhost over plain HTTP.
+ */
+export function sessionCookie(token: string, options: { secure: boolean; maxAgeS: number }): string {
+  const parts = [
+    `${SESSION_COOKIE}=${token}`,
+    'Path=/console',
+    'HttpOnly',
+    'SameSite=Strict',
+    `Max-Age=${options.maxAgeS}`,
+  ];
+  if (options.secure) parts.push('Secure');
+  return parts.join('; ');
+}
+
+/** Cookies are Secure everywhere but a local development host. */
+export function secureCookies(publicUrl: string): boolean {
+  const url = new URL(publicUrl);
+  const local = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+  return url.protocol === 'https:' || !local;
+}
+
+/**
+ * Console session: a live session cookie, and on every state-changing request the session's
+ * CSRF token in X-CSRF-Token. A cross-site page can make the browser send the cookie (where
+ * SameSite does not stop it) but cannot read the token, so its POST is refused.
+ */
+export function ownerSessionAuth(ctx: DomainContext) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const token = readCookie(request, SESSION_COOKIE);
+    const session = token ? await findOwnerSession(ctx, token) : null;
+    if (!session) {
+      return reply.status(401).send({
+        error: 'Unauthorized',
+        reason: token ? 'unknown' : 'missing',
+        message: 'Your console session has ended or is missing: sign in with your wallet',
+      });
+    }
+    if (!SAFE_METHODS.has(request.method)) {
+      const sent = request.headers[CSRF_HEADER];
+      if (typeof sent !== 'string' || !safeEqual(sent, session.csrfToken)) {
+        return reply.status(403).send({
+          error: `Missing or wrong ${CSRF_HEADER} header: send the csrfToken from GET /console/api/session`,
+        });
+      }
+    }
+    request.owner = session;
+  };
+}
+
+/**
+ * For the agent API mounted under /console/api/agents/:agentId/api: the signed-in owner acts as
+ * their agent. Another owner's agent answers 404, like an agent that does not exist.
+ */
+export function ownedAgentAuth(ctx: DomainContext) {
+  return async (request: FastifyRequest) => {
+    const { agentId } = request.params as { agentId?: string };
+    const agent = await requireOwnedAgent(ctx, request.owner!.ownerId, agentId ?? '');
+    request.agentId = agent.id;
+  };
+}

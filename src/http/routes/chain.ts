@@ -1,0 +1,164 @@
+import { Type } from 'typebox';
+import {
+  assignUnmatchedDeposit,
+  depositInstructions,
+  markUnmatchedReturned,
+  unmatchedDeposits,
+} from '../../domain/chainDeposits.js';
+import { chainStatus } from '../../domain/chainStatus.js';
+import { formatTon } from '../../domain/money.js';
+import { reconcile } from '../../domain/reconciliation.js';
+import { ADMIN_SECURITY, AGENT_SECURITY, type Routes } from '../routeTypes.js';
+import { Transaction } from '../schemas/agent.js';
+import { Amount, errors, Nullable } from '../schemas/common.js';
+import { transactionView } from '../views.js';
+
+const DepositInfo = Type.Object({
+  network: Type.String({ description: 'sandbox, testnet or mainnet' }),
+  address: Type.String({ description: 'Send TON here' }),
+  memo: Type.String({ description: 'Put this text as the transfer comment, exactly; it names your account' }),
+  link: Type.String({ description: 'ton://transfer link with the memo as text, for wallet apps' }),
+  minimum: Amount,
+});
+
+/** Agent side: how to top up. */
+export const chainAgentRoutes: Routes = async (app, { ctx }) => {
+  app.get(
+    '/agents/me/deposit',
+    {
+      schema: {
+        tags: ['Agent'],
+        security: AGENT_SECURITY,
+        operationId: 'getDepositInfo',
+        summary:
+          'Where to send TON to top up your balance: a transfer to the address with your memo as the comment is credited once it is on chain',
+        response: { 200: DepositInfo, ...errors(401) },
+      },
+    },
+    async (request) => {
+      const { minimumNano, ...info } = depositInstructions(ctx, request.agentId);
+      return { ...info, minimum: formatTon(minimumNano) };
+    },
+  );
+};
+
+const UnmatchedDeposit = Type.Object({
+  txHash: Type.String(),
+  lt: Type.String(),
+  fromAddress: Type.String(),
+  amount: Amount,
+  memo: Type.String(),
+  reason: Type.String({ description: 'unknown_memo or below_minimum' }),
+  status: Type.String({ description: 'open, assigned or returned' }),
+  agentId: Nullable(Type.String()),
+  createdAt: Type.String(),
+});
+const TxHashParam = Type.Object({ txHash: Type.String({ pattern: '^[0-9a-f]{64}$' }) });
+const tags = ['Operator'];
+const security = ADMIN_SECURITY;
+
+/** Operator side: the chain's state, unmatched deposits and reconciliation. */
+export const chainAdminRoutes: Routes = async (app, { ctx }) => {
+  app.get(
+    '/admin/chain',
+    {
+      schema: {
+        operationId: 'adminGetChainStatus',
+        tags,
+        security,
+        summary:
+          'Network, hot wallet and its on-chain balance, deposit address, watcher cursor and lag, transfers by state, payout pause, last provider error',
+        response: { 200: Type.Unknown(), ...errors(401) },
+      },
+    },
+    async () => jsonSafe(await chainStatus(ctx)),
+  );
+
+  app.get(
+    '/admin/reconciliation',
+    {
+      schema: {
+        operationId: 'adminReconcile',
+        tags,
+        security,
+        summary:
+          'Compare every ledger row that claims a chain transfer with the chain: missing, duplicated, different amount or address',
+        response: { 200: Type.Unknown(), ...errors(401, 409) },
+      },
+    },
+    async () => jsonSafe(await reconcile(ctx)),
+  );
+
+  app.get(
+    '/admin/deposits/unmatched',
+    {
+      schema: {
+        operationId: 'adminListUnmatchedDeposits',
+        tags,
+        security,
+        summary: 'Deposits with an unknown or missing memo (or below the minimum), kept for the operator',
+        querystring: Type.Object({
+          status: Type.Optional(
+            Type.Union([Type.Literal('open'), Type.Literal('assigned'), Type.Literal('returned')]),
+          ),
+        }),
+        response: { 200: Type.Object({ deposits: Type.Array(UnmatchedDeposit) }), ...errors(400, 401) },
+      },
+    },
+    async (request) => {
+      const rows = await unmatchedDeposits(ctx, request.query.status ?? 'open');
+      return {
+        deposits: rows.map((r) => ({
+          txHash: r.tx_hash,
+          lt: r.lt,
+          fromAddress: r.from_address,
+          amount: formatTon(r.amount_nano),
+          memo: r.memo,
+          reason: r.reason,
+          status: r.status,
+          agentId: r.agent_id,
+          createdAt: r.created_at,
+        })),
+      };
+    },
+  );
+
+  app.post(
+    '/admin/deposits/unmatched/:txHash/assign',
+    {
+      schema: {
+        operationId: 'adminAssignUnmatchedDeposit',
+        tags,
+        security,
+        summary: 'Credit an unmatched deposit to an agent (once: the chain hash is unique in the ledger)',
+        params: TxHashParam,
+        body: Type.Object({ agentId: Type.String({ maxLength: 100 }) }),
+        response: { 201: Type.Object({ transaction: Transaction }), ...errors(400, 401, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      const row = await assignUnmatchedDeposit(ctx, request.params.txHash, request.body.agentId);
+      return reply.status(201).send({ transaction: transactionView({ ...row, task_title: null }) });
+    },
+  );
+
+  app.post(
+    '/admin/deposits/unmatched/:txHash/returned',
+    {
+      schema: {
+        operationId: 'adminMarkUnmatchedDepositReturned',
+        tags,
+        security,
+        summary: 'Record that you sent an unmatched deposit back to its sender; it leaves the open list',
+        params: TxHashParam,
+        response: { 200: Type.Object({ status: Type.String() }), ...errors(400, 401, 404, 409) },
+      },
+    },
+    async (request) => ({ status: (await markUnmatchedReturned(ctx, request.params.txHash)).status }),
+  );
+};
+
+/** Bigint nanotons as decimal strings, so the operator view serializes exactly. */
+function jsonSafe(value: unknown): unknown {
+  return JSON.parse(JSON.stringify(value, (_key, v) => (typeof v === 'bigint' ? v.toString() : v)));
+}

@@ -1,0 +1,93 @@
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { FastifyPluginAsync } from 'fastify';
+import { agentAuth } from '../http/auth.js';
+import { countRequest, type RateLimits } from '../http/rateLimit.js';
+import type { RouteOptions } from '../http/routeTypes.js';
+import { ToolCatalog } from './catalog.js';
+import { hostGuard } from './hostGuard.js';
+import type { RouteTable } from './routeTable.js';
+import { ALL_TOOLS, createMcpServer } from './server.js';
+
+export const MCP_PATH = '/mcp';
+/** upload_file carries up to 20 MiB as base64 (4/3 of it) inside the JSON-RPC message. */
+const MCP_BODY_LIMIT_BYTES = 28 * 1024 * 1024;
+
+export interface McpRouteOptions {
+  routes: RouteOptions;
+  rateLimits: RateLimits;
+  routeTable: RouteTable;
+}
+
+const isToolCall = (message: unknown) => (message as { method?: unknown } | null)?.method === 'tools/call';
+
+/**
+ * Streamable HTTP at /mcp, stateless: every POST gets a fresh server and transport, so any
+ * instance can answer any request. The agent's API key authenticates it exactly as REST; a tool
+ * call counts against its REST route's rate-limit bucket, any other message as a standard request.
+ */
+export const mcpRoutes: FastifyPluginAsync<McpRouteOptions> = async (
+  app,
+  { routes, rateLimits, routeTable },
+) => {
+  const { ctx, config, stats, storage } = routes;
+  let catalog: ToolCatalog | undefined;
+  // Built once every route is registered, so a tool naming a missing route stops the start.
+  app.addHook('onReady', async () => {
+    catalog = new ToolCatalog(ALL_TOOLS, routeTable);
+  });
+  app.addHook('onRequest', hostGuard(config.publicUrl));
+  app.addHook('onRequest', agentAuth(ctx));
+
+  app.post(MCP_PATH, { bodyLimit: MCP_BODY_LIMIT_BYTES, schema: { hide: true } }, async (request, reply) => {
+    const key = `agent:${request.agentId}`;
+    const messages: unknown[] = Array.isArray(request.body) ? request.body : [request.body];
+    const others = messages.filter((m) => !isToolCall(m)).length;
+    for (let i = 0; i < others; i++) {
+      const counted = await countRequest(rateLimits, 'standard', key);
+      if (counted.exceeded) {
+        reply.header('retry-after', counted.resetS);
+        return reply
+          .status(429)
+          .send({ error: 'Rate limit exceeded', retryAfter: counted.resetS, message: counted.message });
+      }
+    }
+    reply.hijack();
+    const env = { ctx, agentId: request.agentId, stats, storage };
+    const server = createMcpServer(catalog!, env, {
+      count: (bucket) => countRequest(rateLimits, bucket, key),
+      logError: (error, tool) => request.log.error({ err: error, tool }, 'MCP tool failed'),
+    });
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    reply.raw.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(request.raw, reply.raw, request.body);
+    } catch (error) {
+      request.log.error({ err: error }, 'MCP request failed');
+      if (!reply.raw.headersSent) {
+        reply.raw.writeHead(500, { 'content-type': 'application/json' });
+        reply.raw.end(JSON.stringify({ error: 'Internal server error; the request was not completed' }));
+      }
+    }
+  });
+
+  // Stateless: no server-initiated stream to GET and no session to DELETE.
+  for (const method of ['GET', 'DELETE'] as const) {
+    app.route({
+      method,
+      url: MCP_PATH,
+      schema: { hide: true },
+      handler: (_request, reply) =>
+        reply
+          .status(405)
+          .header('allow', 'POST')
+          .send({ error: 'This MCP endpoint is stateless: send each JSON-RPC message with POST' }),
+    });
+  }
+};

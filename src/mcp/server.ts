@@ -1,0 +1,32 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { accountTools } from './accountTools.js';
+import type { CallDeps, ToolCatalog } from './catalog.js';
+import { taskTools } from './taskTools.js';
+import type { ToolEnv } from './tool.js';
+
+export const SERVER_INFO = { name: 'handoff', title: 'Handoff', version: '0.1.0' };
+
+/** Every tool, in the order clients list them. */
+export const ALL_TOOLS = [...taskTools, ...accountTools];
+
+export const INSTRUCTIONS =
+  'Handoff lets you hire human workers for real-world tasks and pay them in TON. A typical run: ' +
+  'get_agent_profile (balance), create_task (escrows reward + 30% fee), list_applications, ' +
+  'accept_application, send_message / get_messages to work with the worker, complete_task (pays the ' +
+  'worker on chain), rate_worker. Amounts are TON decimal strings such as "6.5". Errors come back as ' +
+  'tool errors whose text is the API error (status, error, and details when a field is wrong).';
+
+/**
+ * One MCP server for one agent: a low-level Server whose tools publish the REST routes' JSON
+ * Schemas as they are (McpServer would want Zod schemas instead). Stateless HTTP builds one per
+ * request; the stdio proxy has its own (stdio.ts).
+ */
+export function createMcpServer(catalog: ToolCatalog, env: ToolEnv, deps: CallDeps): Server {
+  const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: catalog.tools }));
+  server.setRequestHandler(CallToolRequestSchema, (request) =>
+    catalog.call(env, request.params.name, request.params.arguments, deps),
+  );
+  return server;
+}

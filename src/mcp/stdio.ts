@@ -1,0 +1,93 @@
+import { randomUUID } from 'node:crypto';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+
+/**
+ * The stdio MCP server an MCP client config launches (`node bin/handoff-mcp.mjs`): a separate
+ * process that serves the tools of a running Handoff service by forwarding each request to its
+ * /mcp endpoint with the agent's API key. Tools, schemas, annotations, results and errors are the
+ * service's own, so the two transports cannot drift apart. Nothing but MCP goes to stdout.
+ */
+
+export interface StdioSettings {
+  url: URL;
+  apiKey: string;
+}
+
+/** HANDOFF_URL (default http://localhost:3000) and HANDOFF_API_KEY; throws with what to fix. */
+export function stdioSettings(env: NodeJS.ProcessEnv): StdioSettings {
+  const apiKey = env.HANDOFF_API_KEY?.trim();
+  if (!apiKey) throw new Error('Set HANDOFF_API_KEY to your agent API key (hr_...)');
+  if (!apiKey.startsWith('hr_'))
+    throw new Error('HANDOFF_API_KEY must be an agent API key starting with hr_');
+  let url: URL;
+  try {
+    url = new URL('/mcp', env.HANDOFF_URL || 'http://localhost:3000');
+  } catch {
+    throw new Error(
+      `HANDOFF_URL is not a URL: ${env.HANDOFF_URL}; set it to the service, e.g. http://localhost:3000`,
+    );
+  }
+  return { url, apiKey };
+}
+
+/** Connects to the service's /mcp and serves the same tools on stdin/stdout. */
+export async function serveStdio(settings: StdioSettings): Promise<void> {
+  const upstream = new Client({ name: 'handoff-mcp-stdio', version: '0.1.0' });
+  try {
+    await upstream.connect(
+      new StreamableHTTPClientTransport(settings.url, {
+        requestInit: { headers: { authorization: `Bearer ${settings.apiKey}` } },
+      }),
+    );
+  } catch (error) {
+    const reason =
+      (error as { code?: number }).code === 401
+        ? 'HANDOFF_API_KEY was refused; check the key'
+        : `${(error as Error).message}; is the service running there? (set HANDOFF_URL)`;
+    throw new Error(`Cannot connect to Handoff at ${settings.url}: ${reason}`);
+  }
+  const info = upstream.getServerVersion() ?? { name: 'handoff', version: '0.1.0' };
+  const instructions = upstream.getInstructions();
+  const server = new Server(info, { capabilities: { tools: {} }, ...(instructions ? { instructions } : {}) });
+  server.setRequestHandler(ListToolsRequestSchema, (request) => upstream.listTools(request.params));
+  const { tools } = await upstream.listTools();
+  const keyed = new Set(
+    tools.filter((t) => 'idempotencyKey' in (t.inputSchema.properties ?? {})).map((t) => t.name),
+  );
+  server.setRequestHandler(CallToolRequestSchema, (request) => callOnce(upstream, keyed, request.params));
+  server.onclose = () => void upstream.close();
+  await server.connect(new StdioServerTransport());
+}
+
+type CallParams = Parameters<Client['callTool']>[0];
+
+/**
+ * Forwards a call; a tool that creates something or moves money gets an idempotency key (unless
+ * the client gave one), so the one retry after a lost connection can never act twice.
+ */
+async function callOnce(upstream: Client, keyed: Set<string>, params: CallParams) {
+  const args = { ...(params.arguments ?? {}) };
+  if (keyed.has(params.name) && args.idempotencyKey === undefined) args.idempotencyKey = randomUUID();
+  const call = { ...params, arguments: args };
+  try {
+    return await upstream.callTool(call);
+  } catch (error) {
+    if (!keyed.has(params.name) || error instanceof McpError) throw error;
+    return upstream.callTool(call);
+  }
+}
+
+async function main(): Promise<void> {
+  try {
+    await serveStdio(stdioSettings(process.env));
+  } catch (error) {
+    process.stderr.write(`handoff-mcp: ${(error as Error).message}\n`);
+    process.exit(1);
+  }
+}
+
+await main();

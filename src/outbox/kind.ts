@@ -1,0 +1,74 @@
+import type { Executor } from '../db/repositories/executor.js';
+import type { OutboxTable } from '../db/repositories/outbox.js';
+
+/** What every due row carries, whatever its kind: enough to claim it and count its attempt. */
+export interface DueRow {
+  id: string;
+  attempts: number;
+  next_attempt_at: string;
+}
+
+/** When a kind gives up, how long it waits between attempts, and how much it takes on at once. */
+export interface RetryPolicy {
+  /** Rows taken per pass, and attempts in flight at once within a pass. */
+  batch: number;
+  parallel: number;
+  /** Attempts in all, the first included; `Infinity` for work that is never abandoned. */
+  maxAttempts: number;
+  /** The wait after the `attempts`-th attempt failed. */
+  delayMs(attempts: number): number;
+  /**
+   * When an attempt counts. `claimed`: at the claim, so a crash mid-attempt uses one up and a
+   * claimed row is visibly in progress (a notification takes no more batched messages once
+   * claimed). `recorded`: with its outcome, so only answered attempts count (a webhook's crash
+   * mid-attempt does not eat one of the agent's retries).
+   */
+  countAttempt: 'claimed' | 'recorded';
+}
+
+/**
+ * A policy of the first attempt plus one retry per listed wait (the n-th failure waits
+ * `delays[n - 1]`); the attempt after the last wait is the last.
+ */
+export function listedPolicy(
+  delays: readonly number[],
+  rest: Pick<RetryPolicy, 'countAttempt' | 'batch' | 'parallel'>,
+): RetryPolicy {
+  return { ...rest, maxAttempts: delays.length + 1, delayMs: (attempts) => delays[attempts - 1] ?? 0 };
+}
+
+/** How one attempt went; `final` when no retry can help (a refused address, a blocked bot). */
+export type Outcome =
+  | { ok: true; columns?: Record<string, string | number | null> }
+  | {
+      ok: false;
+      error: string;
+      final?: boolean;
+      /** The receiver asked for at least this wait (Telegram's retry_after). */
+      retryAfterMs?: number;
+      columns?: Record<string, string | number | null>;
+    };
+
+/**
+ * One kind of background work. The runner owns claiming, attempt counting, retry timing and
+ * recording; a kind says where its rows are, which are due, and how one attempt is made.
+ */
+export interface OutboxKind<Row extends DueRow> {
+  /** For logs: "webhook delivery". */
+  name: string;
+  table: OutboxTable;
+  policy: RetryPolicy;
+  /** The status a successful attempt leaves (`delivered`, `sent`); failures end `failed`. */
+  doneStatus: string;
+  /** The longest one attempt can take; a claim holds its row for this plus a margin. */
+  attemptTimeoutMs: number;
+  /** Pending rows due at `now`, oldest first. */
+  listDue(db: Executor, now: string, limit: number): Promise<Row[]>;
+  /** Makes one attempt of a claimed row. A throw counts as a failed attempt. */
+  attempt(row: Row): Promise<Outcome>;
+  /**
+   * When set, due rows are not attempted but settled with this status, uncounted (no bot token:
+   * notifications are only recorded for the operator).
+   */
+  settleUnattemptedAs?: string;
+}

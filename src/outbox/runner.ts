@@ -1,0 +1,79 @@
+import type { Executor } from '../db/repositories/executor.js';
+import { claimDue, settleClaimed } from '../db/repositories/outbox.js';
+import type { Clock } from '../domain/clock.js';
+import type { DueRow, OutboxKind, Outcome } from './kind.js';
+
+/** A claim outlives the attempt's own time-out by this, so no other instance starts it meanwhile. */
+export const LEASE_MARGIN_MS = 30_000;
+const MAX_ERROR_LENGTH = 500;
+
+export interface OutboxContext {
+  db: Executor;
+  clock: Clock;
+}
+
+/**
+ * One pass over a kind: lists up to a batch of due rows and attempts each once, with up to
+ * `parallel` attempts in flight (a pool, so a slow receiver holds one slot, not a group).
+ * Returns how many rows were due, so the caller can poll again at once after a full batch.
+ */
+export async function runDue<Row extends DueRow>(ctx: OutboxContext, kind: OutboxKind<Row>): Promise<number> {
+  const due = await kind.listDue(ctx.db, ctx.clock.now().toISOString(), kind.policy.batch);
+  let next = 0;
+  const slot = async () => {
+    while (next < due.length) await attemptRow(ctx, kind, due[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(kind.policy.parallel, due.length) }, slot));
+  return due.length;
+}
+
+/**
+ * Claims one due row (compare-and-set, so among instances only one attempts it), attempts it,
+ * and records the outcome while the claim still holds: done, pending again after the policy's
+ * delay, or failed once the attempts are spent or the outcome is final.
+ */
+export async function attemptRow<Row extends DueRow>(
+  ctx: OutboxContext,
+  kind: OutboxKind<Row>,
+  row: Row,
+): Promise<void> {
+  const started = ctx.clock.now();
+  if (kind.settleUnattemptedAs) {
+    await settleClaimed(ctx.db, kind.table, row.id, row.next_attempt_at, {
+      status: kind.settleUnattemptedAs,
+      updated_at: started.toISOString(),
+    });
+    return;
+  }
+  const { policy } = kind;
+  const attempts = row.attempts + 1;
+  const leaseUntil = new Date(started.getTime() + kind.attemptTimeoutMs + LEASE_MARGIN_MS).toISOString();
+  const claimed = await claimDue(ctx.db, kind.table, row.id, row.next_attempt_at, {
+    leaseUntil,
+    now: started.toISOString(),
+    attempts: policy.countAttempt === 'claimed' ? attempts : undefined,
+  });
+  if (!claimed) return;
+  const outcome = await kind
+    .attempt(row)
+    .catch(
+      (error: unknown): Outcome => ({ ok: false, error: `attempt failed: ${(error as Error).message}` }),
+    );
+  const now = ctx.clock.now();
+  const failed = !outcome.ok && (outcome.final === true || attempts >= policy.maxAttempts);
+  const waitMs = outcome.ok || failed ? 0 : Math.max(policy.delayMs(attempts), outcome.retryAfterMs ?? 0);
+  await settleClaimed(
+    ctx.db,
+    kind.table,
+    row.id,
+    leaseUntil,
+    {
+      status: outcome.ok ? kind.doneStatus : failed ? 'failed' : 'pending',
+      attempts,
+      next_attempt_at: new Date(now.getTime() + waitMs).toISOString(),
+      last_error: outcome.ok ? null : outcome.error.slice(0, MAX_ERROR_LENGTH),
+      updated_at: now.toISOString(),
+    },
+    outcome.columns,
+  );
+}

@@ -1,0 +1,82 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+import { consoleOk, signInOwner } from '../helpers/consoleApi.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t.close());
+
+describe('GET /admin/overview', () => {
+  it('needs the ADMIN_TOKEN', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/admin/overview' });
+    expect(res.statusCode).toBe(401);
+    const owner = await signInOwner(t);
+    const asOwner = await t.app.inject({
+      method: 'GET',
+      url: '/admin/overview',
+      headers: { cookie: owner.cookie },
+    });
+    expect(asOwner.statusCode).toBe(401);
+  });
+
+  it('sums the money held for agents, lists them with their owners, and reports health', async () => {
+    const owner = await signInOwner(t);
+    const { agent, apiKey } = await consoleOk(t, owner, 'POST', '/agents', { name: 'Owned' }, 201);
+    await consoleOk(t, owner, 'POST', `/agents/${agent.id}/faucet`, { amount: '7' }, 201);
+    const admin = await t.app.inject({ method: 'POST', url: '/admin/agents', headers: t.admin, payload: {} });
+    const operatorAgent = admin.json().agent.id;
+    await t.app.inject({
+      method: 'POST',
+      url: `/admin/agents/${operatorAgent}/deposits`,
+      headers: t.admin,
+      payload: { amount: '3' },
+    });
+    const task = await t.app.inject({
+      method: 'POST',
+      url: '/tasks',
+      headers: { authorization: `Bearer ${apiKey}` },
+      payload: { title: 'Count the chairs', description: 'In the lobby', reward: '1' },
+    });
+    const locked = task.json().task.totalAmount;
+
+    const res = await t.app.inject({ method: 'GET', url: '/admin/overview', headers: t.admin });
+    expect(res.statusCode, res.body).toBe(200);
+    const o = res.json();
+    expect(o.health).toEqual({ database: 'ok' });
+    expect(o.network).toBe('sandbox');
+    expect(o.agents).toMatchObject({ count: 2, deposited: '10', spent: '0', locked });
+    expect(Number(o.agents.balance) + Number(o.agents.locked)).toBe(10);
+    expect(o.audit).toEqual({ ok: true, problems: 0 });
+    expect(o.topAgents.map((a: { id: string }) => a.id)).toEqual([agent.id, operatorAgent]);
+    expect(o.topAgents[0].ownerWallet).toMatch(/^0Q|^kQ|^EQ|^UQ/);
+    expect(o.topAgents[1].ownerWallet).toBeNull();
+    expect(o.recentDeposits.map((d: { amount: string }) => d.amount)).toEqual(['3', '7']);
+    expect(o.transfers).toEqual({ pending: 0, failed: 0 });
+    expect(o.openTransfers).toEqual([]);
+    expect(Number(o.chain.hotWalletBalance)).toBeGreaterThan(0);
+  });
+});
+
+describe('the console page', () => {
+  it('is served at /console with its assets, and unknown console API paths stay JSON 404s', async () => {
+    const page = await t.app.inject({ method: 'GET', url: '/console/' });
+    // Built by npm run build:web (the test script builds first); without a build it says so.
+    if (page.statusCode === 503) {
+      expect(page.json().error).toMatch(/npm run build:web/);
+    } else {
+      expect(page.statusCode).toBe(200);
+      expect(page.headers['content-type']).toMatch(/text\/html/);
+      const asset = /src="(\/console\/assets\/[^"]+\.js)"/.exec(page.body)![1]!;
+      const js = await t.app.inject({ method: 'GET', url: asset });
+      expect(js.statusCode).toBe(200);
+      expect(js.headers['cache-control']).toMatch(/immutable/);
+    }
+    const api = await t.app.inject({ method: 'GET', url: '/console/api/nothing-here' });
+    expect(api.statusCode).toBe(404);
+    expect(api.json().error).toMatch(/not found/);
+    const traversal = await t.app.inject({ method: 'GET', url: '/console/..%2f..%2fpackage.json' });
+    expect(traversal.body).not.toMatch(/"name": "handoff"/);
+  });
+});

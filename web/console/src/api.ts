@@ -1,0 +1,51 @@
+/** The console's JSON API: the session cookie goes along, and every change carries the CSRF token. */
+let csrfToken = '';
+
+export function setCsrfToken(token: string) {
+  csrfToken = token;
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: JSON answers are read field by field by the pages
+export type Json = any;
+
+export async function api(method: string, path: string, body?: unknown): Promise<Json> {
+  const headers: Record<string, string> = {};
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (method !== 'GET') headers['x-csrf-token'] = csrfToken;
+  const res = await fetch(`/console/api${path}`, {
+    method,
+    headers,
+    credentials: 'same-origin',
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  const json = text ? JSON.parse(text) : {};
+  if (!res.ok) {
+    const detail = json.details
+      ?.map((d: { path: string; message: string }) => `${d.path} ${d.message}`)
+      .join('; ');
+    throw new ApiError(res.status, detail ? `${json.error}: ${detail}` : json.error || `HTTP ${res.status}`);
+  }
+  return json;
+}
+
+/** The agent API, as the signed-in owner's agent. */
+export const agentApi = (agentId: string, method: string, path: string, body?: unknown) =>
+  api(method, `/agents/${agentId}/api${path}`, body);
+
+/** Operator API calls carry ADMIN_TOKEN (kept in this tab's session storage only). */
+export async function adminApi(token: string, path: string): Promise<Json> {
+  const res = await fetch(path, { headers: { authorization: `Bearer ${token}` } });
+  const json = await res.json();
+  if (!res.ok) throw new ApiError(res.status, json.message || json.error || `HTTP ${res.status}`);
+  return json;
+}

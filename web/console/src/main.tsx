@@ -1,0 +1,23 @@
+import { TonConnectUIProvider, type UIWallet } from '@tonconnect/ui-react';
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { App } from './App';
+import './styles.css';
+
+// The manifest is what a wallet shows about us; wallets fetch it, the page does not.
+const manifestUrl = `${window.location.origin}/console/tonconnect-manifest.json`;
+
+/**
+ * Wallets to list besides TON Connect's public list (a self-hosted or test wallet with its
+ * jsBridgeKey), given by whoever embeds the page before it loads: `window.handoffConsoleWallets`.
+ * The browser tests list their injected test wallet this way.
+ */
+const includeWallets = (window as { handoffConsoleWallets?: UIWallet[] }).handoffConsoleWallets ?? [];
+
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <TonConnectUIProvider manifestUrl={manifestUrl} walletsListConfiguration={{ includeWallets }}>
+      <App />
+    </TonConnectUIProvider>
+  </StrictMode>,
+);

@@ -1,0 +1,212 @@
+import { type FormEvent, useEffect, useState } from 'react';
+import { ErrorLine } from '../App';
+import { adminApi, type Json } from '../api';
+import { Stat } from '../components';
+
+const TOKEN_KEY = 'handoff-admin-token';
+
+/** Operator pages behind ADMIN_TOKEN: money and health at a glance. The token stays in this tab. */
+export function OperatorPage() {
+  const [token, setToken] = useState(() => sessionStorage.getItem(TOKEN_KEY) ?? '');
+  const [draft, setDraft] = useState('');
+  const [overview, setOverview] = useState<Json | null>(null);
+  const [notifications, setNotifications] = useState<Json[]>([]);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    if (!token) return;
+    const load = () => {
+      adminApi(token, '/admin/overview')
+        .then(setOverview)
+        .catch((e) => {
+          setError(e.message);
+          if (e.status === 401) {
+            sessionStorage.removeItem(TOKEN_KEY);
+            setToken('');
+          }
+        });
+      adminApi(token, '/admin/notifications?limit=20')
+        .then((r) => setNotifications(r.notifications))
+        .catch(() => undefined);
+    };
+    load();
+    const timer = setInterval(load, 10_000);
+    return () => clearInterval(timer);
+  }, [token]);
+
+  const signIn = (event: FormEvent) => {
+    event.preventDefault();
+    setError(null);
+    sessionStorage.setItem(TOKEN_KEY, draft);
+    setToken(draft);
+  };
+
+  if (!token) {
+    return (
+      <main className="page narrow">
+        <h1>Operator</h1>
+        <form onSubmit={signIn} className="row">
+          <label>
+            Admin token{' '}
+            <input type="password" value={draft} onChange={(e) => setDraft(e.target.value)} required />
+          </label>
+          <button type="submit" className="primary">
+            Open operator pages
+          </button>
+        </form>
+        <ErrorLine error={error} />
+        <p>
+          <a href="#/">Owner console</a>
+        </p>
+      </main>
+    );
+  }
+  const o = overview;
+  return (
+    <main className="page">
+      <header className="header">
+        <strong>Handoff operator</strong>
+        <span className="muted">{o ? `${o.network} · checked ${o.checkedAt.slice(11, 19)} UTC` : '…'}</span>
+        <button
+          type="button"
+          onClick={() => {
+            sessionStorage.removeItem(TOKEN_KEY);
+            setToken('');
+          }}
+        >
+          Close
+        </button>
+      </header>
+      <ErrorLine error={error} />
+      {o ? (
+        <>
+          <div className="stats">
+            <Stat label="Health" value={o.health.database === 'ok' ? 'OK' : 'DOWN'} />
+            <Stat label="Agents" value={o.agents.count} />
+            <Stat label="Agent balances" value={o.agents.balance} unit="TON" />
+            <Stat label="Locked in tasks" value={o.agents.locked} unit="TON" />
+            <Stat label="Deposited" value={o.agents.deposited} unit="TON" />
+            <Stat label="Spent" value={o.agents.spent} unit="TON" />
+            <Stat label="Hot wallet" value={o.chain.hotWalletBalance} unit="TON" />
+            <Stat label="Pending transfers" value={o.transfers.pending} />
+            <Stat label="Failed transfers" value={o.transfers.failed} />
+            <Stat label="Ledger audit" value={o.audit.ok ? 'OK' : `${o.audit.problems} problems`} />
+            <Stat label="Webhooks pending" value={o.webhooks.pending} />
+            <Stat label="Webhooks failed" value={o.webhooks.failed} />
+            <Stat label="Notifications pending" value={o.notifications.pending} />
+            <Stat label="Notifications failed" value={o.notifications.failed} />
+          </div>
+          <section className="card" aria-labelledby="op-agents">
+            <h2 id="op-agents">Agents by balance</h2>
+            <table aria-label="Agents and balances">
+              <thead>
+                <tr>
+                  <th>Agent</th>
+                  <th>Owner wallet</th>
+                  <th>Balance</th>
+                  <th>Locked</th>
+                  <th>Deposited</th>
+                  <th>Spent</th>
+                </tr>
+              </thead>
+              <tbody>
+                {o.topAgents.map((a: Json) => (
+                  <tr key={a.id}>
+                    <td>{a.name ?? a.id}</td>
+                    <td>{a.ownerWallet ?? '(operator)'}</td>
+                    <td>{a.balance}</td>
+                    <td>{a.lockedByTasks}</td>
+                    <td>{a.deposited}</td>
+                    <td>{a.spent}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </section>
+          <section className="card" aria-labelledby="op-deposits">
+            <h2 id="op-deposits">Recent deposits</h2>
+            <table aria-label="Recent deposits">
+              <thead>
+                <tr>
+                  <th>Agent</th>
+                  <th>Amount</th>
+                  <th>From</th>
+                  <th>Chain transaction</th>
+                  <th>When</th>
+                </tr>
+              </thead>
+              <tbody>
+                {o.recentDeposits.map((d: Json) => (
+                  <tr key={d.id}>
+                    <td>{d.agentId}</td>
+                    <td>{d.amount} TON</td>
+                    <td>{d.fromAddress ?? '—'}</td>
+                    <td>
+                      <code>{d.txHash ? `${d.txHash.slice(0, 12)}…` : '—'}</code>
+                    </td>
+                    <td>{d.createdAt.slice(0, 16).replace('T', ' ')}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </section>
+          <section className="card" aria-labelledby="op-transfers">
+            <h2 id="op-transfers">Pending and failed transfers</h2>
+            <table aria-label="Pending and failed transfers">
+              <thead>
+                <tr>
+                  <th>Transfer</th>
+                  <th>Kind</th>
+                  <th>Amount</th>
+                  <th>To</th>
+                  <th>Status</th>
+                  <th>Attempts</th>
+                  <th>Last error</th>
+                </tr>
+              </thead>
+              <tbody>
+                {o.openTransfers.map((t: Json) => (
+                  <tr key={t.id}>
+                    <td>{t.id}</td>
+                    <td>{t.kind}</td>
+                    <td>{t.amount} TON</td>
+                    <td>{t.toAddress}</td>
+                    <td>{t.status}</td>
+                    <td>{t.attempts}</td>
+                    <td>{t.lastError ?? '—'}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            {o.openTransfers.length === 0 ? (
+              <p className="muted">None: every transfer is confirmed.</p>
+            ) : null}
+          </section>
+        </>
+      ) : null}
+      <section className="card" aria-labelledby="op-notifications">
+        <h2 id="op-notifications">Notifications to workers</h2>
+        <table aria-label="Notifications to workers">
+          <thead>
+            <tr>
+              <th>Kind</th>
+              <th>Worker</th>
+              <th>Status</th>
+              <th>When</th>
+            </tr>
+          </thead>
+          <tbody>
+            {notifications.map((n: Json) => (
+              <tr key={n.id}>
+                <td>{n.kind}</td>
+                <td>{n.workerId}</td>
+                <td>{n.status}</td>
+                <td>{n.createdAt.slice(0, 16).replace('T', ' ')}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
+    </main>
+  );
+}

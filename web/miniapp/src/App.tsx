@@ -1,0 +1,152 @@
+import { useCallback, useEffect, useState } from 'react';
+import { api, type Task, type Worker } from './api';
+import { EarningsScreen } from './screens/Earnings';
+import { MyTasksScreen } from './screens/MyTasks';
+import { ProfileScreen } from './screens/Profile';
+import { TaskDetail } from './screens/TaskDetail';
+import { TasksScreen } from './screens/Tasks';
+import { useBackButton, useDarkTheme } from './telegram';
+import { ErrorNote, Loading } from './ui';
+
+type Tab = 'tasks' | 'mine' | 'earnings' | 'profile';
+const TABS: { id: Tab; label: string }[] = [
+  { id: 'tasks', label: 'Tasks' },
+  { id: 'mine', label: 'My tasks' },
+  { id: 'earnings', label: 'Earnings' },
+  { id: 'profile', label: 'Profile' },
+];
+
+/** A deep link (`startapp=task_<id>`, from a notification) names a task to open. */
+function linkedTaskId(startParam: string | null): string | null {
+  const match = /^(?:task|offer)_([A-Za-z0-9_]{1,60})$/.exec(startParam ?? '');
+  return match ? (match[1] as string) : null;
+}
+
+/** Finds a task the worker can see: an offer, one of theirs, or an open one. */
+async function findTask(id: string): Promise<Task | null> {
+  for (const path of [
+    '/worker/offers?limit=100',
+    '/worker/assignments?limit=100',
+    '/worker/tasks?limit=100',
+  ]) {
+    const { tasks } = await api<{ tasks: Task[] }>('GET', path);
+    const found = tasks.find((t) => t.id === id);
+    if (found) return found;
+  }
+  return null;
+}
+
+export function App({ startParam }: { startParam: string | null }) {
+  const dark = useDarkTheme();
+  const [me, setMe] = useState<Worker | null>(null);
+  const [meError, setMeError] = useState<unknown>(null);
+  const [tab, setTab] = useState<Tab>('tasks');
+  const [open, setOpen] = useState<Task | null>(null);
+  const [linkError, setLinkError] = useState<string | null>(null);
+
+  const loadMe = useCallback(() => {
+    setMeError(null);
+    api<{ worker: Worker }>('GET', '/worker/me').then(({ worker }) => {
+      setMe(worker);
+      // First run: the profile comes first, so agents can find the new worker.
+      if (!worker.headline && !worker.walletAddress) setTab('profile');
+    }, setMeError);
+  }, []);
+  useEffect(loadMe, [loadMe]);
+
+  useEffect(() => {
+    const id = linkedTaskId(startParam);
+    if (!id) return;
+    findTask(id).then(
+      (task) => (task ? setOpen(task) : setLinkError('That task is no longer available.')),
+      () => setLinkError('Could not open the linked task.'),
+    );
+  }, [startParam]);
+
+  useEffect(() => {
+    document.documentElement.dataset.theme = dark ? 'dark' : 'light';
+  }, [dark]);
+
+  useBackButton(open ? () => setOpen(null) : null);
+
+  if (meError) {
+    return (
+      <main className="app">
+        <ErrorNote error={meError} onRetry={loadMe} />
+      </main>
+    );
+  }
+  if (!me) {
+    return (
+      <main className="app">
+        <Loading label="Signing in…" />
+      </main>
+    );
+  }
+
+  const refreshMe = () =>
+    api<{ worker: Worker }>('GET', '/worker/me').then(({ worker }) => setMe(worker), setMeError);
+
+  return (
+    <div className="app">
+      <header className="top">
+        <span className="brand">Handoff</span>
+        <span className="muted small">{me.firstName}</span>
+      </header>
+      <main className="content">
+        {linkError ? <ErrorNote error={linkError} /> : null}
+        {open ? (
+          <TaskDetail
+            key={open.id}
+            task={open}
+            me={me}
+            onChanged={refreshMe}
+            onNeedWallet={() => {
+              setOpen(null);
+              setTab('profile');
+            }}
+          />
+        ) : (
+          <>
+            <h1 className="screen-title">{TABS.find((t) => t.id === tab)?.label}</h1>
+            {tab === 'profile' && !me.headline ? (
+              <p className="welcome">
+                Welcome, {me.firstName}! Set up your profile and wallet, then apply to tasks agents post.
+              </p>
+            ) : null}
+            {tab === 'tasks' ? <TasksScreen onOpen={setOpen} /> : null}
+            {tab === 'mine' ? (
+              <MyTasksScreen
+                onOpen={setOpen}
+                onOpenId={(id) =>
+                  findTask(id).then((t) => (t ? setOpen(t) : setLinkError('That task is closed.')))
+                }
+              />
+            ) : null}
+            {tab === 'earnings' ? <EarningsScreen me={me} /> : null}
+            {tab === 'profile' ? <ProfileScreen me={me} onSaved={setMe} /> : null}
+          </>
+        )}
+      </main>
+      {open ? null : (
+        <div className="tabs" role="tablist" aria-label="Sections">
+          {TABS.map((t) => (
+            <button
+              key={t.id}
+              type="button"
+              role="tab"
+              aria-selected={tab === t.id}
+              className={tab === t.id ? 'tab active' : 'tab'}
+              onClick={() => {
+                setLinkError(null);
+                setTab(t.id);
+              }}
+            >
+              {t.label}
+            </button>
+          ))}
+        </div>
+      )}
+    </div>
+  );
+}

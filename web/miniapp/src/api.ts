@@ -1,0 +1,168 @@
+/** The worker API (`Authorization: tma <initData>`), typed as the server's schemas answer. */
+
+export type TaskStatus =
+  | 'OPEN'
+  | 'FUNDED'
+  | 'OFFERED'
+  | 'ASSIGNED'
+  | 'IN_PROGRESS'
+  | 'REVIEW'
+  | 'COMPLETED'
+  | 'CANCELLED';
+
+export interface Task {
+  id: string;
+  title: string;
+  description: string;
+  reward: string;
+  status: TaskStatus;
+  executionDeadlineDays: number | null;
+  deadline?: string;
+  executionDeadline: string | null;
+  createdAt: string;
+  agent: { id: string; name: string | null };
+}
+
+export interface Application {
+  id: string;
+  taskId: string;
+  status: 'PENDING' | 'ACCEPTED' | 'REJECTED' | 'OFFERED' | 'WITHDRAWN';
+  message: string;
+  createdAt: string;
+  task?: { title: string; status: TaskStatus; reward: string };
+}
+
+export interface Worker {
+  id: string;
+  firstName: string;
+  lastName: string | null;
+  telegramUsername: string | null;
+  headline: string;
+  bio: string | null;
+  country: string | null;
+  timezone: string | null;
+  skills: string[];
+  hourlyRate: string | null;
+  available: boolean;
+  showTelegram: boolean;
+  walletAddress: string | null;
+  completedTasks: number;
+  totalEarned: string;
+  avgRating: number | null;
+  ratingCount: number;
+}
+
+export interface Message {
+  id: string;
+  senderType: 'USER' | 'AGENT';
+  content: string;
+  fileUrl: string | null;
+  fileName: string | null;
+  fileSize: number | null;
+  mimeType: string | null;
+  createdAt: string;
+}
+
+export interface Payout {
+  id: string;
+  taskId: string;
+  taskTitle: string;
+  amount: string;
+  status: 'confirmed' | 'pending';
+  toAddress: string | null;
+  txHash: string | null;
+  explorerUrl: string | null;
+  createdAt: string;
+}
+
+export interface Page<K extends string, T> {
+  nextCursor: string | null;
+  hasMore: boolean;
+  items: T[];
+  key: K;
+}
+
+/** An API refusal, with the server's words (`error`, `message`, `details[].message`). */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+let authorization = '';
+
+/** Set once at start from the launch parameters' init data. */
+export function setInitData(initData: string) {
+  authorization = `tma ${initData}`;
+}
+
+export function authHeader(): string {
+  return authorization;
+}
+
+export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(path, {
+      method,
+      headers: {
+        authorization,
+        ...(body === undefined || body instanceof FormData ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : body instanceof FormData ? body : JSON.stringify(body),
+    });
+  } catch {
+    throw new ApiError(0, 'No connection to Handoff. Check your internet and try again.');
+  }
+  const text = await response.text();
+  let json: unknown = null;
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    // A proxy's HTML error page: described by its status below.
+  }
+  if (!response.ok) throw new ApiError(response.status, describeError(response.status, json));
+  return json as T;
+}
+
+function describeError(status: number, json: unknown): string {
+  const body = (json ?? {}) as { error?: string; message?: string; details?: { message?: string }[] };
+  const detail = body.details?.map((d) => d.message).filter(Boolean)[0];
+  const text = [body.message ?? body.error, detail].filter(Boolean).join(': ');
+  if (text) return text;
+  if (status === 401) return 'Your Telegram session expired. Close and reopen the app.';
+  if (status >= 500) return 'Handoff had a problem. Try again in a moment.';
+  return `Request failed (${status})`;
+}
+
+/** "12.5 TON" */
+export function ton(amount: string): string {
+  return `${amount} TON`;
+}
+
+export function shortDate(iso: string | null | undefined): string {
+  if (!iso) return '';
+  return new Date(iso).toLocaleString(undefined, {
+    year: 'numeric',
+    month: 'short',
+    day: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    timeZone: 'UTC',
+    timeZoneName: 'short',
+  });
+}
+
+export const STATUS_LABEL: Record<TaskStatus, string> = {
+  OPEN: 'Open',
+  FUNDED: 'Open',
+  OFFERED: 'Offered to you',
+  ASSIGNED: 'Assigned to you',
+  IN_PROGRESS: 'In progress',
+  REVIEW: 'In review',
+  COMPLETED: 'Completed',
+  CANCELLED: 'Cancelled',
+};

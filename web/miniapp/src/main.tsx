@@ -1,0 +1,41 @@
+import { TonConnect, TonConnectUIProvider } from '@tonconnect/ui-react';
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { App } from './App';
+import { setInitData } from './api';
+import { startTelegram } from './telegram';
+import { injectedWallets } from './wallets';
+import './styles.css';
+
+const root = createRoot(document.getElementById('root') as HTMLElement);
+const launch = startTelegram();
+if (!launch) {
+  root.render(
+    <main className="app">
+      <h1 className="screen-title">Handoff</h1>
+      <p>Open this app from the Handoff bot in Telegram: it signs you in with your Telegram account.</p>
+    </main>,
+  );
+} else {
+  setInitData(launch.initData);
+  const manifestUrl = `${location.origin}/tonconnect-manifest.json`;
+  // The wallets list ships with the app (no request to config.ton.org at run time); if it cannot
+  // be read, TON Connect falls back to its own built-in list. No analytics are sent.
+  const connector = new TonConnect({
+    manifestUrl,
+    walletsListSource: `${location.origin}/app/tonconnect-wallets.json`,
+    analytics: { mode: 'off' },
+  });
+  root.render(
+    <StrictMode>
+      <TonConnectUIProvider
+        connector={connector}
+        restoreConnection={false}
+        walletsListConfiguration={{ includeWallets: injectedWallets() }}
+        analytics={{ mode: 'off' }}
+      >
+        <App startParam={launch.startParam} />
+      </TonConnectUIProvider>
+    </StrictMode>,
+  );
+}

@@ -1,0 +1,39 @@
+import { STATUS_LABEL, shortDate, type Task, ton } from '../api';
+
+/** A task in a list: a button that opens it, naming the title, reward and deadline. */
+export function TaskCard({
+  task,
+  onOpen,
+  note,
+}: {
+  task: Task;
+  onOpen: (task: Task) => void;
+  note?: string;
+}) {
+  return (
+    <li>
+      <button
+        type="button"
+        className="card"
+        onClick={() => onOpen(task)}
+        aria-label={`Open task ${task.title}`}
+      >
+        <span className="card-row">
+          <strong className="card-title">{task.title}</strong>
+          <span className="reward">{ton(task.reward)}</span>
+        </span>
+        <span className="card-row muted small">
+          <span>{note ?? STATUS_LABEL[task.status]}</span>
+          <span>{deadlineText(task)}</span>
+        </span>
+      </button>
+    </li>
+  );
+}
+
+export function deadlineText(task: Task): string {
+  if (task.executionDeadline) return `Due ${shortDate(task.executionDeadline)}`;
+  if (task.deadline) return `Apply by ${shortDate(task.deadline)}`;
+  if (task.executionDeadlineDays) return `${task.executionDeadlineDays} days to do`;
+  return 'No deadline';
+}

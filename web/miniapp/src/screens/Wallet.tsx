@@ -1,0 +1,106 @@
+import { useTonConnectUI, type Wallet } from '@tonconnect/ui-react';
+import { useEffect, useRef, useState } from 'react';
+import { api, type Worker } from '../api';
+import { haptic } from '../telegram';
+import { ErrorNote } from '../ui';
+import { embeddedWallet } from '../wallets';
+
+/**
+ * Connecting a wallet proves it is the worker's: the service issues a single-use payload, the
+ * wallet signs it into a TON Connect `ton_proof`, and the service checks the signature against
+ * the wallet contract's key before it pays rewards there.
+ */
+export function WalletSection({ me, onSaved }: { me: Worker; onSaved: (worker: Worker) => void }) {
+  const [tonConnectUI] = useTonConnectUI();
+  const [state, setState] = useState<'idle' | 'waiting' | 'saving'>('idle');
+  const [error, setError] = useState<unknown>(null);
+  const waiting = useRef(false);
+
+  const saveLatest = useRef<(wallet: Wallet) => Promise<void>>(async () => undefined);
+  useEffect(
+    () =>
+      tonConnectUI.onStatusChange((wallet) => {
+        if (!wallet || !waiting.current) return;
+        waiting.current = false;
+        void saveLatest.current(wallet);
+      }),
+    [tonConnectUI],
+  );
+
+  useEffect(
+    () =>
+      tonConnectUI.onModalStateChange((modal) => {
+        if (modal.status === 'closed' && waiting.current && modal.closeReason !== 'wallet-selected') {
+          waiting.current = false;
+          setState('idle');
+        }
+      }),
+    [tonConnectUI],
+  );
+
+  saveLatest.current = save;
+  async function save(wallet: Wallet) {
+    setState('saving');
+    try {
+      const proof = wallet.connectItems?.tonProof;
+      if (!proof || !('proof' in proof))
+        throw new Error('The wallet did not sign the proof. Try another wallet.');
+      const { worker } = await api<{ worker: Worker }>('PUT', '/worker/me/wallet', {
+        address: wallet.account.address,
+        network: wallet.account.chain,
+        public_key: wallet.account.publicKey,
+        proof: { ...proof.proof, state_init: wallet.account.walletStateInit },
+      });
+      onSaved(worker);
+      haptic.success();
+    } catch (e) {
+      setError(e);
+      haptic.error();
+    } finally {
+      setState('idle');
+      // The address is saved; the session is not needed (a later change asks for a new proof).
+      await tonConnectUI.disconnect().catch(() => undefined);
+    }
+  }
+
+  const connect = async () => {
+    setError(null);
+    setState('waiting');
+    try {
+      if (tonConnectUI.connected) await tonConnectUI.disconnect();
+      const { payload } = await api<{ payload: string }>('POST', '/worker/me/wallet/challenge');
+      tonConnectUI.setConnectRequestParameters({ state: 'ready', value: { tonProof: payload } });
+      waiting.current = true;
+      const embedded = embeddedWallet();
+      if (embedded) await tonConnectUI.openSingleWalletModal(embedded.appName);
+      else await tonConnectUI.openModal();
+    } catch (e) {
+      waiting.current = false;
+      setState('idle');
+      setError(e);
+    }
+  };
+
+  return (
+    <section className="section" aria-label="Wallet">
+      <h2>Wallet</h2>
+      {me.walletAddress ? (
+        <p className="small">
+          Rewards are paid to <code className="hash">{me.walletAddress}</code>
+        </p>
+      ) : (
+        <p className="small muted">Connect the TON wallet your rewards should be paid to.</p>
+      )}
+      <ErrorNote error={error} />
+      <button type="button" onClick={connect} disabled={state !== 'idle'}>
+        {state === 'saving'
+          ? 'Saving wallet…'
+          : state === 'waiting'
+            ? 'Waiting for the wallet…'
+            : me.walletAddress
+              ? 'Change wallet'
+              : 'Connect wallet'}
+      </button>
+    </section>
+  );
+}

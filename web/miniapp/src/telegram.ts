@@ -1,0 +1,116 @@
+import {
+  backButton,
+  hapticFeedback,
+  init,
+  mainButton,
+  miniApp,
+  retrieveLaunchParams,
+  retrieveRawInitData,
+  themeParams,
+  useSignal,
+  viewport,
+} from '@tma.js/sdk-react';
+import { useEffect, useRef } from 'react';
+
+/** What the app needs from its launch: the init data to sign in with and the deep link. */
+export interface Launch {
+  initData: string;
+  startParam: string | null;
+}
+
+/**
+ * Starts the Telegram SDK: theme colours and safe areas become CSS variables (--tg-theme-*,
+ * --tg-viewport-*), the app expands to full height and tells Telegram it is ready. Returns null
+ * outside Telegram (no launch parameters), where the app can only say how to open it.
+ */
+export function startTelegram(): Launch | null {
+  let initData: string | undefined;
+  let startParam: string | null = null;
+  try {
+    init();
+    initData = retrieveRawInitData();
+    // A direct link (t.me/<bot>?startapp=...) brings tgWebAppStartParam; the bot's own
+    // "Open in Handoff" buttons open the app's URL with ?startapp=... instead.
+    startParam =
+      retrieveLaunchParams().tgWebAppStartParam ?? new URLSearchParams(location.search).get('startapp');
+  } catch (error) {
+    console.error('Not launched from Telegram:', error);
+    return null;
+  }
+  if (!initData) return null;
+  backButton.mount.ifAvailable();
+  mainButton.mount.ifAvailable();
+  themeParams.mount.ifAvailable();
+  themeParams.bindCssVars.ifAvailable();
+  miniApp.mount.ifAvailable();
+  miniApp.bindCssVars.ifAvailable();
+  if (viewport.mount.isAvailable()) {
+    viewport
+      .mount()
+      .then(() => {
+        viewport.bindCssVars.ifAvailable();
+        viewport.expand.ifAvailable();
+      })
+      .catch(() => {
+        // An old client that does not answer: the page still works, at the height it has.
+      });
+  }
+  miniApp.ready.ifAvailable();
+  return { initData, startParam };
+}
+
+export function useDarkTheme(): boolean {
+  return useSignal(themeParams.isDark);
+}
+
+/** Shows Telegram's back button while mounted; pressing it calls `onBack`. */
+export function useBackButton(onBack: (() => void) | null) {
+  const handler = useRef(onBack);
+  handler.current = onBack;
+  const visible = onBack !== null;
+  useEffect(() => {
+    if (!visible || !backButton.show.isAvailable()) return;
+    backButton.show();
+    const off = backButton.onClick(() => handler.current?.());
+    return () => {
+      off();
+      backButton.hide.ifAvailable();
+    };
+  }, [visible]);
+}
+
+export interface MainAction {
+  text: string;
+  onClick: () => void;
+  enabled?: boolean;
+  busy?: boolean;
+}
+
+/**
+ * The screen's main action on Telegram's main button (at the bottom, in the theme's button
+ * colour). Returns false when the client has no main button, and the screen then shows its own.
+ */
+export function useMainButton(action: MainAction | null): boolean {
+  const available = mainButton.setParams.isAvailable();
+  const handler = useRef(action?.onClick);
+  handler.current = action?.onClick;
+  const text = action?.text;
+  const enabled = action?.enabled ?? true;
+  const busy = action?.busy ?? false;
+  useEffect(() => {
+    if (!available || text === undefined) return;
+    mainButton.setParams({ text, isVisible: true, isEnabled: enabled && !busy, isLoaderVisible: busy });
+    const off = mainButton.onClick(() => handler.current?.());
+    return () => {
+      off();
+      mainButton.setParams.ifAvailable({ isVisible: false, isLoaderVisible: false });
+    };
+  }, [available, text, enabled, busy]);
+  return available;
+}
+
+export const haptic = {
+  success: () => hapticFeedback.notificationOccurred.ifAvailable('success'),
+  error: () => hapticFeedback.notificationOccurred.ifAvailable('error'),
+  tap: () => hapticFeedback.impactOccurred.ifAvailable('light'),
+};
