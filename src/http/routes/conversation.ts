@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { chatFor, listChatMessages, listChats, type Party, postMessage } from '../../domain/chat.js';
 import { DomainError, invalid } from '../../domain/errors.js';
-import { createUploadUrl, storeUpload } from '../../domain/uploads.js';
+import { createUploadUrl, storeUpload, tooLarge } from '../../domain/uploads.js';
 import { sendIdempotent } from '../idempotency.js';
 import { AGENT_SECURITY, type Routes, WORKER_SECURITY } from '../routeTypes.js';
 import {
@@ -209,6 +209,9 @@ export function conversationRoutes(side: 'agent' | 'worker'): Routes {
         } catch (error) {
           // The rest of a refused body is not read: close the connection after answering.
           reply.header('connection', 'close');
+          // Past the limit, the parser skips the rest of the file and may reach a body that ends
+          // inside it before storage has counted the buffered bytes: too large wins over malformed.
+          if (file.file.truncated) throw tooLarge();
           throw malformedMultipart(error)
             ? invalid('body', `is not valid multipart: send ${UPLOAD_FORMS}`)
             : error;
