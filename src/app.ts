@@ -14,6 +14,7 @@ import { MAX_UPLOAD_BYTES } from './domain/uploads.js';
 import { InProcessFanout, type MessageFanout } from './events/fanout.js';
 import { adminAuth, agentAuth, workerAuth } from './http/auth.js';
 import { ownedAgentAuth, ownerSessionAuth } from './http/consoleAuth.js';
+import { registerCloseOnShutdown } from './http/closing.js';
 import { registerBodyDrain } from './http/drain.js';
 import { registerErrorHandling } from './http/errors.js';
 import { registerJsonParser } from './http/jsonBody.js';
@@ -124,6 +125,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerValidation(app);
   registerNulGuard(app);
   registerBodyDrain(app);
+  registerCloseOnShutdown(app);
   registerJsonParser(app);
   await app.register(multipart, {
     // One byte over the limit: at exactly the limit busboy would cut the file short silently (the

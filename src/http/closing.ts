@@ -1,0 +1,24 @@
+import type { FastifyInstance } from 'fastify';
+
+/**
+ * Graceful close that actually ends. `app.close()` waits for every open connection, but a
+ * keep-alive connection whose request was in flight when the close began goes idle only after
+ * it is answered, after Fastify closed the idle ones, and would then hold the close open until
+ * the keep-alive timeout (72 s). So while closing, every answer says `Connection: close` (the
+ * socket ends once it is written) and connections that went idle anyway are closed as they
+ * appear. Under load on PostgreSQL this was the difference between a clean exit and the forced one.
+ */
+export function registerCloseOnShutdown(app: FastifyInstance): void {
+  let closing = false;
+  let sweeper: NodeJS.Timeout | undefined;
+  app.addHook('preClose', async () => {
+    closing = true;
+    sweeper = setInterval(() => app.server.closeIdleConnections(), 50);
+    sweeper.unref();
+  });
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (closing) reply.header('connection', 'close');
+    return payload;
+  });
+  app.addHook('onClose', async () => clearInterval(sweeper));
+}
