@@ -1,67 +1,82 @@
 import type { Kysely } from 'kysely';
 import type { TransferResult } from '../chain/gateway.js';
-import type { TransactionRow } from '../db/repositories/executor.js';
+import type { ChainTransferRow, TransactionRow } from '../db/repositories/executor.js';
 import { confirmLedgerRow, findLedgerRow } from '../db/repositories/ledger.js';
 import { findTask } from '../db/repositories/tasks.js';
-import {
-  claimTransfer,
-  findTransfer,
-  listDueTransfers,
-  markTransferSent,
-  recordTransferError,
-} from '../db/repositories/transfers.js';
+import { findTransfer, listDueTransfers, markTransferSent } from '../db/repositories/transfers.js';
 import type { Database } from '../db/schema.js';
+import type { OutboxKind } from '../outbox/kind.js';
+import { attemptRow, runDue } from '../outbox/runner.js';
 import type { DomainContext } from './context.js';
 import { assertInvariant } from './errors.js';
 import { CURRENCY, recordEvent } from './events.js';
 import { formatTon } from './money.js';
 import { notifyWorker } from './notifications.js';
-import { inTransaction } from './transaction.js';
 
 /** Retry delays grow from 5 s and stop growing at 10 minutes; a transfer is never abandoned. */
 const FIRST_RETRY_MS = 5_000;
 const MAX_RETRY_MS = 10 * 60_000;
-const DUE_BATCH = 20;
+/** A sandbox send is in-process; a claim holds its transfer this long (plus the runner's margin). */
+const SEND_TIMEOUT_MS = 60_000;
 
-export function retryDelayMs(attempts: number): number {
-  return Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** Math.min(attempts, 20));
+/** The wait after the `failures`-th failed send (the first failure waits 5 s). */
+export function retryDelayMs(failures: number): number {
+  return Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** Math.min(failures - 1, 20));
+}
+
+type DueTransfer = ChainTransferRow & { id: string };
+
+/**
+ * Sandbox chain transfers (payouts and fees) as outbox work: the runner claims a pending transfer,
+ * sends it (the gateway is idempotent on the transfer id, so a resend after a crash that hid a
+ * success pays nothing twice), and on success marks it sent and confirms its ledger row with the
+ * chain's hash in one transaction. On testnet/mainnet the batch sender does this (chainSender.ts).
+ */
+export function chainTransferKind(ctx: DomainContext): OutboxKind<DueTransfer, TransferResult> {
+  return {
+    name: 'chain transfer',
+    table: 'chain_transfers',
+    policy: {
+      batch: 20,
+      parallel: 1,
+      maxAttempts: Number.POSITIVE_INFINITY,
+      delayMs: retryDelayMs,
+      countAttempt: 'claimed',
+    },
+    doneStatus: 'sent',
+    attemptTimeoutMs: SEND_TIMEOUT_MS,
+    listDue: async (db, now, limit) =>
+      (await listDueTransfers(db, now, limit)).map((row) => ({ ...row, id: row.txn_id })),
+    async attempt(transfer) {
+      const result = await ctx.chain.transfer({
+        transferId: transfer.txn_id,
+        toAddress: transfer.to_address,
+        amountNano: transfer.amount_nano,
+        comment: transfer.comment,
+      });
+      return { ok: true, result };
+    },
+    async onDone(trx, transfer, result) {
+      assertInvariant(result, `transfer ${transfer.txn_id} was sent with a result`);
+      await recordSentTransfer(ctx, trx, transfer.txn_id, transfer.to_address, result);
+    },
+  };
 }
 
 /**
- * One attempt to send a pending chain transfer. Returns the ledger row as it stands afterwards:
- * confirmed with its hash, or still pending (claimed elsewhere, or the send failed).
+ * One attempt to send a pending chain transfer now (the payout's first send, inline with the
+ * completion). Returns the ledger row as it stands afterwards: confirmed with its hash, or still
+ * pending (claimed elsewhere, or the send failed and the background runner retries it).
  */
 export async function attemptTransfer(ctx: DomainContext, txnId: string): Promise<TransactionRow> {
   const transfer = await findTransfer(ctx.db, txnId);
   assertInvariant(transfer, `ledger row ${txnId} has a chain transfer`);
-  // On testnet/mainnet the chain sender loop batches and sends it (see chainSender.ts).
   if (transfer.status === 'pending' && !ctx.chain.live) {
-    const now = ctx.clock.now();
-    const retryAt = new Date(now.getTime() + retryDelayMs(transfer.attempts)).toISOString();
-    const claimed = await claimTransfer(ctx.db, transfer, retryAt, now.toISOString());
-    if (claimed)
-      await sendClaimed(ctx, claimed.txn_id, claimed.to_address, claimed.amount_nano, claimed.comment);
+    await attemptRow(ctx, chainTransferKind(ctx), { ...transfer, id: transfer.txn_id });
   }
   const row = await findLedgerRow(ctx.db, txnId);
   assertInvariant(row, `ledger row ${txnId} exists`);
   return row;
-}
-
-async function sendClaimed(
-  ctx: DomainContext,
-  txnId: string,
-  toAddress: string,
-  amountNano: bigint,
-  comment: string,
-) {
-  let result: TransferResult;
-  try {
-    result = await ctx.chain.transfer({ transferId: txnId, toAddress, amountNano, comment });
-  } catch (error) {
-    await recordTransferError(ctx.db, txnId, (error as Error).message, ctx.clock.now().toISOString());
-    return;
-  }
-  await inTransaction(ctx.db, (trx) => confirmTransfer(ctx, trx, txnId, toAddress, result));
 }
 
 /**
@@ -76,10 +91,25 @@ export async function confirmTransfer(
   toAddress: string,
   result: TransferResult,
 ): Promise<boolean> {
-  const now = ctx.clock.now();
-  const sent = await markTransferSent(trx, txnId, now.toISOString());
+  const sent = await markTransferSent(trx, txnId, ctx.clock.now().toISOString());
   // Another attempt recorded the same (idempotent) send first: nothing more to write.
   if (!sent) return false;
+  await recordSentTransfer(ctx, trx, txnId, toAddress, result);
+  return true;
+}
+
+/**
+ * What a sent transfer writes once its own row says `sent`: the ledger row confirmed with the
+ * chain's hash, and for a payout the payment.sent event and the worker's notification.
+ */
+async function recordSentTransfer(
+  ctx: DomainContext,
+  trx: Kysely<Database>,
+  txnId: string,
+  toAddress: string,
+  result: TransferResult,
+): Promise<void> {
+  const now = ctx.clock.now();
   const row = await confirmLedgerRow(trx, txnId, result, now.toISOString());
   assertInvariant(row, `ledger row ${txnId} was pending`);
   if (row.type === 'PAYOUT' && row.task_id) {
@@ -114,12 +144,9 @@ export async function confirmTransfer(
       });
     }
   }
-  return true;
 }
 
-/** Sends every due pending transfer once; returns how many were attempted. */
-export async function sendDueTransfers(ctx: DomainContext): Promise<number> {
-  const due = await listDueTransfers(ctx.db, ctx.clock.now().toISOString(), DUE_BATCH);
-  for (const transfer of due) await attemptTransfer(ctx, transfer.txn_id);
-  return due.length;
+/** One pass of the sandbox transfer runner: sends every due pending transfer once; returns how many were due. */
+export function sendDueTransfers(ctx: DomainContext): Promise<number> {
+  return runDue(ctx, chainTransferKind(ctx));
 }

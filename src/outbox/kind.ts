@@ -37,9 +37,12 @@ export function listedPolicy(
   return { ...rest, maxAttempts: delays.length + 1, delayMs: (attempts) => delays[attempts - 1] ?? 0 };
 }
 
-/** How one attempt went; `final` when no retry can help (a refused address, a blocked bot). */
-export type Outcome =
-  | { ok: true; columns?: Record<string, string | number | null> }
+/**
+ * How one attempt went; `final` when no retry can help (a refused address, a blocked bot).
+ * `result` is what a success hands to the kind's `onDone` (a chain transfer's hash).
+ */
+export type Outcome<Result = undefined> =
+  | { ok: true; columns?: Record<string, string | number | null>; result?: Result }
   | {
       ok: false;
       error: string;
@@ -53,7 +56,7 @@ export type Outcome =
  * One kind of background work. The runner owns claiming, attempt counting, retry timing and
  * recording; a kind says where its rows are, which are due, and how one attempt is made.
  */
-export interface OutboxKind<Row extends DueRow> {
+export interface OutboxKind<Row extends DueRow, Result = undefined> {
   /** For logs: "webhook delivery". */
   name: string;
   table: OutboxTable;
@@ -65,7 +68,13 @@ export interface OutboxKind<Row extends DueRow> {
   /** Pending rows due at `now`, oldest first. */
   listDue(db: Executor, now: string, limit: number): Promise<Row[]>;
   /** Makes one attempt of a claimed row. A throw counts as a failed attempt. */
-  attempt(row: Row): Promise<Outcome>;
+  attempt(row: Row): Promise<Outcome<Result>>;
+  /**
+   * What a success writes besides the row's own status (a payout's ledger confirmation, its
+   * event and notification): run in one transaction with the settling compare-and-set, and only
+   * when that wrote, so an attempt that outlived its claim records nothing twice.
+   */
+  onDone?(trx: Executor, row: Row, result: Result | undefined): Promise<void>;
   /**
    * When set, due rows are not attempted but settled with this status, uncounted (no bot token:
    * notifications are only recorded for the operator).

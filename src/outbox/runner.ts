@@ -1,6 +1,7 @@
 import type { Executor } from '../db/repositories/executor.js';
 import { claimDue, settleClaimed } from '../db/repositories/outbox.js';
 import type { Clock } from '../domain/clock.js';
+import { inTransaction } from '../domain/transaction.js';
 import type { DueRow, OutboxKind, Outcome } from './kind.js';
 
 /** A claim outlives the attempt's own time-out by this, so no other instance starts it meanwhile. */
@@ -17,7 +18,10 @@ export interface OutboxContext {
  * `parallel` attempts in flight (a pool, so a slow receiver holds one slot, not a group).
  * Returns how many rows were due, so the caller can poll again at once after a full batch.
  */
-export async function runDue<Row extends DueRow>(ctx: OutboxContext, kind: OutboxKind<Row>): Promise<number> {
+export async function runDue<Row extends DueRow, Result>(
+  ctx: OutboxContext,
+  kind: OutboxKind<Row, Result>,
+): Promise<number> {
   const due = await kind.listDue(ctx.db, ctx.clock.now().toISOString(), kind.policy.batch);
   let next = 0;
   const slot = async () => {
@@ -32,9 +36,9 @@ export async function runDue<Row extends DueRow>(ctx: OutboxContext, kind: Outbo
  * and records the outcome while the claim still holds: done, pending again after the policy's
  * delay, or failed once the attempts are spent or the outcome is final.
  */
-export async function attemptRow<Row extends DueRow>(
+export async function attemptRow<Row extends DueRow, Result>(
   ctx: OutboxContext,
-  kind: OutboxKind<Row>,
+  kind: OutboxKind<Row, Result>,
   row: Row,
 ): Promise<void> {
   const started = ctx.clock.now();
@@ -54,26 +58,36 @@ export async function attemptRow<Row extends DueRow>(
     attempts: policy.countAttempt === 'claimed' ? attempts : undefined,
   });
   if (!claimed) return;
-  const outcome = await kind
-    .attempt(row)
-    .catch(
-      (error: unknown): Outcome => ({ ok: false, error: `attempt failed: ${(error as Error).message}` }),
-    );
+  const outcome = await kind.attempt(row).catch(
+    (error: unknown): Outcome<Result> => ({
+      ok: false,
+      error: `attempt failed: ${(error as Error).message}`,
+    }),
+  );
   const now = ctx.clock.now();
   const failed = !outcome.ok && (outcome.final === true || attempts >= policy.maxAttempts);
   const waitMs = outcome.ok || failed ? 0 : Math.max(policy.delayMs(attempts), outcome.retryAfterMs ?? 0);
-  await settleClaimed(
-    ctx.db,
-    kind.table,
-    row.id,
-    leaseUntil,
-    {
-      status: outcome.ok ? kind.doneStatus : failed ? 'failed' : 'pending',
-      attempts,
-      next_attempt_at: new Date(now.getTime() + waitMs).toISOString(),
-      last_error: outcome.ok ? null : outcome.error.slice(0, MAX_ERROR_LENGTH),
-      updated_at: now.toISOString(),
-    },
-    outcome.columns,
-  );
+  const settle = (db: Executor) =>
+    settleClaimed(
+      db,
+      kind.table,
+      row.id,
+      leaseUntil,
+      {
+        status: outcome.ok ? kind.doneStatus : failed ? 'failed' : 'pending',
+        attempts,
+        next_attempt_at: new Date(now.getTime() + waitMs).toISOString(),
+        last_error: outcome.ok ? null : outcome.error.slice(0, MAX_ERROR_LENGTH),
+        updated_at: now.toISOString(),
+      },
+      outcome.columns,
+    );
+  const { onDone } = kind;
+  if (!outcome.ok || !onDone) {
+    await settle(ctx.db);
+    return;
+  }
+  await inTransaction(ctx.db, async (trx) => {
+    if (await settle(trx)) await onDone(trx, row, outcome.result);
+  });
 }

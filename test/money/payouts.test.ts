@@ -102,6 +102,25 @@ describe('payouts survive chain faults and are never sent twice', () => {
     expect(await paymentSentEvents(taskId)).toHaveLength(1);
     await expectBooksBalanced(t);
   });
+
+  it('two runner passes at once (two instances) send a due transfer once and record it once', async () => {
+    const agent = await createAgent(t, { deposit: '50' });
+    const worker = await createWorker(t);
+    const { taskId } = await assignedTask(t, agent, worker, { reward: '10' });
+    const before = await t.services.chain.getBalance(worker.wallet!);
+    chain.down = true;
+    await t.app.inject({ method: 'POST', url: `/tasks/${taskId}/complete`, headers: agent.headers });
+    chain.down = false;
+    t.clock.advance(6_000);
+
+    const passes = await Promise.all([sendDueTransfers(t.ctx), sendDueTransfers(t.ctx)]);
+    // Each pass lists what is due when it looks; between them they see both transfers (or more).
+    expect(passes[0]! + passes[1]!).toBeGreaterThanOrEqual(2);
+    expect((await t.services.chain.getBalance(worker.wallet!)) - before).toBe(REWARD_NANO);
+    expect(await paymentSentEvents(taskId)).toHaveLength(1);
+    expect(await sendDueTransfers(t.ctx)).toBe(0);
+    await expectBooksBalanced(t);
+  });
 });
 
 describe('a restart keeps the books and the chain', () => {

@@ -5,7 +5,14 @@ import type { Executor } from './executor.js';
  * notification log) and shares the claim columns: `status` ('pending' while there is work),
  * `attempts`, `next_attempt_at`, `last_error` and `updated_at`.
  */
-export type OutboxTable = 'webhook_deliveries' | 'notifications';
+export type OutboxTable = 'webhook_deliveries' | 'notifications' | 'chain_transfers';
+
+/** Each table's key: a chain transfer is keyed by its ledger row, the others by their own id. */
+const KEY_COLUMN: Record<OutboxTable, 'id'> = {
+  webhook_deliveries: 'id',
+  notifications: 'id',
+  chain_transfers: 'txn_id' as 'id',
+};
 
 /** The claim columns as every outbox table has them. */
 type ClaimColumns = {
@@ -18,7 +25,8 @@ type ClaimColumns = {
 
 /**
  * One shape for every outbox table: the claim columns have the same names and types in each, so
- * the statements are written once against that shape (Kysely types a single table).
+ * the statements are written once against that shape (Kysely types a single table); the key
+ * column comes from KEY_COLUMN.
  */
 function table(db: Executor, name: OutboxTable) {
   return db.updateTable(name as 'notifications');
@@ -40,12 +48,11 @@ export async function claimDue(
   if (claim.attempts !== undefined) set.attempts = claim.attempts;
   const claimed = await table(db, name)
     .set(set as never)
-    .where('id', '=', id)
+    .where(KEY_COLUMN[name], '=', id)
     .where('status', '=', 'pending')
     .where('next_attempt_at', '=', listedNextAttemptAt)
-    .returning('id')
     .executeTakeFirst();
-  return claimed !== undefined;
+  return claimed.numUpdatedRows > 0n;
 }
 
 /**
@@ -64,7 +71,7 @@ export async function settleClaimed(
 ): Promise<boolean> {
   const result = await table(db, name)
     .set({ ...columns, ...set } as never)
-    .where('id', '=', id)
+    .where(KEY_COLUMN[name], '=', id)
     .where('status', '=', 'pending')
     .where('next_attempt_at', '=', heldAt)
     .executeTakeFirst();

@@ -25,22 +25,6 @@ export function listDueTransfers(db: Executor, now: string, limit: number): Prom
     .execute();
 }
 
-/**
- * Claims a due transfer for one attempt by pushing its next attempt into the future
- * (compare-and-set on next_attempt_at), so two workers never attempt it at the same moment.
- * Sending twice is prevented anyway by the gateway's idempotency on the transfer id.
- */
-export function claimTransfer(db: Executor, row: ChainTransferRow, retryAt: string, now: string) {
-  return db
-    .updateTable('chain_transfers')
-    .set({ next_attempt_at: retryAt, attempts: row.attempts + 1, updated_at: now })
-    .where('txn_id', '=', row.txn_id)
-    .where('status', '=', 'pending')
-    .where('next_attempt_at', '=', row.next_attempt_at)
-    .returningAll()
-    .executeTakeFirst();
-}
-
 export function markTransferSent(db: Executor, txnId: string, now: string) {
   return db
     .updateTable('chain_transfers')
@@ -49,12 +33,4 @@ export function markTransferSent(db: Executor, txnId: string, now: string) {
     .where('status', '=', 'pending')
     .returningAll()
     .executeTakeFirst();
-}
-
-export async function recordTransferError(db: Executor, txnId: string, error: string, now: string) {
-  await db
-    .updateTable('chain_transfers')
-    .set({ last_error: error.slice(0, 500), updated_at: now })
-    .where('txn_id', '=', txnId)
-    .execute();
 }
