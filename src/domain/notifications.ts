@@ -1,6 +1,7 @@
-import type { Executor } from '../db/repositories/executor.js';
+import type { Executor, NotificationRow } from '../db/repositories/executor.js';
 import {
   findPendingNotification,
+  findSentOffer,
   findTaskLabels,
   insertNotification,
   updatePendingData,
@@ -55,4 +56,18 @@ export async function labelsFor(
   const ids = [...new Set(rows.map((r) => r.task_id).filter((id): id is string => id !== null))];
   const found = await findTaskLabels(db, ids);
   return new Map(found.map((t) => [t.id, { title: t.title, agentName: t.agent_name }]));
+}
+
+/**
+ * For an `offer_withdrawn` notification: the offer message the worker was sent (its Telegram
+ * message id and text), which the withdrawal replaces so its buttons go away; otherwise none.
+ */
+export async function offerReplacedBy(
+  db: Executor,
+  row: Pick<NotificationRow, 'kind' | 'worker_id' | 'task_id'>,
+): Promise<{ telegramMessageId: string; dataJson: string } | null> {
+  if (row.kind !== 'offer_withdrawn' || !row.task_id) return null;
+  const offer = await findSentOffer(db, row.worker_id, row.task_id);
+  if (!offer?.telegram_message_id) return null;
+  return { telegramMessageId: offer.telegram_message_id, dataJson: offer.data_json };
 }

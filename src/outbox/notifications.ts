@@ -1,7 +1,7 @@
 import type { NotificationRow } from '../db/repositories/executor.js';
 import { findNotificationData, listDueNotifications } from '../db/repositories/notifications.js';
 import type { DomainContext } from '../domain/context.js';
-import { labelsFor } from '../domain/notifications.js';
+import { labelsFor, offerReplacedBy } from '../domain/notifications.js';
 import {
   renderStored,
   type SendResult,
@@ -45,7 +45,8 @@ export function notificationKind(
       const dataJson = (await findNotificationData(ctx.db, row.id)) ?? row.data_json;
       const labels = await labelsFor(ctx.db, [row]);
       const label = labels.get(row.task_id ?? '');
-      const message = await withReplacedOffer(ctx.db, row, renderStored(row.kind, dataJson, label), label);
+      const offer = await offerReplacedBy(ctx.db, row);
+      const message = withReplacedOffer(renderStored(row.kind, dataJson, label), offer, label);
       const result = await sender
         .send(row.telegram_id, message)
         .catch(

@@ -1,5 +1,4 @@
-import type { Executor, NotificationRow } from '../db/repositories/executor.js';
-import { findSentOffer } from '../db/repositories/notifications.js';
+import type { NotificationRow } from '../db/repositories/executor.js';
 import { type BotMessage, OFFER_WITHDRAWN_LINE, renderNotification, type TaskLabel } from './messages.js';
 
 /** How one send went; `final` when no retry can help (the user blocked the bot, a bad request). */
@@ -18,19 +17,16 @@ export interface TelegramSender {
  * A withdrawn offer also rewrites the offer's own message (if it was sent): the same text plus
  * a closing line, without the Accept / Decline buttons.
  */
-export async function withReplacedOffer(
-  db: Executor,
-  row: NotificationRow,
+export function withReplacedOffer(
   message: BotMessage,
+  offer: { telegramMessageId: string; dataJson: string } | null,
   label: TaskLabel | undefined,
-): Promise<BotMessage> {
-  if (row.kind !== 'offer_withdrawn' || !row.task_id) return message;
-  const offer = await findSentOffer(db, row.worker_id, row.task_id);
-  if (!offer?.telegram_message_id) return message;
-  const original = renderStored('offer', offer.data_json, label).text;
+): BotMessage {
+  if (!offer) return message;
+  const original = renderStored('offer', offer.dataJson, label).text;
   return {
     ...message,
-    replaces: { messageId: offer.telegram_message_id, text: `${original}\n\n${OFFER_WITHDRAWN_LINE}` },
+    replaces: { messageId: offer.telegramMessageId, text: `${original}\n\n${OFFER_WITHDRAWN_LINE}` },
   };
 }
 
