@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
 import type { Executor } from '../db/repositories/executor.js';
 import {
@@ -13,6 +12,7 @@ import {
 } from '../db/repositories/idempotencyKeys.js';
 import type { DomainContext } from './context.js';
 import { conflict, DomainError } from './errors.js';
+import { currentUnit, type Unit } from './idempotencyUnit.js';
 import { inTransaction, isUniqueViolation } from './transaction.js';
 
 /** Keys are kept this long after their first use, as payments APIs do. */
@@ -45,31 +45,6 @@ export interface StoredResponse {
 export interface IdempotentOutcome extends StoredResponse {
   /** True when this is the stored answer of an earlier request with the same key. */
   replayed: boolean;
-}
-
-interface Unit {
-  bindInTransaction(trx: Executor, result: unknown): Promise<void>;
-  bound: boolean;
-}
-
-/**
- * The unit of the request being run, seen by inTransaction: the first transaction the effect
- * commits completes the key and stores its response in that same transaction.
- */
-const currentUnit = new AsyncLocalStorage<Unit>();
-
-/** Called by inTransaction inside each transaction, after its work and before its commit. */
-export async function bindIdempotencyKey(trx: Executor, result: unknown): Promise<boolean> {
-  const unit = currentUnit.getStore();
-  if (!unit || unit.bound) return false;
-  await unit.bindInTransaction(trx, result);
-  return true;
-}
-
-/** Called by inTransaction once the binding transaction committed. */
-export function markIdempotencyKeyBound(): void {
-  const unit = currentUnit.getStore();
-  if (unit) unit.bound = true;
 }
 
 /**

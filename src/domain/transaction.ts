@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { bindIdempotencyKey, markIdempotencyKeyBound } from './idempotency.js';
+import { bindIdempotencyKey, markIdempotencyKeyBound } from './idempotencyUnit.js';
 
 const MAX_ATTEMPTS = 5;
 // PostgreSQL asks the client to retry these: serialization failure and deadlock.
