@@ -1,6 +1,7 @@
 import {
   agentTotals,
   countFailingTransfers,
+  countOpenUnmatchedDeposits,
   databaseAnswers,
   openTransfers,
   recentDeposits,
@@ -14,22 +15,34 @@ import type { DomainContext } from './context.js';
 const LIST_LIMIT = 20;
 
 /**
- * The numbers an operator checks first, in one answer: money held for agents, the ledger audit,
- * the hot wallet, transfers and outboxes that are stuck, and whether the database answers.
+ * The numbers an operator checks first, in one answer: money held for agents, deposits nobody
+ * could be credited for, the ledger audit, the hot wallet, transfers and outboxes that are stuck,
+ * and whether the database answers.
  */
 export async function operatorOverview(ctx: DomainContext) {
-  const [totals, agents, deposits, transfers, transferCounts, failing, deliveries, notifications, audits] =
-    await Promise.all([
-      agentTotals(ctx.db),
-      topAgentsByBalance(ctx.db, LIST_LIMIT),
-      recentDeposits(ctx.db, LIST_LIMIT),
-      openTransfers(ctx.db, LIST_LIMIT),
-      statusCounts(ctx.db, 'chain_transfers'),
-      countFailingTransfers(ctx.db),
-      statusCounts(ctx.db, 'webhook_deliveries'),
-      statusCounts(ctx.db, 'notifications'),
-      auditMoney(ctx),
-    ]);
+  const [
+    totals,
+    agents,
+    deposits,
+    unmatched,
+    transfers,
+    transferCounts,
+    failing,
+    deliveries,
+    notifications,
+    audits,
+  ] = await Promise.all([
+    agentTotals(ctx.db),
+    topAgentsByBalance(ctx.db, LIST_LIMIT),
+    recentDeposits(ctx.db, LIST_LIMIT),
+    countOpenUnmatchedDeposits(ctx.db),
+    openTransfers(ctx.db, LIST_LIMIT),
+    statusCounts(ctx.db, 'chain_transfers'),
+    countFailingTransfers(ctx.db),
+    statusCounts(ctx.db, 'webhook_deliveries'),
+    statusCounts(ctx.db, 'notifications'),
+    auditMoney(ctx),
+  ]);
   const hotWalletNano = await ctx.chain.getBalance(ctx.chain.hotWalletAddress);
   return {
     checkedAt: ctx.clock.now().toISOString(),
@@ -38,6 +51,7 @@ export async function operatorOverview(ctx: DomainContext) {
     totals,
     agents,
     deposits,
+    unmatchedDeposits: unmatched,
     transfers,
     transferCounts: { pending: transferCounts.get('pending') ?? 0, failing: failing },
     deliveries: { pending: deliveries.get('pending') ?? 0, failed: deliveries.get('failed') ?? 0 },

@@ -1,6 +1,8 @@
+import { toNano } from '@ton/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { consoleOk, signInOwner } from '../helpers/consoleApi.js';
+import { createLiveTestApp, roundsUntil } from '../helpers/liveChain.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -53,9 +55,43 @@ describe('GET /admin/overview', () => {
     expect(o.topAgents[0].ownerWallet).toMatch(/^0Q|^kQ|^EQ|^UQ/);
     expect(o.topAgents[1].ownerWallet).toBeNull();
     expect(o.recentDeposits.map((d: { amount: string }) => d.amount)).toEqual(['3', '7']);
+    expect(o.deposits).toEqual({ unmatched: 0 });
     expect(o.transfers).toEqual({ pending: 0, failed: 0 });
     expect(o.openTransfers).toEqual([]);
     expect(Number(o.chain.hotWalletBalance)).toBeGreaterThan(0);
+  });
+});
+
+describe('GET /admin/overview on the TON network', () => {
+  it('counts the unmatched deposits still open, until the operator resolves them', async () => {
+    const l = await createLiveTestApp();
+    try {
+      const overview = async () => {
+        const res = await l.t.app.inject({ method: 'GET', url: '/admin/overview', headers: l.t.admin });
+        expect(res.statusCode, res.body).toBe(200);
+        return res.json();
+      };
+      // The hot wallet's funding ("funding") and a transfer with a memo nobody has.
+      await l.fake.sendFromFaucet(l.live.wallet.address, toNano('2'), 'agt_nobody');
+      const open = async () => (await overview()).deposits.unmatched;
+      await roundsUntil(l, async () => (await open()) === 2);
+      const list = await l.t.app.inject({
+        method: 'GET',
+        url: '/admin/deposits/unmatched',
+        headers: l.t.admin,
+      });
+      const nobody = list.json().deposits.find((d: { memo: string }) => d.memo === 'agt_nobody');
+      const returned = await l.t.app.inject({
+        method: 'POST',
+        url: `/admin/deposits/unmatched/${nobody.txHash}/returned`,
+        headers: l.t.admin,
+      });
+      expect(returned.statusCode, returned.body).toBe(200);
+      expect(await open()).toBe(1);
+      expect((await overview()).network).toBe('testnet');
+    } finally {
+      await l.close();
+    }
   });
 });
 

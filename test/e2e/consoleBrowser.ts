@@ -1,5 +1,12 @@
 import type { Browser, Page } from 'playwright-core';
-import { signTonProof, stateInitBoc, type TestTonWallet, unixSeconds } from '../helpers/tonConnect.js';
+import {
+  signTonProof,
+  signWalletTransfer,
+  stateInitBoc,
+  type TestTonWallet,
+  type TransactionRequest,
+  unixSeconds,
+} from '../helpers/tonConnect.js';
 import { launchChromium as launchQuietChromium } from './browser.js';
 
 /** The shared Chromium launcher (browser.ts), with the close the console test expects. */
@@ -8,10 +15,12 @@ export async function launchChromium(): Promise<{ browser: Browser; close: () =>
   return { browser, close: () => browser.close() };
 }
 
-/** What the test wallet was asked to send through TON Connect's sendTransaction. */
-export interface SentTransaction {
-  validUntil: number;
-  messages: { address: string; amount: string; payload?: string }[];
+/**
+ * What the test wallet was asked to send through TON Connect's sendTransaction, and the signed
+ * external message it answered with (base64 BOC), which a test may broadcast to a chain.
+ */
+export interface SentTransaction extends TransactionRequest {
+  boc: string;
 }
 
 export const TEST_WALLET_KEY = 'handoffTestWallet';
@@ -21,12 +30,15 @@ export const TEST_WALLET_KEY = 'handoffTestWallet';
  * `window[jsBridgeKey].tonconnect` speaking the JS bridge protocol (connect, restoreConnection,
  * send, listen) with `walletInfo`, so TON Connect UI lists it and the app's real code path runs.
  * It answers connect requests with a real ton_proof signed here, in Node, by the test wallet's key
- * for the page's host at `nowSeconds()`, and records sendTransaction requests.
+ * for the page's host at `nowSeconds()`. A sendTransaction request is approved as a wallet app
+ * does: the wallet signs the transfer (with its seqno on the chain, from `seqno`) and answers with
+ * the message's BOC; the request and the BOC are recorded. Broadcasting is left to the test.
  */
 export async function injectTonConnectWallet(
   page: Page,
   wallet: TestTonWallet,
   nowSeconds: () => number,
+  seqno: () => Promise<number> = async () => 0,
 ): Promise<SentTransaction[]> {
   const sent: SentTransaction[] = [];
   const account = {
@@ -41,8 +53,13 @@ export async function injectTonConnectWallet(
     const { state_init: _stateInit, ...rest } = proof;
     return rest;
   });
-  await page.exposeFunction('handoffWalletSend', (request: string) => {
-    sent.push(JSON.parse(request));
+  await page.exposeFunction('handoffWalletSend', async (json: string) => {
+    const request = JSON.parse(json) as TransactionRequest;
+    const boc = signWalletTransfer(wallet, request, await seqno())
+      .toBoc()
+      .toString('base64');
+    sent.push({ ...request, boc });
+    return boc;
   });
   await page.addInitScript(
     ({ key }) => {
@@ -52,7 +69,7 @@ export async function injectTonConnectWallet(
         location: { host: string };
         handoffWalletAccount: () => Promise<Record<string, string>>;
         handoffWalletSignProof: (payload: string, domain: string) => Promise<unknown>;
-        handoffWalletSend: (request: string) => Promise<void>;
+        handoffWalletSend: (request: string) => Promise<string>;
       };
       const deviceInfo = {
         platform: 'browser',
@@ -107,8 +124,7 @@ export async function injectTonConnectWallet(
           },
           async send(request: { method: string; params: string[]; id: string }) {
             if (request.method === 'sendTransaction') {
-              await w.handoffWalletSend(request.params[0]!);
-              return { result: 'te6cckEBAQEAAgAAAEysuc0=', id: request.id };
+              return { result: await w.handoffWalletSend(request.params[0]!), id: request.id };
             }
             if (request.method === 'disconnect') return { result: {}, id: request.id };
             return { error: { code: 400, message: 'not supported' }, id: request.id };

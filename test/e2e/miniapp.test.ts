@@ -50,6 +50,8 @@ let browser: Browser;
 let agent: TestAgent;
 let wallet: TestTonWallet;
 const user: TelegramUser = { id: 7_000_001, first_name: 'Ana', username: 'ana_on_tg' };
+/** A second worker, who opens the app for the first time in the dark theme. */
+const newcomer: TelegramUser = { id: 7_000_002, first_name: 'Bea' };
 /** Requests the page tried to send anywhere but the service (aborted). */
 const external: { url: string; type: string }[] = [];
 /** Uncaught errors and console errors in the page (shown when a step fails). */
@@ -75,7 +77,7 @@ afterAll(async () => {
   await t?.close();
 });
 
-async function openApp(theme: Record<string, string>, startParam?: string) {
+async function openApp(theme: Record<string, string>, startParam?: string, who: TelegramUser = user) {
   const context: BrowserContext = await browser.newContext({
     viewport: PHONE,
     deviceScaleFactor: 1,
@@ -96,7 +98,7 @@ async function openApp(theme: Record<string, string>, startParam?: string) {
   await page.addInitScript(telegramWebviewScript(theme));
   await page.addInitScript(injectedWalletScript(WALLET_KEY));
   await page.exposeFunction('__walletConnect', walletAnswers);
-  const initData = telegramInitData(user, t.config.telegramBotToken, t.clock.now());
+  const initData = telegramInitData(who, t.config.telegramBotToken, t.clock.now());
   await page.goto(`${origin}/app/${launchHash({ initData, theme, startParam })}`);
   return { context, page };
 }
@@ -326,6 +328,20 @@ describe('the Mini App, as a new worker uses it', () => {
 
   it('shows the same screens in Telegram’s dark theme, and opens a task from a deep link', async () => {
     expect(taskId).not.toBe('');
+    // First run, dark: a worker who has set nothing up yet.
+    const first = await openApp(DARK_THEME, undefined, newcomer);
+    try {
+      await first.page.getByRole('heading', { name: 'Profile', level: 1 }).waitFor();
+      expect(await bodyBackground(first.page)).toBe('rgb(15, 15, 15)');
+      await visible(first.page, 'Welcome, Bea!');
+      await visible(first.page, /You appear to agents once you have a wallet, a headline/);
+      await shot(first.page, '1-profile-first-run', 'dark');
+    } catch (error) {
+      throw await explained(error, first.page);
+    } finally {
+      await first.context.close();
+    }
+
     const { context, page } = await openApp(DARK_THEME, `task_${taskId}`);
     try {
       // The deep link opened the task itself.
@@ -350,6 +366,49 @@ describe('the Mini App, as a new worker uses it', () => {
           .waitFor({ state: 'detached' });
         await shot(page, name, 'dark');
       }
+
+      // Applying and the chat, dark: a second task, accepted by the agent, then worked on.
+      const parcel = await createTask(t, agent, {
+        title: 'Post a parcel',
+        description: 'Take a small parcel to the post office on Rua Augusta and send it registered.',
+        reward: '3',
+        executionDeadlineDays: 1,
+      });
+      await page.getByRole('tab', { name: 'Tasks', exact: true }).click();
+      await page.getByRole('button', { name: 'Open task Post a parcel' }).click();
+      await page.getByRole('heading', { name: 'Post a parcel' }).waitFor();
+      await visible(page, '1 day to do');
+      await page.getByLabel('Message to the agent').fill('I pass the post office every morning.');
+      await shot(page, '4-task-apply', 'dark');
+      await pressMainButton(page, 'Send application');
+      await visible(page, 'You applied. The agent will answer here and in Telegram.');
+      const applied = await ok(t, agent, 'GET', `/tasks/${parcel.id}`);
+      const application = (applied.task.applications as { id: string }[])[0]!;
+      await ok(t, agent, 'PATCH', `/applications/${application.id}`, { status: 'ACCEPTED' });
+      await pressBackButton(page);
+      await page.getByRole('tab', { name: 'My tasks', exact: true }).click();
+      await page
+        .getByRole('region', { name: 'To do' })
+        .getByRole('button', { name: 'Open task Post a parcel' })
+        .click();
+      await page.getByRole('button', { name: 'Start work' }).click();
+      await page.getByRole('button', { name: 'Submit for review' }).waitFor();
+      const chat = page.getByRole('region', { name: 'Chat with the agent' });
+      await chat.getByText('live').waitFor();
+      await page.getByLabel('Message', { exact: true }).fill('Parcel picked up.');
+      await page.getByRole('button', { name: 'Send', exact: true }).click();
+      const messages = chat.getByRole('list', { name: 'Messages' });
+      await messages.getByText('Parcel picked up.').waitFor();
+      await ok(
+        t,
+        agent,
+        'POST',
+        `/chat/${parcel.id}/messages`,
+        { content: 'Thanks! Keep the receipt.' },
+        201,
+      );
+      await messages.getByText('Thanks! Keep the receipt.').waitFor();
+      await shot(page, '6-task-chat', 'dark');
     } catch (error) {
       throw await explained(error, page);
     } finally {

@@ -6350,6 +6350,10 @@ export interface operations {
                              */
                             hotWalletBalance: string;
                         };
+                        deposits: {
+                            /** @description Deposits with an unknown memo or below the minimum, open (GET /admin/deposits/unmatched) */
+                            unmatched: number;
+                        };
                         transfers: {
                             pending: number;
                             failed: number;

@@ -82,6 +82,16 @@ export async function countFailingTransfers(db: Executor): Promise<number> {
   return Number(row.n);
 }
 
+/** Deposits nobody could be credited for that still wait for the operator. */
+export async function countOpenUnmatchedDeposits(db: Executor): Promise<number> {
+  const row = await db
+    .selectFrom('unmatched_deposits')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('status', '=', 'open')
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 export async function databaseAnswers(db: Executor): Promise<boolean> {
   const { rows } = await sql<{ one: number }>`select 1 as one`.execute(db);
   return Number(rows[0]?.one) === 1;

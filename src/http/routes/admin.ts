@@ -159,6 +159,12 @@ const Overview = Type.Object({
     spent: Amount,
   }),
   chain: Type.Object({ hotWalletAddress: Type.String(), hotWalletBalance: Amount }),
+  deposits: Type.Object({
+    unmatched: Type.Integer({
+      minimum: 0,
+      description: 'Deposits with an unknown memo or below the minimum, open (GET /admin/deposits/unmatched)',
+    }),
+  }),
   transfers: Type.Object({ pending: Count, failed: Count }),
   webhooks: Type.Object({ pending: Count, failed: Count }),
   notifications: Type.Object({ pending: Count, failed: Count }),
@@ -227,6 +233,7 @@ export const adminOverviewRoutes: Routes = async (app, { ctx }) => {
           hotWalletAddress: o.hotWallet.address,
           hotWalletBalance: formatTon(o.hotWallet.balanceNano),
         },
+        deposits: { unmatched: o.unmatchedDeposits },
         transfers: { pending: o.transferCounts.pending, failed: o.transferCounts.failing },
         webhooks: o.deliveries,
         notifications: o.notifications,

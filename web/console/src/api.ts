@@ -43,8 +43,14 @@ export const agentApi = (agentId: string, method: string, path: string, body?: u
   api(method, `/agents/${agentId}/api${path}`, body);
 
 /** Operator API calls carry ADMIN_TOKEN (kept in this tab's session storage only). */
-export async function adminApi(token: string, path: string): Promise<Json> {
-  const res = await fetch(path, { headers: { authorization: `Bearer ${token}` } });
+export async function adminApi(token: string, path: string, method = 'GET', body?: unknown): Promise<Json> {
+  const headers: Record<string, string> = { authorization: `Bearer ${token}` };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(path, {
+    method,
+    headers,
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
   const json = await res.json();
   if (!res.ok) throw new ApiError(res.status, json.message || json.error || `HTTP ${res.status}`);
   return json;

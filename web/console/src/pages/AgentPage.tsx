@@ -54,7 +54,7 @@ export function AgentPage({ agentId }: { agentId: string; network: string }) {
       </div>
       <ErrorLine error={error} />
       <Keys agentId={agentId} keys={detail.keys} onChange={load} />
-      <TopUp agentId={agentId} deposit={detail.deposit} onCredited={load} />
+      <TopUp agentId={agentId} deposit={detail.deposit} deposited={agent.deposited} onCredited={load} />
       <Webhook agentId={agentId} url={agent.webhookUrl} onChange={load} />
       <Tasks agentId={agentId} />
       <Deliveries agentId={agentId} />

@@ -1,7 +1,8 @@
-import { type FormEvent, useEffect, useState } from 'react';
+import { type FormEvent, useCallback, useEffect, useState } from 'react';
 import { ErrorLine } from '../App';
 import { adminApi, type Json } from '../api';
 import { Stat } from '../components';
+import { ChainStatus, type Reconciliation, ReconciliationCard, UnmatchedDeposits } from './OperatorChain';
 
 const TOKEN_KEY = 'handoff-admin-token';
 
@@ -11,28 +12,51 @@ export function OperatorPage() {
   const [draft, setDraft] = useState('');
   const [overview, setOverview] = useState<Json | null>(null);
   const [notifications, setNotifications] = useState<Json[]>([]);
+  const [chain, setChain] = useState<Json | null>(null);
+  const [unmatched, setUnmatched] = useState<Json[]>([]);
+  const [reconciliation, setReconciliation] = useState<Reconciliation>(null);
+  const [reconciling, setReconciling] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
-  useEffect(() => {
+  const load = useCallback(() => {
     if (!token) return;
-    const load = () => {
-      adminApi(token, '/admin/overview')
-        .then(setOverview)
-        .catch((e) => {
-          setError(e.message);
-          if (e.status === 401) {
-            sessionStorage.removeItem(TOKEN_KEY);
-            setToken('');
-          }
-        });
-      adminApi(token, '/admin/notifications?limit=20')
-        .then((r) => setNotifications(r.notifications))
-        .catch(() => undefined);
-    };
+    adminApi(token, '/admin/overview')
+      .then(setOverview)
+      .catch((e) => {
+        setError(e.message);
+        if (e.status === 401) {
+          sessionStorage.removeItem(TOKEN_KEY);
+          setToken('');
+        }
+      });
+    adminApi(token, '/admin/chain')
+      .then(setChain)
+      .catch(() => undefined);
+    adminApi(token, '/admin/deposits/unmatched?status=open')
+      .then((r) => setUnmatched(r.deposits))
+      .catch(() => undefined);
+    adminApi(token, '/admin/notifications?limit=20')
+      .then((r) => setNotifications(r.notifications))
+      .catch(() => undefined);
+  }, [token]);
+
+  // Reconciliation reads the wallet's whole history from the provider: once on opening and on
+  // request, not with every refresh.
+  const reconcile = useCallback(() => {
+    if (!token) return;
+    setReconciling(true);
+    adminApi(token, '/admin/reconciliation')
+      .then((result) => setReconciliation({ result }))
+      .catch((e) => setReconciliation({ error: e.message }))
+      .finally(() => setReconciling(false));
+  }, [token]);
+
+  useEffect(() => {
     load();
+    reconcile();
     const timer = setInterval(load, 10_000);
     return () => clearInterval(timer);
-  }, [token]);
+  }, [load, reconcile]);
 
   const signIn = (event: FormEvent) => {
     event.preventDefault();
@@ -88,9 +112,16 @@ export function OperatorPage() {
             <Stat label="Deposited" value={o.agents.deposited} unit="TON" />
             <Stat label="Spent" value={o.agents.spent} unit="TON" />
             <Stat label="Hot wallet" value={o.chain.hotWalletBalance} unit="TON" />
+            <Stat label="Unmatched deposits" value={o.deposits.unmatched} />
             <Stat label="Pending transfers" value={o.transfers.pending} />
             <Stat label="Failed transfers" value={o.transfers.failed} />
             <Stat label="Ledger audit" value={o.audit.ok ? 'OK' : `${o.audit.problems} problems`} />
+            <Stat label="Reconciliation" value={reconciliationSummary(reconciliation, reconciling)} />
+            <Stat
+              label="Watcher lag"
+              value={chain?.watcher ? (chain.watcher.lagSec ?? '—') : 'n/a'}
+              unit={chain?.watcher?.lagSec != null ? 's' : undefined}
+            />
             <Stat label="Webhooks pending" value={o.webhooks.pending} />
             <Stat label="Webhooks failed" value={o.webhooks.failed} />
             <Stat label="Notifications pending" value={o.notifications.pending} />
@@ -150,6 +181,7 @@ export function OperatorPage() {
               </tbody>
             </table>
           </section>
+          <UnmatchedDeposits token={token} deposits={unmatched} onChange={load} />
           <section className="card" aria-labelledby="op-transfers">
             <h2 id="op-transfers">Pending and failed transfers</h2>
             <table aria-label="Pending and failed transfers">
@@ -182,6 +214,8 @@ export function OperatorPage() {
               <p className="muted">None: every transfer is confirmed.</p>
             ) : null}
           </section>
+          <ChainStatus chain={chain} />
+          <ReconciliationCard reconciliation={reconciliation} running={reconciling} onRun={reconcile} />
         </>
       ) : null}
       <section className="card" aria-labelledby="op-notifications">
@@ -206,7 +240,16 @@ export function OperatorPage() {
             ))}
           </tbody>
         </table>
+        {notifications.length === 0 ? <p className="muted">None sent yet.</p> : null}
       </section>
     </main>
   );
+}
+
+function reconciliationSummary(reconciliation: Reconciliation, running: boolean): string {
+  if (running && !reconciliation) return '…';
+  if (!reconciliation) return '—';
+  if ('error' in reconciliation) return 'n/a';
+  const { ok, differences } = reconciliation.result;
+  return ok ? 'OK' : `${differences.length} differences`;
 }

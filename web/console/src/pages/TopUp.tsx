@@ -1,8 +1,9 @@
 import { useTonConnectUI } from '@tonconnect/ui-react';
 import qrcode from 'qrcode-generator';
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { ErrorLine } from '../App';
 import { api, type Json } from '../api';
+import { nanoOf, tonOf } from '../ton';
 
 /** How long a wallet may take to send the transfer before it must not any more. */
 const VALID_FOR_S = 5 * 60;
@@ -11,16 +12,26 @@ const VALID_FOR_S = 5 * 60;
 export function TopUp({
   agentId,
   deposit,
+  deposited,
   onCredited,
 }: {
   agentId: string;
   deposit: Json;
+  /** The agent's deposits so far (TON): when it grows after a wallet transfer, the deposit arrived. */
+  deposited: string;
   onCredited: () => void;
 }) {
   const [tonConnectUI] = useTonConnectUI();
   const [amount, setAmount] = useState('10');
   const [message, setMessage] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
+  // Deposits so far when a wallet transfer was sent; the page's refresh tells when it is credited.
+  const [sentAt, setSentAt] = useState<string | null>(null);
+  useEffect(() => {
+    if (sentAt === null || deposited === sentAt) return;
+    setMessage(`Deposit credited: ${tonOf(nanoOf(deposited) - nanoOf(sentAt))} TON.`);
+    setSentAt(null);
+  }, [deposited, sentAt]);
   const qr = useMemo(() => {
     const code = qrcode(0, 'M');
     code.addData(deposit.link);
@@ -28,19 +39,15 @@ export function TopUp({
     return code.createDataURL(4, 2);
   }, [deposit.link]);
 
-  const nano = (ton: string) => {
-    const [whole = '0', fraction = ''] = ton.trim().split('.');
-    return (BigInt(whole) * 1_000_000_000n + BigInt(fraction.padEnd(9, '0').slice(0, 9) || '0')).toString();
-  };
-
   const pay = async () => {
     setError(null);
     setMessage(null);
     try {
       await tonConnectUI.sendTransaction({
         validUntil: Math.floor(Date.now() / 1000) + VALID_FOR_S,
-        messages: [{ address: deposit.address, amount: nano(amount), payload: deposit.payload }],
+        messages: [{ address: deposit.address, amount: nanoOf(amount).toString(), payload: deposit.payload }],
       });
+      setSentAt(deposited);
       setMessage('Transfer sent from your wallet. The balance updates when the deposit is credited.');
     } catch (e) {
       setError((e as Error).message);
@@ -50,6 +57,7 @@ export function TopUp({
   const faucet = async () => {
     setError(null);
     setMessage(null);
+    setSentAt(null);
     try {
       const r = await api('POST', `/agents/${agentId}/faucet`, { amount });
       setMessage(`Sandbox faucet credited ${r.transaction.amount} TON.`);

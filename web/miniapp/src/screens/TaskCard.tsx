@@ -34,6 +34,7 @@ export function TaskCard({
 export function deadlineText(task: Task): string {
   if (task.executionDeadline) return `Due ${shortDate(task.executionDeadline)}`;
   if (task.deadline) return `Apply by ${shortDate(task.deadline)}`;
-  if (task.executionDeadlineDays) return `${task.executionDeadlineDays} days to do`;
+  if (task.executionDeadlineDays)
+    return `${task.executionDeadlineDays} ${task.executionDeadlineDays === 1 ? 'day' : 'days'} to do`;
   return 'No deadline';
 }

@@ -1,0 +1,16 @@
+/** TON amounts in the page: the API writes TON as decimal strings ("2.5"), the chain counts nanotons. */
+const NANO = 1_000_000_000n;
+
+/** "2.5" to nanotons; throws a readable error for anything that is not an amount. */
+export function nanoOf(ton: string): bigint {
+  const match = /^(\d+)(?:\.(\d{1,9}))?$/.exec(ton.trim());
+  if (!match) throw new Error('Amount: write TON as a number with at most 9 decimals, e.g. 2.5');
+  return BigInt(match[1]!) * NANO + BigInt((match[2] ?? '').padEnd(9, '0'));
+}
+
+/** Nanotons (a bigint, or a decimal string as GET /admin/chain gives them) as TON, exactly. */
+export function tonOf(nano: bigint | string): string {
+  const value = BigInt(nano);
+  const fraction = (value % NANO).toString().padStart(9, '0').replace(/0+$/, '');
+  return `${value / NANO}${fraction ? `.${fraction}` : ''}`;
+}
