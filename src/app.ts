@@ -13,6 +13,7 @@ import { StatsCache } from './domain/stats.js';
 import { MAX_UPLOAD_BYTES } from './domain/uploads.js';
 import { InProcessFanout, type MessageFanout } from './events/fanout.js';
 import { adminAuth, agentAuth, workerAuth } from './http/auth.js';
+import { AuthFailureThrottle, refuseThrottled } from './http/authThrottle.js';
 import { registerCloseOnShutdown } from './http/closing.js';
 import { ownedAgentAuth, ownerSessionAuth } from './http/consoleAuth.js';
 import { registerBodyDrain } from './http/drain.js';
@@ -101,7 +102,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     stats: new StatsCache(),
     storage: deps.storage ?? new LocalDiskStorage(path.join(config.dataDir, 'uploads')),
     streams: new StreamCounter(config.sseMaxStreamsPerKey),
+    authThrottle: new AuthFailureThrottle(clock, config.authFailureLimit),
   };
+  const { authThrottle } = options;
   // Open chat streams never finish on their own; end them so a shutdown does not wait for them.
   app.addHook('preClose', async () => options.streams.endAll());
   const rateLimits: RateLimits = {
@@ -164,19 +167,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     chainAgentRoutes,
   ];
   await app.register(async (agentApi) => {
-    agentApi.addHook('onRequest', agentAuth(ctx));
+    agentApi.addHook('onRequest', agentAuth(ctx, authThrottle));
     agentApi.addHook('onRequest', rateLimitHook({ ...rateLimits, keyOf: (r) => `agent:${r.agentId}` }));
     for (const routes of agentApiRoutes) await agentApi.register(routes, options);
   });
   await registerConsoleApi(app, options, rateLimits, agentApiRoutes);
   await app.register(async (workerApi) => {
-    workerApi.addHook('onRequest', workerAuth(ctx, config.telegramBotToken));
+    workerApi.addHook('onRequest', workerAuth(ctx, config.telegramBotToken, authThrottle));
     workerApi.addHook('onRequest', rateLimitHook({ ...rateLimits, keyOf: (r) => `worker:${r.workerId}` }));
     await workerApi.register(workerRoutes, options);
     await workerApi.register(conversationRoutes('worker'), options);
   });
   await app.register(async (adminApi) => {
-    adminApi.addHook('onRequest', adminAuth(config.adminToken));
+    adminApi.addHook('onRequest', adminAuth(config.adminToken, authThrottle));
     await adminApi.register(adminRoutes, options);
     await adminApi.register(chainAdminRoutes, options);
     await adminApi.register(adminOverviewRoutes, options);
@@ -219,11 +222,21 @@ async function registerConsoleApi(
         route.schema = { ...route.schema, hide: true };
       });
       await consoleApi.register(async (signIn) => {
+        // A refused wallet proof is a failed sign-in: it counts, and a throttled address is
+        // answered 429 before its proof is checked.
+        signIn.addHook('onRequest', async (request, reply) => {
+          if (refuseThrottled(options.authThrottle, request, reply)) return reply;
+        });
+        signIn.addHook('onResponse', async (request, reply) => {
+          if (request.url.endsWith('/auth/login') && reply.statusCode >= 400 && reply.statusCode < 429) {
+            options.authThrottle.fail(request.ip);
+          }
+        });
         signIn.addHook('onRequest', rateLimitHook({ ...rateLimits, keyOf: (r) => `console-ip:${r.ip}` }));
         await signIn.register(consoleSignInRoutes, options);
       });
       await consoleApi.register(async (owned) => {
-        owned.addHook('onRequest', ownerSessionAuth(ctx));
+        owned.addHook('onRequest', ownerSessionAuth(ctx, options.authThrottle));
         owned.addHook(
           'onRequest',
           rateLimitHook({ ...rateLimits, keyOf: (r) => `owner:${r.owner!.ownerId}` }),

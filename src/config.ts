@@ -36,6 +36,8 @@ export interface Config {
   webhookAllowPrivate: boolean;
   /** How long a webhook receiver has to answer. */
   webhookTimeoutMs: number;
+  /** Failed authentications from one client address within 15 minutes before it gets 429. */
+  authFailureLimit: number;
   /** How long an authenticated API key is trusted without asking the database (0: always ask). */
   apiKeyCacheTtlMs: number;
   /** Open chat streams allowed per API key (or worker). */
@@ -112,6 +114,7 @@ export function loadConfig(env: Env = process.env): { config: Config; notices: C
     production,
     webhookAllowPrivate: boolSetting(env, 'WEBHOOK_ALLOW_PRIVATE', !production),
     webhookTimeoutMs: intSetting(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
+    authFailureLimit: intSetting(env, 'AUTH_FAILURE_LIMIT', 30, 1, 1_000_000),
     apiKeyCacheTtlMs: intSetting(env, 'API_KEY_CACHE_TTL_MS', 10_000, 0, 60_000),
     sseMaxStreamsPerKey: intSetting(env, 'SSE_MAX_STREAMS_PER_KEY', 10, 1, 100_000),
     tonProofDomains: [],

@@ -79,7 +79,7 @@ export async function postMessage(ctx: DomainContext, party: Party, taskId: stri
   if (textLength(content) > MESSAGE_CONTENT_MAX) {
     throw invalid('content', `must be at most ${MESSAGE_CONTENT_MAX} characters`);
   }
-  const file = input.fileUrl ? await storedFile(ctx, input.fileUrl) : null;
+  const file = input.fileUrl ? await storedFile(ctx, party, input.fileUrl) : null;
   if (isBlank(content) && !file) throw invalid('content', 'must not be empty unless a file is attached');
   const chat = await chatFor(ctx, party, taskId);
   if (chat.closed_at) throw chatClosed();
@@ -126,12 +126,21 @@ export async function postMessage(ctx: DomainContext, party: Party, taskId: stri
 const chatClosed = () =>
   conflict('This chat is closed (the task was cancelled or its worker ran out of time); it stays readable');
 
-async function storedFile(ctx: DomainContext, fileUrl: string) {
+/**
+ * The sender's own stored upload. Anyone else's (another agent's, another worker's, or the other
+ * party's of this chat) is refused like an unknown one: a file URL is unguessable but not
+ * secret once shown, and attaching it would vouch for a file the sender never sent.
+ */
+async function storedFile(ctx: DomainContext, party: Party, fileUrl: string) {
   const prefix = `${ctx.publicUrl}/files/`;
   const id = fileUrl.startsWith(prefix) ? fileUrl.slice(prefix.length).split('/')[0] : undefined;
   const upload = id && isIdOf('upload', id) ? await findUpload(ctx.db, id) : undefined;
   if (upload?.status !== 'stored' || upload.size === null) {
     throw invalid('fileUrl', 'must be a fileUrl returned by POST /upload (upload the file first)');
+  }
+  const ownerType = party.kind === 'agent' ? 'AGENT' : 'USER';
+  if (upload.owner_type !== ownerType || upload.owner_id !== party.id) {
+    throw invalid('fileUrl', 'must be a file you uploaded yourself (upload it with POST /upload first)');
   }
   return { url: fileUrl, name: upload.file_name, size: upload.size, mimeType: upload.mime_type };
 }

@@ -2,6 +2,7 @@ import { findAgent, lockFunds, updateAgentProfile } from '../db/repositories/age
 import { insertApplication } from '../db/repositories/applications.js';
 import type { TaskRow, WorkerRow } from '../db/repositories/executor.js';
 import { insertLedgerRow } from '../db/repositories/ledger.js';
+import { listOfferTimes } from '../db/repositories/notifications.js';
 import { insertTask } from '../db/repositories/tasks.js';
 import { findWorker } from '../db/repositories/workers.js';
 import { checkName } from './agents.js';
@@ -18,6 +19,12 @@ import { checkWebhookTarget, checkWebhookUrl } from './webhookUrl.js';
 export const TITLE_MAX = 200;
 export const DESCRIPTION_MAX = 10_000;
 export const DEADLINE_DAYS = { min: 1, max: 90, default: 7 } as const;
+/**
+ * Every direct offer, and every withdrawal of one, is a Telegram message to the worker: an agent
+ * may send one worker at most this many offers in any 24 hours, whatever became of them.
+ */
+export const MAX_OFFERS_PER_WORKER_PER_DAY = 5;
+const OFFER_WINDOW_MS = 86_400_000;
 /** An absolute deadline may lie at most a year ahead. */
 const MAX_DEADLINE_AHEAD_MS = 365 * 86_400_000;
 
@@ -136,6 +143,9 @@ export async function createTask(
     if (!(await lockFunds(trx, agentId, cost.totalNano, now.toISOString()))) {
       throw await insufficientBalance(trx, agentId, cost);
     }
+    // Counted after lockFunds: on PostgreSQL the agent's row lock makes its concurrent offers
+    // count one after the other, so none slips past the bound. This offer's own row counts too.
+    if (worker) await checkOfferBound(trx, agentId, worker.id, now);
     return { task, agentName, offeredWorker: worker };
   });
 }
@@ -148,6 +158,20 @@ async function insufficientBalance(trx: DomainContext['db'], agentId: string, co
     requiredAmount: total,
     message: `This task costs ${total} TON (reward ${formatTon(cost.rewardNano)} + 30% fee ${formatTon(cost.feeNano)}); your balance is ${formatTon(balance)} TON. Top up your balance and try again.`,
   });
+}
+
+async function checkOfferBound(trx: DomainContext['db'], agentId: string, workerId: string, now: Date) {
+  const since = new Date(now.getTime() - OFFER_WINDOW_MS).toISOString();
+  const times = await listOfferTimes(trx, agentId, workerId, since);
+  if (times.length <= MAX_OFFERS_PER_WORKER_PER_DAY) return;
+  // Free again once the oldest offer that counts leaves the 24-hour window.
+  const oldest = Date.parse(times[times.length - 1 - MAX_OFFERS_PER_WORKER_PER_DAY]!);
+  const retryAfter = Math.max(1, Math.ceil((oldest + OFFER_WINDOW_MS - now.getTime()) / 1000));
+  throw new DomainError(
+    'rate_limited',
+    `You sent this worker ${MAX_OFFERS_PER_WORKER_PER_DAY} direct offers in the last 24 hours, the most allowed (each one notifies them); retry in ${retryAfter} s, or post the task without assignToUserId so anyone can apply`,
+    { retryAfter },
+  );
 }
 
 async function offerableWorker(trx: DomainContext['db'], workerId: string): Promise<WorkerRow> {

@@ -1,5 +1,5 @@
-import { refuseNonPublicHost } from './addressGuard.js';
-import { postJson, TimeoutError } from './httpPost.js';
+import { checkPublicHost } from './addressGuard.js';
+import { type PinnedAddress, postJson, TimeoutError } from './httpPost.js';
 import { type Envelope, envelopeBody, webhookHeaders } from './signer.js';
 
 export interface WebhookSettings {
@@ -27,9 +27,14 @@ export async function postWebhook(
   /** Signed into the Standard Webhooks headers; the attempt's time by the injected clock. */
   sentAt: Date,
 ): Promise<Outcome> {
+  let pinned: PinnedAddress | undefined;
   if (!settings.allowPrivateTargets) {
-    const refused = await refuseNonPublicHost(new URL(url).hostname);
-    if (refused) return { ok: false, statusCode: null, error: `refused: ${refused}`, final: true };
+    // The address checked is the address connected to: the client does not resolve the name again.
+    const checked = await checkPublicHost(new URL(url).hostname);
+    if ('refused' in checked) {
+      return { ok: false, statusCode: null, error: `refused: ${checked.refused}`, final: true };
+    }
+    pinned = checked;
   }
   const body = envelopeBody(envelope);
   try {
@@ -38,6 +43,7 @@ export async function postWebhook(
       webhookHeaders(envelope, body, apiKey, deliveryId, sentAt),
       body,
       settings.timeoutMs,
+      pinned,
     );
     const ok = status >= 200 && status < 300;
     return { ok, statusCode: status, error: ok ? null : `the receiver answered HTTP ${status}` };

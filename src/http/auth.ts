@@ -4,6 +4,7 @@ import { looksLikeApiKey, safeEqual } from '../domain/apiKeys.js';
 import type { DomainContext } from '../domain/context.js';
 import { signInWorker } from '../domain/workerProfile.js';
 import { verifyInitData } from '../telegram/initData.js';
+import { type AuthFailureThrottle, refuseThrottled } from './authThrottle.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -41,8 +42,9 @@ function credentialProblem(request: FastifyRequest, scheme: string): 'missing' |
 const AGENT_HINT = 'Send your API key as: Authorization: Bearer hr_...';
 
 /** `Authorization: Bearer hr_...`: runs before the body is parsed, so 401 comes first. */
-export function agentAuth(ctx: DomainContext) {
+export function agentAuth(ctx: DomainContext, throttle: AuthFailureThrottle) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
+    if (refuseThrottled(throttle, request, reply)) return reply;
     const problem = credentialProblem(request, 'bearer');
     if (problem === 'missing') return unauthorized(reply, 'missing', `No API key. ${AGENT_HINT}`);
     const key = credential(request, 'bearer');
@@ -51,6 +53,7 @@ export function agentAuth(ctx: DomainContext) {
     }
     const agentId = await authenticateApiKey(ctx, key);
     if (!agentId) {
+      throttle.fail(request.ip);
       return unauthorized(
         reply,
         'unknown',
@@ -62,8 +65,9 @@ export function agentAuth(ctx: DomainContext) {
 }
 
 /** `Authorization: Bearer <ADMIN_TOKEN>` for the operator API. */
-export function adminAuth(adminToken: string) {
+export function adminAuth(adminToken: string, throttle: AuthFailureThrottle) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
+    if (refuseThrottled(throttle, request, reply)) return reply;
     const problem = credentialProblem(request, 'bearer');
     const hint = 'Send the ADMIN_TOKEN as: Authorization: Bearer <ADMIN_TOKEN>';
     if (problem)
@@ -73,13 +77,17 @@ export function adminAuth(adminToken: string) {
         `${problem === 'missing' ? 'No token' : 'Malformed header'}. ${hint}`,
       );
     const token = credential(request, 'bearer')!;
-    if (!safeEqual(token, adminToken)) return unauthorized(reply, 'unknown', `Wrong token. ${hint}`);
+    if (!safeEqual(token, adminToken)) {
+      throttle.fail(request.ip);
+      return unauthorized(reply, 'unknown', `Wrong token. ${hint}`);
+    }
   };
 }
 
 /** `Authorization: tma <initData>`: a valid Mini App sign-in registers the worker on first use. */
-export function workerAuth(ctx: DomainContext, botToken: string) {
+export function workerAuth(ctx: DomainContext, botToken: string, throttle: AuthFailureThrottle) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
+    if (refuseThrottled(throttle, request, reply)) return reply;
     const hint = 'Send fresh Telegram Mini App init data as: Authorization: tma <initData>';
     const problem = credentialProblem(request, 'tma');
     if (problem)
@@ -89,12 +97,14 @@ export function workerAuth(ctx: DomainContext, botToken: string) {
         `${problem === 'missing' ? 'No init data' : 'Malformed header'}. ${hint}`,
       );
     const user = verifyInitData(credential(request, 'tma')!, botToken, ctx.clock.now());
-    if (!user)
+    if (!user) {
+      throttle.fail(request.ip);
       return unauthorized(
         reply,
         'unknown',
         `Init data not valid (wrong signature or older than 24 hours). ${hint}`,
       );
+    }
     request.workerId = (await signInWorker(ctx, user)).id;
   };
 }

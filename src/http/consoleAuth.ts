@@ -3,6 +3,7 @@ import { safeEqual } from '../domain/apiKeys.js';
 import type { DomainContext } from '../domain/context.js';
 import { requireOwnedAgent } from '../domain/ownerAgents.js';
 import { findOwnerSession, type OwnerSession } from '../domain/ownerSessions.js';
+import { type AuthFailureThrottle, refuseThrottled } from './authThrottle.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -55,11 +56,14 @@ export function secureCookies(publicUrl: string): boolean {
  * CSRF token in X-CSRF-Token. A cross-site page can make the browser send the cookie (where
  * SameSite does not stop it) but cannot read the token, so its POST is refused.
  */
-export function ownerSessionAuth(ctx: DomainContext) {
+export function ownerSessionAuth(ctx: DomainContext, throttle: AuthFailureThrottle) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
+    if (refuseThrottled(throttle, request, reply)) return reply;
     const token = readCookie(request, SESSION_COOKIE);
     const session = token ? await findOwnerSession(ctx, token) : null;
     if (!session) {
+      // A cookie that names no session is a guess (or an old session): it counts as a failure.
+      if (token) throttle.fail(request.ip);
       return reply.status(401).send({
         error: 'Unauthorized',
         reason: token ? 'unknown' : 'missing',

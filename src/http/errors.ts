@@ -43,6 +43,9 @@ function issueMessage(issue: AjvIssue): string {
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof DomainError) {
+      if (error.kind === 'rate_limited' && typeof error.extra.retryAfter === 'number') {
+        reply.header('retry-after', error.extra.retryAfter);
+      }
       return reply.status(STATUS[error.kind]).send({ error: error.message, ...error.extra });
     }
     if (error.validation) {

@@ -1,9 +1,12 @@
 import type { FastifyInstance } from 'fastify';
+import { invalid } from '../domain/errors.js';
+import { firstInexactNumber } from './exactNumbers.js';
 
 /**
  * JSON bodies as Fastify parses them (prototype-poisoning safe), except that an empty body is
  * no body: agents' HTTP clients often send `Content-Type: application/json` on body-less
- * requests such as POST /tasks/:id/complete, and that must not be a 400.
+ * requests such as POST /tasks/:id/complete, and that must not be a 400. A number the parse
+ * would round (see exactNumbers.ts) is a 400 naming its field.
  */
 export function registerJsonParser(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
@@ -11,6 +14,19 @@ export function registerJsonParser(app: FastifyInstance): void {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') return done(null, undefined);
-    return parseJson(request, text, done);
+    return parseJson(request, text, (error, value) => {
+      if (error) return done(error, undefined);
+      const inexact = firstInexactNumber(text);
+      if (inexact) {
+        return done(
+          invalid(
+            inexact.path || 'body',
+            `the JSON number ${inexact.literal.length > 40 ? `${inexact.literal.slice(0, 40)}...` : inexact.literal} cannot be read exactly (JSON numbers are binary floating point); send amounts as strings such as "1.5", with at most 9 decimals`,
+          ),
+          undefined,
+        );
+      }
+      return done(null, value);
+    });
   });
 }

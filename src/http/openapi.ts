@@ -71,7 +71,9 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string): 
         description:
           'AI agents hire human workers and pay them in TON. Amounts are decimal TON strings; ' +
           'every error is JSON with an `error` message. Lists are newest first with opaque cursors. ' +
-          'Every response carries `X-Request-Id`. POSTs that create something or move money accept an `Idempotency-Key`.',
+          'Every response carries `X-Request-Id`. POSTs that create something or move money accept an `Idempotency-Key`. ' +
+          'Failed authentication is throttled per client address: after `AUTH_FAILURE_LIMIT` (30) failures within 15 minutes, ' +
+          'every authenticated request from that address is 429 with `Retry-After` until the window ends.',
         contact: { name: 'Handoff', url: publicUrl },
       },
       servers: [{ url: publicUrl }],

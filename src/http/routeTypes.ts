@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import type { DomainContext } from '../domain/context.js';
 import type { StatsCache } from '../domain/stats.js';
 import type { FileStorage } from '../storage/fileStorage.js';
+import type { AuthFailureThrottle } from './authThrottle.js';
 import type { StreamCounter } from './sse.js';
 
 /** What every route plugin receives. */
@@ -12,6 +13,8 @@ export interface RouteOptions {
   stats: StatsCache;
   storage: FileStorage;
   streams: StreamCounter;
+  /** Failed authentication per client address: every auth hook checks and feeds it. */
+  authThrottle: AuthFailureThrottle;
 }
 
 export type Routes = FastifyPluginAsyncTypebox<RouteOptions>;

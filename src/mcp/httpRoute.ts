@@ -36,7 +36,7 @@ export const mcpRoutes: FastifyPluginAsync<McpRouteOptions> = async (
     catalog = new ToolCatalog(ALL_TOOLS, routeTable);
   });
   app.addHook('onRequest', hostGuard(config.publicUrl));
-  app.addHook('onRequest', agentAuth(ctx));
+  app.addHook('onRequest', agentAuth(ctx, routes.authThrottle));
 
   app.post(MCP_PATH, { bodyLimit: MCP_BODY_LIMIT_BYTES, schema: { hide: true } }, async (request, reply) => {
     const key = `agent:${request.agentId}`;

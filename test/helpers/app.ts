@@ -121,6 +121,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
         webhookTimeoutMs: options.webhookTimeoutMs ?? 2_000,
         sseMaxStreamsPerKey: 10,
         tonProofDomains: ['handoff.test'],
+        authFailureLimit: 30,
       };
   const clock = new ManualClock(options.start ?? previous?.clock.now() ?? START);
   const live = options.live;

@@ -298,6 +298,41 @@ describe('messages', () => {
     expect(after).toEqual(before);
   });
 
+  it('only the sender’s own uploads may be attached: the other party’s, another agent’s or another worker’s are 400 and write nothing', async () => {
+    const otherAgent = await createAgent(t);
+    const otherWorker = await createWorker(t);
+    const workersFile = await upload(worker, 'worker.jpg', 'image/jpeg', randomBytes(8));
+    const agentsFile = await upload(agent, 'agent.png', 'image/png', randomBytes(8));
+    const otherAgentsFile = await upload(otherAgent, 'other.png', 'image/png', randomBytes(8));
+    const otherWorkersFile = await upload(otherWorker, 'other.jpg', 'image/jpeg', randomBytes(8));
+    const before = (await call(t, 'GET', agentMessages(agent, taskId), agent.headers)).json().messages;
+    for (const [side, fileUrl] of [
+      [agent, workersFile.fileUrl],
+      [agent, otherAgentsFile.fileUrl],
+      [agent, otherWorkersFile.fileUrl],
+      [worker, agentsFile.fileUrl],
+      [worker, otherAgentsFile.fileUrl],
+      [worker, otherWorkersFile.fileUrl],
+    ] as const) {
+      const res = await post(side, taskId, { content: 'see attached', fileUrl });
+      expect(res.statusCode, `${fileUrl} ${res.body}`).toBe(400);
+      expect(res.json()).toEqual({
+        error: 'Validation failed',
+        details: [
+          {
+            path: 'fileUrl',
+            message: 'must be a file you uploaded yourself (upload it with POST /upload first)',
+          },
+        ],
+      });
+    }
+    const after = (await call(t, 'GET', agentMessages(agent, taskId), agent.headers)).json().messages;
+    expect(after).toEqual(before);
+    // Each side's own file is still fine.
+    await postOk(agent, taskId, { content: '', fileUrl: agentsFile.fileUrl });
+    await postOk(worker, taskId, { content: '', fileUrl: workersFile.fileUrl });
+  });
+
   it('agent B is refused 403 on agent A’s chat; another worker gets 404', async () => {
     const other = await createAgent(t);
     const stranger = await createWorker(t);

@@ -295,3 +295,56 @@ describe('direct offers', () => {
     await expectBooksBalanced(t);
   });
 });
+
+describe('direct offers are bounded', () => {
+  it('an agent may send one worker at most 5 offers in 24 hours, withdrawn or not; the 6th is 429 and changes nothing', async () => {
+    const agent = await createAgent(t, { name: 'Pushy agent', deposit: '1000' });
+    const worker = await createWorker(t);
+    const other = await createWorker(t);
+    const firstAt = t.clock.now().getTime();
+    for (let i = 0; i < 5; i++) {
+      const offer = await offerTo(t, agent, worker, { reward: '1' });
+      // Send and withdraw: each offer and each withdrawal notifies the worker.
+      expect((await call(t, 'DELETE', `/tasks/${offer.task.id}`, agent.headers)).statusCode).toBe(200);
+      t.clock.advance(60_000);
+    }
+    const before = await agentMe(t, agent);
+    const offersBefore = await offersOf(worker);
+    const refused = await call(t, 'POST', '/tasks', agent.headers, {
+      title: 'Again',
+      description: 'Please',
+      reward: '1',
+      assignToUserId: worker.id,
+    });
+    expect(refused.statusCode, refused.body).toBe(429);
+    const retryAfter = Math.ceil((firstAt + DAY_MS - t.clock.now().getTime()) / 1000);
+    expect(refused.headers['retry-after']).toBe(String(retryAfter));
+    expect(refused.json()).toEqual({
+      error: `You sent this worker 5 direct offers in the last 24 hours, the most allowed (each one notifies them); retry in ${retryAfter} s, or post the task without assignToUserId so anyone can apply`,
+      retryAfter,
+    });
+    expect(await agentMe(t, agent)).toEqual(before);
+    expect(await offersOf(worker)).toEqual(offersBefore);
+
+    // Other workers, and tasks open to everyone, are not affected.
+    await offerTo(t, agent, other, { reward: '1' });
+    const open = await call(t, 'POST', '/tasks', agent.headers, {
+      title: 'Open',
+      description: 'd',
+      reward: '1',
+    });
+    expect(open.statusCode, open.body).toBe(201);
+
+    // Once the first offer is 24 hours old, one more may go.
+    t.clock.advance(retryAfter * 1000);
+    await offerTo(t, agent, worker, { reward: '1' });
+    const again = await call(t, 'POST', '/tasks', agent.headers, {
+      title: 'Again',
+      description: 'Please',
+      reward: '1',
+      assignToUserId: worker.id,
+    });
+    expect(again.statusCode, again.body).toBe(429);
+    await expectBooksBalanced(t);
+  });
+});

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_OFFERS_PER_WORKER_PER_DAY } from '../../src/domain/taskCreation.js';
 import { DIALECT, type TestApp } from '../helpers/app.js';
 import { createAgent, createWorker, type TestAgent, type TestWorker } from '../helpers/fixtures.js';
 import {
@@ -91,6 +92,8 @@ interface ModelApplication {
   task: ModelTask;
   worker: number;
   status: string;
+  /** Made by a direct offer (these are bounded per agent and worker), not by applying. */
+  offer?: true;
 }
 
 interface Model {
@@ -225,6 +228,9 @@ function expect_(m: Model, r: Real, op: Op): Expected {
       if (worker === NO_WALLET) return { status: 409, request };
       const totalNano = rewardNano + expectedFee(rewardNano);
       if (m.balance[op.agent]! < totalNano) return { status: 402, request };
+      // The clock stands still here: every offer of a run is within the same 24 hours.
+      const sent = m.applications.filter((a) => a.offer && a.worker === worker && a.task.agent === op.agent);
+      if (worker !== null && sent.length >= MAX_OFFERS_PER_WORKER_PER_DAY) return { status: 429, request };
       return {
         status: 201,
         request,
@@ -245,7 +251,7 @@ function expect_(m: Model, r: Real, op: Op): Expected {
             const mine = await workerApplications(r, worker);
             const offered = mine.find((a) => a.taskId === task.id);
             expect(offered?.status).toBe('OFFERED');
-            m.applications.push({ id: offered!.id, task, worker, status: 'OFFERED' });
+            m.applications.push({ id: offered!.id, task, worker, status: 'OFFERED', offer: true });
           }
         },
       };

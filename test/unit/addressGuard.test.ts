@@ -1,9 +1,11 @@
+import systemDns from 'node:dns';
 import { isIP } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { checkWebhookTarget } from '../../src/domain/webhookUrl.js';
 import { isPublicAddress, refuseNonPublicHost } from '../../src/events/addressGuard.js';
+import { postJson } from '../../src/events/httpPost.js';
 import { dispatchDueDeliveries } from '../../src/outbox/webhookDeliveries.js';
 import { call, ok } from '../helpers/agentApi.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
@@ -50,6 +52,13 @@ const REFUSED = [
   '::ffff:169.254.169.254',
   '::ffff:7f00:1',
   '::ffff:a00:1',
+  '0:0:0:0:0:ffff:7f00:1',
+  // IPv4-compatible (::/96, deprecated) and IPv4-translated (::ffff:0:0:0/96) forms.
+  '::127.0.0.1',
+  '::7f00:1',
+  '::10.0.0.1',
+  '::ffff:0:7f00:1',
+  '::ffff:0:a00:1',
 ];
 const ALLOWED = [
   '1.1.1.1',
@@ -112,6 +121,16 @@ describe('refuseNonPublicHost', () => {
     expect(await refuseNonPublicHost('public.example.com')).toBeNull();
   });
 
+  it.each(['::ffff:127.0.0.1', '::127.0.0.1', '::ffff:10.0.0.1', '::ffff:7f00:1'])(
+    'refuses a name that resolves to %s',
+    async (ip) => {
+      dns.answers.set('v6.example.com', ['2606:4700::1111', ip]);
+      expect(await refuseNonPublicHost('v6.example.com')).toBe(
+        `v6.example.com resolves to ${ip}, which is not a public address`,
+      );
+    },
+  );
+
   it('refuses a name that does not resolve', async () => {
     expect(await refuseNonPublicHost('nowhere.invalid')).toBe('cannot resolve nowhere.invalid');
   });
@@ -155,6 +174,25 @@ describe('checkWebhookTarget', () => {
   });
 });
 
+describe('postJson to a pinned address', () => {
+  it('connects to the given address while the Host header keeps the URL host', async () => {
+    const receiver = await Receiver.start();
+    try {
+      const port = new URL(receiver.url).port;
+      // The name resolves nowhere: only the pinned address can have been connected to.
+      const status = await postJson(`http://hooks.agent.example:${port}/hooks`, {}, '{}', 2_000, {
+        address: '127.0.0.1',
+        family: 4,
+      });
+      expect(status).toBe(200);
+      expect(receiver.requests).toHaveLength(1);
+      expect(receiver.requests[0]!.headers.host).toBe(`hooks.agent.example:${port}`);
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+
 describe('an app that refuses private webhook targets', () => {
   let t: TestApp;
   /** The same database, chain and clock, served by an app built with webhookAllowPrivate false. */
@@ -164,7 +202,7 @@ describe('an app that refuses private webhook targets', () => {
   beforeAll(async () => {
     t = await createTestApp();
     strict = await buildApp({
-      config: { ...t.config, webhookAllowPrivate: false },
+      config: { ...t.config, webhookAllowPrivate: false, webhookTimeoutMs: 1_000 },
       db: t.services.db,
       chain: t.services.chain,
       clock: t.clock,
@@ -187,6 +225,9 @@ describe('an app that refuses private webhook targets', () => {
     'http://10.0.0.5/hook',
     'http://192.168.0.10/hook',
     'http://[::ffff:127.0.0.1]/x',
+    'http://[::ffff:7f00:1]/x',
+    'http://[::127.0.0.1]/x',
+    'http://[::ffff:10.0.0.1]/x',
     // Other spellings of 127.0.0.1 that URL parsing normalises.
     'http://2130706433:9/x',
     'http://0x7f.1/x',
@@ -298,5 +339,39 @@ describe('an app that refuses private webhook targets', () => {
       message: expect.stringMatching(/not a public address/),
     });
     expect(receiver.requests).toHaveLength(0);
+  });
+
+  it('a delivery connects to the address it checked, not to what a second look-up answers', async () => {
+    // DNS rebinding: the check's look-up answers a public address, any later look-up (the one
+    // an HTTP client would make to connect) answers loopback, where a receiver is listening.
+    const host = 'rebind-late.example';
+    dns.answers.set(host, ['192.0.2.1']);
+    const secondLookup = vi.spyOn(systemDns, 'lookup').mockImplementation(((
+      hostname: string,
+      options: unknown,
+      callback?: (...args: unknown[]) => void,
+    ) => {
+      const done = (typeof options === 'function' ? options : callback) as (...args: unknown[]) => void;
+      if (hostname !== host) return done(Object.assign(new Error('ENOTFOUND'), { code: 'ENOTFOUND' }));
+      if (typeof options === 'object' && options && (options as { all?: boolean }).all) {
+        return done(null, [{ address: '127.0.0.1', family: 4 }]);
+      }
+      return done(null, '127.0.0.1', 4);
+    }) as unknown as typeof systemDns.lookup);
+    try {
+      const agent = await createAgent(s, { deposit: '50' });
+      const port = new URL(receiver.url).port;
+      await ok(s, agent, 'PATCH', '/agents/webhooks', { url: `http://${host}:${port}/hooks` });
+      const before = receiver.requests.length;
+      await createTask(s, agent);
+      expect(await dispatchDueDeliveries(s.ctx, s.ctx.webhooks)).toBe(1);
+      expect(receiver.requests).toHaveLength(before);
+      const [delivery] = (await ok(s, agent, 'GET', '/agents/webhooks/deliveries')).deliveries;
+      // 192.0.2.1 (TEST-NET-1) answers nothing: the attempt fails and will be retried.
+      expect(delivery).toMatchObject({ status: 'pending', attempts: 1, lastStatusCode: null });
+      expect(secondLookup).not.toHaveBeenCalledWith(host, expect.anything(), expect.anything());
+    } finally {
+      secondLookup.mockRestore();
+    }
   });
 });

@@ -137,7 +137,7 @@ export interface paths {
         put?: never;
         /**
          * Create a task (reward + 30% fee escrowed from your balance), or a direct offer
-         * @description Create a task (reward + 30% fee escrowed from your balance), or a direct offer. Authenticated with your API key: `Authorization: Bearer hr_...`. Safe to retry with an `Idempotency-Key`. Errors: 400, 401, 402, 404, 409, each as JSON `{error}`.
+         * @description Create a task (reward + 30% fee escrowed from your balance), or a direct offer. Authenticated with your API key: `Authorization: Bearer hr_...`. Safe to retry with an `Idempotency-Key`. Errors: 400, 401, 402, 404, 409, 429, each as JSON `{error}`.
          */
         post: operations["createTask"];
         delete?: never;
@@ -2384,7 +2384,7 @@ export interface components {
             agentName?: string;
             /** @description http(s) URL for this task’s events instead of your agent webhook */
             webhookUrl?: string;
-            /** @description A worker id: makes a direct offer */
+            /** @description A worker id: makes a direct offer. At most 5 offers to one worker in any 24 hours (429 with Retry-After beyond) */
             assignToUserId?: string;
         };
         /**
@@ -2686,7 +2686,7 @@ export interface components {
              * @default
              */
             content: string;
-            /** @description A fileUrl returned by the upload endpoint */
+            /** @description A fileUrl the upload endpoint returned to you (your own upload) */
             fileUrl?: string;
             fileName?: string;
             fileSize?: number;
@@ -2777,7 +2777,7 @@ export interface components {
             socialLinks?: {
                 [key: string]: string;
             };
-            /** @description TON amount: a decimal string such as "6.5" (preferred) or a JSON number; at most 9 decimals */
+            /** @description TON amount: a decimal string such as "6.5" (preferred) or a JSON number; at most 9 decimals. A JSON number that parsing would round (more digits than a double holds) is refused: send a string. */
             hourlyRate?: string | number | null;
             available?: boolean;
             showTelegram?: boolean;
@@ -3309,6 +3309,16 @@ export interface operations {
             };
             /** @description The resource is not in a state that allows this (see `currentStatus`), or the same Idempotency-Key is still in progress */
             409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; retry after `Retry-After` seconds */
+            429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -5831,7 +5841,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description TON amount: a decimal string such as "6.5" (preferred) or a JSON number; at most 9 decimals */
+                    /** @description TON amount: a decimal string such as "6.5" (preferred) or a JSON number; at most 9 decimals. A JSON number that parsing would round (more digits than a double holds) is refused: send a string. */
                     amount: string | number;
                 };
             };

@@ -100,3 +100,26 @@ export function findSentOffer(db: Executor, workerId: string, taskId: string) {
     .orderBy('created_at', 'desc')
     .executeTakeFirst();
 }
+
+/**
+ * When the direct offers this agent sent this worker after `since` were made, oldest first: one
+ * `offer` notification per offer, counted where the offer was written (the notification row).
+ */
+export async function listOfferTimes(
+  db: Executor,
+  agentId: string,
+  workerId: string,
+  since: string,
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom('notifications as n')
+    .innerJoin('tasks as t', 't.id', 'n.task_id')
+    .select('n.created_at')
+    .where('n.worker_id', '=', workerId)
+    .where('n.kind', '=', 'offer')
+    .where('n.created_at', '>', since)
+    .where('t.agent_id', '=', agentId)
+    .orderBy('n.created_at')
+    .execute();
+  return rows.map((r) => r.created_at);
+}

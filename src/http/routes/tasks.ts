@@ -38,7 +38,7 @@ export const taskRoutes: Routes = async (app, { ctx }) => {
           // direct offer also fits `{task}`, which would drop offeredWorker and message.
           201: Type.Union([CreatedOffer, Type.Object({ task: Task })]),
           402: InsufficientBalance,
-          ...errors(400, 401, 404, 409),
+          ...errors(400, 401, 404, 409, 429),
         },
       },
     },

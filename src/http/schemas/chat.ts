@@ -34,7 +34,10 @@ export const PostMessageBody = Type.Object({
     description: 'Up to 4000 characters; required unless fileUrl is given',
   }),
   fileUrl: Type.Optional(
-    Type.String({ maxLength: 2000, description: 'A fileUrl returned by the upload endpoint' }),
+    Type.String({
+      maxLength: 2000,
+      description: 'A fileUrl the upload endpoint returned to you (your own upload)',
+    }),
   ),
   fileName: Type.Optional(Type.String({ maxLength: 200 })),
   fileSize: Type.Optional(Type.Integer({ minimum: 0 })),

@@ -9,7 +9,8 @@ export const Amount = Type.String({
 export const AmountInput = Type.Unsafe<string | number>({
   type: ['string', 'number'],
   maxLength: 40,
-  description: 'TON amount: a decimal string such as "6.5" (preferred) or a JSON number; at most 9 decimals',
+  description:
+    'TON amount: a decimal string such as "6.5" (preferred) or a JSON number; at most 9 decimals. A JSON number that parsing would round (more digits than a double holds) is refused: send a string.',
 });
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 timestamp, UTC' });
 /**

@@ -86,7 +86,11 @@ export const CreateTaskBody = Type.Object({
     }),
   ),
   assignToUserId: Type.Optional(
-    Type.String({ maxLength: 100, description: 'A worker id: makes a direct offer' }),
+    Type.String({
+      maxLength: 100,
+      description:
+        'A worker id: makes a direct offer. At most 5 offers to one worker in any 24 hours (429 with Retry-After beyond)',
+    }),
   ),
 });
 
