@@ -37,11 +37,31 @@ export async function listen(t: TestApp): Promise<string> {
   return t.app.listen({ port: 0, host: '127.0.0.1' });
 }
 
-/** An MCP client of the official SDK connected over Streamable HTTP with `apiKey`. */
-export async function connectHttp(baseUrl: string, apiKey: string): Promise<Client> {
+/**
+ * An MCP client of the official SDK connected over Streamable HTTP with `apiKey`; `headers` go
+ * with every request and `onResponse` sees every HTTP response.
+ */
+export async function connectHttp(
+  baseUrl: string,
+  apiKey: string,
+  options: {
+    headers?: Record<string, string>;
+    onResponse?: (response: Response, method: string) => void;
+  } = {},
+): Promise<Client> {
   const client = new Client({ name: 'handoff-test', version: '1.0.0' });
+  const { onResponse } = options;
   const transport = new StreamableHTTPClientTransport(new URL('/mcp', baseUrl), {
-    requestInit: { headers: { authorization: `Bearer ${apiKey}` } },
+    requestInit: { headers: { ...options.headers, authorization: `Bearer ${apiKey}` } },
+    ...(onResponse
+      ? {
+          fetch: async (url: string | URL, init?: RequestInit) => {
+            const response = await fetch(url, init);
+            onResponse(response, init?.method ?? 'GET');
+            return response;
+          },
+        }
+      : {}),
   });
   await client.connect(transport);
   return client;
