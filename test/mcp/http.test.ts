@@ -5,6 +5,7 @@ import { call, type Json, ok } from '../helpers/agentApi.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createAgent, createTask, createWorker, type TestAgent } from '../helpers/fixtures.js';
 import { connectHttp, listen, REQUIRED_TOOLS, runWholeTask, tool, toolError } from '../helpers/mcp.js';
+import { serviceOf } from '../helpers/service.js';
 
 let t: TestApp;
 let baseUrl: string;
@@ -59,7 +60,7 @@ describe('MCP over Streamable HTTP', () => {
 
   it('runs a whole task through the tools', async () => {
     const worker = await createWorker(t);
-    await runWholeTask(t, client, agent, worker);
+    await runWholeTask(serviceOf(t, baseUrl), client, agent, worker);
   });
 
   it('runs a keyed tool once per idempotency key: a repeat returns the first result', async () => {

@@ -9,6 +9,9 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Json } from '../helpers/agentApi.js';
 import { TEST_DATABASE_URL } from '../helpers/app.js';
+import { runExampleAgent } from '../helpers/exampleAgent.js';
+import { connectHttp, REQUIRED_TOOLS, runWholeTask, toolError } from '../helpers/mcp.js';
+import { expectStatus, newAgent, newWorker, send, serviceAt } from '../helpers/service.js';
 
 /**
  * The production build, for real: `npm run build`, then `node dist/main.js` (what
@@ -161,6 +164,52 @@ describe('the production build', () => {
       ]);
     }, 300_000);
 
+    // The end-to-end client tests, run in process elsewhere, against the build: the same code.
+    it('runs the SDK example agent to a completed, paid task', async () => {
+      await runExampleAgent(serviceAt(server.url, server.dataDir));
+    }, 120_000);
+
+    it('serves MCP over Streamable HTTP: a whole task through the tools; a wrong key is refused', async () => {
+      const service = serviceAt(server.url, server.dataDir);
+      const agent = await newAgent(service, { deposit: '100' });
+      const seen: Headers[] = [];
+      const client = await connectHttp(server.url, agent.apiKey, {
+        headers: { 'x-request-id': 'dist-mcp-1' },
+        onResponse: (response) => seen.push(response.headers),
+      });
+      try {
+        const { tools } = await client.listTools();
+        for (const name of REQUIRED_TOOLS) expect(tools.map((x) => x.name)).toContain(name);
+        await runWholeTask(service, client, agent, await newWorker(service));
+        const theirs = (
+          await expectStatus(
+            service,
+            await newAgent(service, { deposit: '20' }),
+            'POST',
+            '/tasks',
+            { title: 'Theirs', description: 'Not yours', reward: '1' },
+            201,
+          )
+        ).task;
+        const rest = await send(service, agent, 'GET', `/tasks/${theirs.id}`);
+        expect(rest.status).toBe(403);
+        expect(await toolError(client, 'get_task', { taskId: theirs.id })).toEqual({
+          status: 403,
+          ...rest.json,
+        });
+      } finally {
+        await client.close();
+      }
+      for (const headers of seen) {
+        expect(headers.get('x-request-id')).toBe('dist-mcp-1');
+        expect(headers.get('x-ratelimit-limit')).toMatch(/^\d+$/);
+      }
+      await expect(connectHttp(server.url, `hr_${'x'.repeat(40)}`)).rejects.toMatchObject({
+        code: 401,
+        message: expect.stringMatching(/Bearer hr_/),
+      });
+    }, 120_000);
+
     it('answers with X-Request-Id (the caller’s when well-formed) and precise 401s', async () => {
       const mine = await api(server, 'GET', '/health', { 'x-request-id': 'trace-42.a' });
       expect(mine.headers.get('x-request-id')).toBe('trace-42.a');
@@ -185,60 +234,56 @@ describe('the production build', () => {
 
   // Keep-alive connections answered after the close began used to hold it open until the forced
   // exit (seen on PostgreSQL, where requests are slower): see src/http/closing.ts.
-  it(
-    'a SIGTERM under load loses no request answered 2xx and leaves no process behind',
-    async () => {
-      const env = await databaseEnv();
-      const server = await startServer(env);
-      const admin = adminOf(server);
-      const created = await api(server, 'POST', '/admin/agents', admin, { name: 'load' });
-      const agent = { authorization: `Bearer ${created.json.apiKey}` };
-      const agentId = (created.json.agent as { id: string }).id;
-      expect(
-        (await api(server, 'POST', `/admin/agents/${agentId}/deposits`, admin, { amount: '1000' })).status,
-      ).toBe(201);
+  it('a SIGTERM under load loses no request answered 2xx and leaves no process behind', async () => {
+    const env = await databaseEnv();
+    const server = await startServer(env);
+    const admin = adminOf(server);
+    const created = await api(server, 'POST', '/admin/agents', admin, { name: 'load' });
+    const agent = { authorization: `Bearer ${created.json.apiKey}` };
+    const agentId = (created.json.agent as { id: string }).id;
+    expect(
+      (await api(server, 'POST', `/admin/agents/${agentId}/deposits`, admin, { amount: '1000' })).status,
+    ).toBe(201);
 
-      const body = { title: 'Load', description: 'Under SIGTERM', reward: '1' };
-      let answered = 0;
-      const requests = Array.from({ length: 150 }, async () => {
-        try {
-          const res = await api(server, 'POST', '/tasks', agent, body);
-          answered++;
-          return res;
-        } catch {
-          return null; // refused or cut: not answered, so not counted as a success
-        }
-      });
-      while (answered < 10) await new Promise((r) => setTimeout(r, 5));
-      expect(await childPids(server.child.pid!)).toEqual([]);
-      server.child.kill('SIGTERM');
-      const results = await Promise.all(requests);
-      expect(await server.exited).toBe(0);
-      expect(isAlive(server.child.pid!)).toBe(false);
-
-      const ok = results.filter((r) => r?.status === 201).map((r) => (r!.json.task as { id: string }).id);
-      for (const r of results) if (r) expect([201, 503]).toContain(r.status);
-      expect(ok.length).toBeGreaterThanOrEqual(10);
-
-      // Restarted on the same data: every task answered 201 is there, and the money adds up.
-      const again = await startServer({ ...env, DATA_DIR: server.dataDir });
+    const body = { title: 'Load', description: 'Under SIGTERM', reward: '1' };
+    let answered = 0;
+    const requests = Array.from({ length: 150 }, async () => {
       try {
-        for (const id of ok) expect((await api(again, 'GET', `/tasks/${id}`, agent)).status).toBe(200);
-        const me = (await api(again, 'GET', '/agents/me', agent)).json.agent as {
-          balance: string;
-          lockedByTasks: string;
-          taskCount: number;
-        };
-        expect(me.taskCount).toBe(ok.length);
-        expect(Number(me.lockedByTasks)).toBeCloseTo(ok.length * 1.3, 6);
-        expect(Number(me.balance)).toBeCloseTo(1000 - ok.length * 1.3, 6);
-      } finally {
-        await stop(again);
-        rmSync(server.dataDir, { recursive: true, force: true });
+        const res = await api(server, 'POST', '/tasks', agent, body);
+        answered++;
+        return res;
+      } catch {
+        return null; // refused or cut: not answered, so not counted as a success
       }
-    },
-    300_000,
-  );
+    });
+    while (answered < 10) await new Promise((r) => setTimeout(r, 5));
+    expect(await childPids(server.child.pid!)).toEqual([]);
+    server.child.kill('SIGTERM');
+    const results = await Promise.all(requests);
+    expect(await server.exited).toBe(0);
+    expect(isAlive(server.child.pid!)).toBe(false);
+
+    const ok = results.filter((r) => r?.status === 201).map((r) => (r!.json.task as { id: string }).id);
+    for (const r of results) if (r) expect([201, 503]).toContain(r.status);
+    expect(ok.length).toBeGreaterThanOrEqual(10);
+
+    // Restarted on the same data: every task answered 201 is there, and the money adds up.
+    const again = await startServer({ ...env, DATA_DIR: server.dataDir });
+    try {
+      for (const id of ok) expect((await api(again, 'GET', `/tasks/${id}`, agent)).status).toBe(200);
+      const me = (await api(again, 'GET', '/agents/me', agent)).json.agent as {
+        balance: string;
+        lockedByTasks: string;
+        taskCount: number;
+      };
+      expect(me.taskCount).toBe(ok.length);
+      expect(Number(me.lockedByTasks)).toBeCloseTo(ok.length * 1.3, 6);
+      expect(Number(me.balance)).toBeCloseTo(1000 - ok.length * 1.3, 6);
+    } finally {
+      await stop(again);
+      rmSync(server.dataDir, { recursive: true, force: true });
+    }
+  }, 300_000);
 
   describe('startup errors: one line that says what to do, and a non-zero exit', () => {
     async function failedStart(env: Record<string, string>) {
