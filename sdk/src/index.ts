@@ -17,5 +17,6 @@ export {
   type VerifyWebhookInput,
   verifyWebhook,
   type WebhookEvent,
+  type WebhookScheme,
   WebhookVerificationError,
 } from './webhooks.js';

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../domain/clock.js';
 
@@ -81,6 +82,13 @@ export async function countRequest(options: RateLimits, bucket: Bucket, key: str
   };
 }
 
+/** X-RateLimit-Limit/Remaining/Reset of a count, on the raw response (so hijacked replies carry them too). */
+export function setRateLimitHeaders(response: ServerResponse, counted: Counted): void {
+  response.setHeader('x-ratelimit-limit', counted.limit);
+  response.setHeader('x-ratelimit-remaining', counted.remaining);
+  response.setHeader('x-ratelimit-reset', counted.resetS);
+}
+
 /**
  * Per-key limits with X-RateLimit-Limit/Remaining/Reset on every authenticated response and a
  * 429 with Retry-After beyond the limit. Runs after the auth hook, which sets the key.
@@ -89,9 +97,7 @@ export function rateLimitHook(options: RateLimits & { keyOf: (request: FastifyRe
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const bucket = request.routeOptions.config.rateLimit ?? 'standard';
     const counted = await countRequest(options, bucket, options.keyOf(request));
-    reply.header('x-ratelimit-limit', counted.limit);
-    reply.header('x-ratelimit-remaining', counted.remaining);
-    reply.header('x-ratelimit-reset', counted.resetS);
+    setRateLimitHeaders(reply.raw, counted);
     if (counted.exceeded) {
       reply.header('retry-after', counted.resetS);
       return reply.status(429).send({

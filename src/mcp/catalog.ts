@@ -79,9 +79,10 @@ export class ToolCatalog {
 
   async call(env: ToolEnv, name: string, rawArgs: unknown, deps: CallDeps): Promise<CallToolResult> {
     const entry = this.entries.get(name);
+    // Counted before the name is checked, so a call of an unknown tool costs a standard request.
+    const counted = await deps.count(entry?.bucket ?? 'standard');
     if (!entry)
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${name}; list the tools to see their names`);
-    const counted = await deps.count(entry.bucket);
     if (counted.exceeded) {
       return failure({
         status: 429,

@@ -1,7 +1,14 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyPluginAsync } from 'fastify';
 import { agentAuth } from '../http/auth.js';
-import { countRequest, type RateLimits } from '../http/rateLimit.js';
+import {
+  type Bucket,
+  type Counted,
+  countRequest,
+  type RateLimits,
+  rateLimitHook,
+  setRateLimitHeaders,
+} from '../http/rateLimit.js';
 import type { RouteOptions } from '../http/routeTypes.js';
 import { ToolCatalog } from './catalog.js';
 import { hostGuard } from './hostGuard.js';
@@ -40,10 +47,21 @@ export const mcpRoutes: FastifyPluginAsync<McpRouteOptions> = async (
 
   app.post(MCP_PATH, { bodyLimit: MCP_BODY_LIMIT_BYTES, schema: { hide: true } }, async (request, reply) => {
     const key = `agent:${request.agentId}`;
+    // The answer carries the rate-limit headers of the tightest bucket this request counted in,
+    // as a REST answer carries its route's: set on the raw response, which the transport writes.
+    let tightest: Counted | undefined;
+    const count = async (bucket: Bucket) => {
+      const counted = await countRequest(rateLimits, bucket, key);
+      if (!tightest || counted.remaining <= tightest.remaining) tightest = counted;
+      if (!reply.raw.headersSent) setRateLimitHeaders(reply.raw, tightest);
+      return counted;
+    };
     const messages: unknown[] = Array.isArray(request.body) ? request.body : [request.body];
-    const others = messages.filter((m) => !isToolCall(m)).length;
-    for (let i = 0; i < others; i++) {
-      const counted = await countRequest(rateLimits, 'standard', key);
+    const toolCalls = messages.filter(isToolCall).length;
+    // Tool calls count in their tools' buckets; any other message (or a request of none) as standard.
+    const standard = toolCalls === 0 ? Math.max(1, messages.length) : messages.length - toolCalls;
+    for (let i = 0; i < standard; i++) {
+      const counted = await count('standard');
       if (counted.exceeded) {
         reply.header('retry-after', counted.resetS);
         return reply
@@ -54,7 +72,7 @@ export const mcpRoutes: FastifyPluginAsync<McpRouteOptions> = async (
     reply.hijack();
     const env = { ctx, agentId: request.agentId, stats, storage };
     const server = createMcpServer(catalog!, env, {
-      count: (bucket) => countRequest(rateLimits, bucket, key),
+      count,
       logError: (error, tool) => request.log.error({ err: error, tool }, 'MCP tool failed'),
     });
     const transport = new StreamableHTTPServerTransport({
@@ -83,6 +101,8 @@ export const mcpRoutes: FastifyPluginAsync<McpRouteOptions> = async (
       method,
       url: MCP_PATH,
       schema: { hide: true },
+      // Counted as a standard request, so this answer carries the rate-limit headers as well.
+      onRequest: rateLimitHook({ ...rateLimits, keyOf: (request) => `agent:${request.agentId}` }),
       handler: (_request, reply) =>
         reply
           .status(405)

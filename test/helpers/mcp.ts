@@ -2,9 +2,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { expect } from 'vitest';
-import { apply, call, type Json, ok } from './agentApi.js';
+import type { Json } from './agentApi.js';
 import type { TestApp } from './app.js';
-import { expectBooksBalanced, type TestAgent, type TestWorker } from './fixtures.js';
+import type { TestAgent, TestWorker } from './fixtures.js';
+import { expectAudited, expectStatus, type Service, send } from './service.js';
 
 /** The tools the issue asks for by name; the server may have more. */
 export const REQUIRED_TOOLS = [
@@ -37,11 +38,31 @@ export async function listen(t: TestApp): Promise<string> {
   return t.app.listen({ port: 0, host: '127.0.0.1' });
 }
 
-/** An MCP client of the official SDK connected over Streamable HTTP with `apiKey`. */
-export async function connectHttp(baseUrl: string, apiKey: string): Promise<Client> {
+/**
+ * An MCP client of the official SDK connected over Streamable HTTP with `apiKey`; `headers` go
+ * with every request and `onResponse` sees every HTTP response.
+ */
+export async function connectHttp(
+  baseUrl: string,
+  apiKey: string,
+  options: {
+    headers?: Record<string, string>;
+    onResponse?: (response: Response, method: string) => void;
+  } = {},
+): Promise<Client> {
   const client = new Client({ name: 'handoff-test', version: '1.0.0' });
+  const { onResponse } = options;
   const transport = new StreamableHTTPClientTransport(new URL('/mcp', baseUrl), {
-    requestInit: { headers: { authorization: `Bearer ${apiKey}` } },
+    requestInit: { headers: { ...options.headers, authorization: `Bearer ${apiKey}` } },
+    ...(onResponse
+      ? {
+          fetch: async (url: string | URL, init?: RequestInit) => {
+            const response = await fetch(url, init);
+            onResponse(response, init?.method ?? 'GET');
+            return response;
+          },
+        }
+      : {}),
   });
   await client.connect(transport);
   return client;
@@ -68,10 +89,11 @@ export async function toolError(
 }
 
 /**
- * A whole task through the tools: create, a worker applies through the worker API, accept, chat
- * both ways, complete (a real sandbox payout to the worker's wallet), rate.
+ * A whole task through the tools of `service` (in process or the built server): create, a worker
+ * applies through the worker API, accept, chat both ways, complete (a real sandbox payout to the
+ * worker's wallet), rate.
  */
-export async function runWholeTask(t: TestApp, client: Client, agent: TestAgent, worker: TestWorker) {
+export async function runWholeTask(service: Service, client: Client, agent: TestAgent, worker: TestWorker) {
   const before = (await tool(client, 'get_agent_profile')).agent;
   const created = await tool(client, 'create_task', {
     title: 'Photo of the town hall',
@@ -82,7 +104,16 @@ export async function runWholeTask(t: TestApp, client: Client, agent: TestAgent,
   const taskId = created.task.id as string;
   expect(Number((await tool(client, 'get_agent_profile')).agent.balance)).toBe(Number(before.balance) - 8.45);
 
-  const applicationId = await apply(t, worker, taskId, 'On my way');
+  const applicationId = (
+    await expectStatus(
+      service,
+      worker,
+      'POST',
+      `/worker/tasks/${taskId}/applications`,
+      { message: 'On my way' },
+      201,
+    )
+  ).application.id as string;
   const { applications } = await tool(client, 'list_applications', { taskId });
   expect(applications.map((a: Json) => a.id)).toEqual([applicationId]);
   const accepted = await tool(client, 'accept_application', { applicationId });
@@ -93,8 +124,8 @@ export async function runWholeTask(t: TestApp, client: Client, agent: TestAgent,
   });
 
   await tool(client, 'send_message', { taskId, content: 'Please include the clock tower' });
-  await ok(
-    t,
+  await expectStatus(
+    service,
     worker,
     'POST',
     `/worker/chat/${taskId}/messages`,
@@ -117,17 +148,19 @@ export async function runWholeTask(t: TestApp, client: Client, agent: TestAgent,
     payment: { amount: '6.5', toAddress: worker.wallet, status: 'confirmed', recipient: { id: worker.id } },
     fee: { amount: '1.95', success: true },
   });
-  expect(await t.ctx.chain.getBalance(worker.wallet!)).toBeGreaterThan(6_000_000_000n);
+  expect(done.payment.txHash).toMatch(/^[0-9a-f]{64}$/);
+  if (service.chainBalance)
+    expect(await service.chainBalance(worker.wallet!)).toBeGreaterThan(6_000_000_000n);
   // Completing again pays nothing more: the REST answer, as a tool error.
   const again = await toolError(client, 'complete_task', { taskId });
-  const rest = await call(t, agent, 'POST', `/tasks/${taskId}/complete`);
-  expect(again).toEqual({ status: rest.statusCode, ...rest.json() });
+  const rest = await send(service, agent, 'POST', `/tasks/${taskId}/complete`);
+  expect(again).toEqual({ status: rest.status, ...rest.json });
   expect(again.status).toBe(409);
 
   const { rating } = await tool(client, 'rate_worker', { taskId, score: 5, comment: 'Great photo' });
   expect(rating).toMatchObject({ taskId, raterType: 'AGENT', score: 5, comment: 'Great photo' });
   const { transactions } = await tool(client, 'list_transactions', { type: 'PAYOUT' });
   expect(transactions.map((x: Json) => [x.amount, x.task.id])).toEqual([['6.5', taskId]]);
-  await expectBooksBalanced(t);
+  await expectAudited(service);
   return { taskId, applicationId, chatId: accepted.chat.id as string };
 }

@@ -5,6 +5,7 @@ import { call, type Json, ok } from '../helpers/agentApi.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createAgent, createTask, createWorker, type TestAgent } from '../helpers/fixtures.js';
 import { connectHttp, listen, REQUIRED_TOOLS, runWholeTask, tool, toolError } from '../helpers/mcp.js';
+import { serviceOf } from '../helpers/service.js';
 
 let t: TestApp;
 let baseUrl: string;
@@ -59,7 +60,7 @@ describe('MCP over Streamable HTTP', () => {
 
   it('runs a whole task through the tools', async () => {
     const worker = await createWorker(t);
-    await runWholeTask(t, client, agent, worker);
+    await runWholeTask(serviceOf(t, baseUrl), client, agent, worker);
   });
 
   it('runs a keyed tool once per idempotency key: a repeat returns the first result', async () => {
@@ -171,6 +172,86 @@ describe('MCP over Streamable HTTP', () => {
     } finally {
       await mcp.close();
     }
+  });
+
+  it('answers every request with X-Request-Id and the rate-limit headers of the bucket it counted in', async () => {
+    const limited = await createAgent(t, { deposit: '20' });
+    const worker = await createWorker(t);
+    const task = await createTask(t, limited, { reward: '1' });
+    const applicationId = (
+      await ok(t, worker, 'POST', `/worker/tasks/${task.id}/applications`, { message: 'Me' }, 201)
+    ).application.id;
+    await ok(t, limited, 'PATCH', `/applications/${applicationId}`, { status: 'ACCEPTED' });
+    const seen: { method: string; headers: Headers; status: number }[] = [];
+    let first = 0;
+    const mcp = await connectHttp(baseUrl, limited.apiKey, {
+      headers: { 'x-request-id': 'trace-mcp.7' },
+      onResponse: (response, method) =>
+        seen.push({ method, headers: response.headers, status: response.status }),
+    });
+    try {
+      await tool(mcp, 'get_task', { taskId: task.id });
+      await tool(mcp, 'send_message', { taskId: task.id, content: 'Hello' });
+      // initialize, notifications/initialized, the two calls, and the client's GET for a
+      // server stream (405: stateless) at some point after initialized.
+      expect(seen.map((x) => [x.method, x.status]).sort()).toEqual(
+        [
+          ['GET', 405],
+          ['POST', 200],
+          ['POST', 200],
+          ['POST', 200],
+          ['POST', 202],
+        ].sort(),
+      );
+      for (const { headers } of seen) {
+        expect(headers.get('x-request-id')).toBe('trace-mcp.7');
+        expect(Number(headers.get('x-ratelimit-reset'))).toBeGreaterThan(0);
+      }
+      const posts = seen.filter((x) => x.method === 'POST');
+      const limits = posts.map(({ headers: h }) => [
+        h.get('x-ratelimit-limit'),
+        Number(h.get('x-ratelimit-remaining')),
+      ]);
+      const standard = t.config.rateLimitStandard;
+      const chat = t.config.rateLimitChat;
+      // initialize, initialized, get_task count as standard requests (and so does the GET,
+      // wherever it fell); send_message in the chat bucket, as its REST route.
+      first = limits[0]![1] as number;
+      expect(limits[0]![0]).toBe(String(standard));
+      expect(first).toBeLessThan(standard);
+      expect(limits[1]).toEqual([String(standard), first - 1]);
+      expect(limits[2]![0]).toBe(String(standard));
+      expect([first - 2, first - 3]).toContain(limits[2]![1]);
+      expect(limits[3]).toEqual([String(chat), chat - 1]);
+      const get = seen.find((x) => x.method === 'GET')!.headers;
+      expect(get.get('x-ratelimit-limit')).toBe(String(standard));
+    } finally {
+      await mcp.close();
+    }
+
+    // A caller's id that is not well-formed is replaced; a refusal carries the headers too.
+    const ping = (requestId: string) =>
+      fetch(new URL('/mcp', baseUrl), {
+        method: 'POST',
+        headers: {
+          ...limited.headers,
+          'x-request-id': requestId,
+          accept: 'application/json, text/event-stream',
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      });
+    const replaced = await ping('not well formed');
+    expect(replaced.status).toBe(200);
+    expect(replaced.headers.get('x-request-id')).toMatch(/^req_[0-9a-f]{16}$/);
+    const left = Number(replaced.headers.get('x-ratelimit-remaining'));
+    expect(left).toBe(first - 4);
+    for (let i = 0; i < left; i++) await ok(t, limited, 'GET', '/agents/me');
+    const refused = await ping('trace-429');
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('x-request-id')).toBe('trace-429');
+    expect(refused.headers.get('x-ratelimit-remaining')).toBe('0');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 
   it('uploads a file inline and attaches it to a message', async () => {

@@ -6,6 +6,7 @@ import { call } from '../helpers/agentApi.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createAgent, createTask, createWorker, type TestAgent } from '../helpers/fixtures.js';
 import { listen, REQUIRED_TOOLS, runWholeTask, toolError } from '../helpers/mcp.js';
+import { serviceOf } from '../helpers/service.js';
 
 const LAUNCHER = path.resolve('bin/handoff-mcp.mjs');
 
@@ -47,7 +48,7 @@ describe('MCP over stdio (a separate process proxying to the running service)', 
       const { tools } = await client.listTools();
       for (const name of REQUIRED_TOOLS) expect(tools.map((x) => x.name)).toContain(name);
       expect(tools.find((x) => x.name === 'complete_task')?.annotations?.destructiveHint).toBe(true);
-      await runWholeTask(t, client, agent, await createWorker(t));
+      await runWholeTask(serviceOf(t, baseUrl), client, agent, await createWorker(t));
 
       const theirs = await createTask(t, await createAgent(t, { deposit: '20' }));
       const rest = await call(t, agent, 'GET', `/tasks/${theirs.id}`);

@@ -9,6 +9,9 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Json } from '../helpers/agentApi.js';
 import { TEST_DATABASE_URL } from '../helpers/app.js';
+import { runExampleAgent } from '../helpers/exampleAgent.js';
+import { connectHttp, REQUIRED_TOOLS, runWholeTask, toolError } from '../helpers/mcp.js';
+import { expectStatus, newAgent, newWorker, send, serviceAt } from '../helpers/service.js';
 
 /**
  * The production build, for real: `npm run build`, then `node dist/main.js` (what
@@ -160,6 +163,52 @@ describe('the production build', () => {
         'confirmed',
       ]);
     }, 300_000);
+
+    // The end-to-end client tests, run in process elsewhere, against the build: the same code.
+    it('runs the SDK example agent to a completed, paid task', async () => {
+      await runExampleAgent(serviceAt(server.url, server.dataDir));
+    }, 120_000);
+
+    it('serves MCP over Streamable HTTP: a whole task through the tools; a wrong key is refused', async () => {
+      const service = serviceAt(server.url, server.dataDir);
+      const agent = await newAgent(service, { deposit: '100' });
+      const seen: Headers[] = [];
+      const client = await connectHttp(server.url, agent.apiKey, {
+        headers: { 'x-request-id': 'dist-mcp-1' },
+        onResponse: (response) => seen.push(response.headers),
+      });
+      try {
+        const { tools } = await client.listTools();
+        for (const name of REQUIRED_TOOLS) expect(tools.map((x) => x.name)).toContain(name);
+        await runWholeTask(service, client, agent, await newWorker(service));
+        const theirs = (
+          await expectStatus(
+            service,
+            await newAgent(service, { deposit: '20' }),
+            'POST',
+            '/tasks',
+            { title: 'Theirs', description: 'Not yours', reward: '1' },
+            201,
+          )
+        ).task;
+        const rest = await send(service, agent, 'GET', `/tasks/${theirs.id}`);
+        expect(rest.status).toBe(403);
+        expect(await toolError(client, 'get_task', { taskId: theirs.id })).toEqual({
+          status: 403,
+          ...rest.json,
+        });
+      } finally {
+        await client.close();
+      }
+      for (const headers of seen) {
+        expect(headers.get('x-request-id')).toBe('dist-mcp-1');
+        expect(headers.get('x-ratelimit-limit')).toMatch(/^\d+$/);
+      }
+      await expect(connectHttp(server.url, `hr_${'x'.repeat(40)}`)).rejects.toMatchObject({
+        code: 401,
+        message: expect.stringMatching(/Bearer hr_/),
+      });
+    }, 120_000);
 
     it('answers with X-Request-Id (the caller’s when well-formed) and precise 401s', async () => {
       const mine = await api(server, 'GET', '/health', { 'x-request-id': 'trace-42.a' });
