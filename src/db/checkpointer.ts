@@ -2,8 +2,12 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { Database as SqliteFile } from 'better-sqlite3';
 
-/** How often the background connection copies the WAL into the database file. */
-export const CHECKPOINT_INTERVAL_MS = 100;
+/**
+ * How often the background connection copies the WAL into the database file. Not much more
+ * often: once it has caught up, the next commit starts the WAL over and fsyncs its header on the
+ * main thread, so every catch-up costs the event loop one fsync.
+ */
+export const CHECKPOINT_INTERVAL_MS = 250;
 /**
  * The main connection's own automatic checkpoint, kept as a safety net: it runs only when the
  * WAL has grown this many pages (about 40 MB) because the background one could not keep up.

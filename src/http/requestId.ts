@@ -17,7 +17,9 @@ export function requestIdOf(request: IncomingMessage): string {
  * first thing, so errors from auth hooks, 404s and hijacked streams (SSE) carry it too.
  */
 export function registerRequestId(app: FastifyInstance): void {
-  app.addHook('onRequest', async (request, reply) => {
+  // A callback hook, not an async one: it runs on every request and has nothing to wait for.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.raw.setHeader('x-request-id', request.id);
+    done();
   });
 }
