@@ -2,9 +2,11 @@
  * `node --cpu-prof --import tsx bench/profile.ts <sqlite|postgres|bare> [get|post] [seconds]`:
  * one request scenario of the bench against the real app (or the bare Fastify route), with the
  * bench's settings (BENCH_CONNECTIONS, 50 by default), so a CPU profile shows where a request's
- * time goes. Prints autocannon's rate and latency. Bounded like the bench: at most 60 s of load,
+ * time goes. Prints autocannon's rate and latency, and the server thread's CPU per request (from /proc). Bounded like the bench: at most 60 s of load,
  * loopback only. The main thread's profile (the *.0.001.cpuprofile file) is the server's.
  */
+import { readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
 import { makeFixture } from './fixtures.js';
 import { measure } from './load.js';
 import { createBenchSchema, dropBenchSchema, preparePostgres } from './postgres.js';
@@ -15,7 +17,36 @@ import { readSettings } from './settings.js';
 const [kind = 'sqlite', which = 'get', secondsArg = '10'] = process.argv.slice(2);
 const settings = { ...readSettings(), durationS: Math.min(60, Math.max(1, Number(secondsArg) || 10)) };
 
-async function profileApp(): Promise<Awaited<ReturnType<typeof measure>>> {
+type Measured = Awaited<ReturnType<typeof measure>> & { serverCpuUsPerRequest: number };
+
+/** CPU seconds the main (server) thread has used, from /proc (Linux; NaN elsewhere). */
+function mainThreadCpuS(): number {
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime, fields 14 and 15 of stat(5), in USER_HZ (100 per second).
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/**
+ * The run, plus the server thread's CPU per request over warm-up and measurement: on a machine
+ * that others load, rates fall with their load while this stays near what one request costs.
+ */
+async function measured(server: Server, run: () => ReturnType<typeof measure>): Promise<Measured> {
+  let requests = 0;
+  const count = () => requests++;
+  server.on('request', count);
+  const cpuBefore = mainThreadCpuS();
+  const result = await run();
+  const cpuS = mainThreadCpuS() - cpuBefore;
+  server.off('request', count);
+  return { ...result, serverCpuUsPerRequest: Math.round((cpuS * 1e6) / requests) };
+}
+
+async function profileApp(): Promise<Measured> {
   if (kind === 'postgres') await preparePostgres(settings.postgresUrl);
   const schema = kind === 'postgres' ? await createBenchSchema(settings.postgresUrl) : null;
   const server = await startHandoff(
@@ -29,18 +60,21 @@ async function profileApp(): Promise<Awaited<ReturnType<typeof measure>>> {
       headers: { authorization: fixture.authorization },
       postgresDatabase: null,
     };
-    return await measure(which === 'post' ? postTasks(common) : getTask(common, fixture.taskId), settings);
+    const scenario = which === 'post' ? postTasks(common) : getTask(common, fixture.taskId);
+    return await measured(server.server, () => measure(scenario, settings));
   } finally {
     await server.close();
     if (schema) await dropBenchSchema(settings.postgresUrl, schema);
   }
 }
 
-async function profileBare(): Promise<Awaited<ReturnType<typeof measure>>> {
+async function profileBare(): Promise<Measured> {
   const bare = await startBaseline();
   try {
     const scenario = { name: 'bare', database: 'none', baseUrl: bare.baseUrl, postgresDatabase: null };
-    return await measure({ ...scenario, method: 'GET', path: '/', headers: {}, expectStatus: 200 }, settings);
+    return await measured(bare.server, () =>
+      measure({ ...scenario, method: 'GET', path: '/', headers: {}, expectStatus: 200 }, settings),
+    );
   } finally {
     await bare.close();
   }
@@ -54,6 +88,7 @@ async function profileBare(): Promise<Awaited<ReturnType<typeof measure>>> {
         p50: m.latencyP50Ms,
         p99: m.latencyP99Ms,
         errors: m.errors,
+        serverCpuUsPerRequest: m.serverCpuUsPerRequest,
       }),
     );
     process.exit(0);

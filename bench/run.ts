@@ -5,6 +5,11 @@
  * error, lost or doubled a message or a delivery, or could not run, because a benchmark of
  * failing requests measures the failure path. An unreachable PostgreSQL is reported and
  * skipped, not a failure.
+ *
+ * `BENCH_ONLY` runs a subset and leaves docs/benchmarks.md as it was: a comma-separated list of
+ * servers (bare, sqlite, postgres) and kinds of scenario (requests, pgbench, streams, webhooks);
+ * naming none of a group runs all of it. `BENCH_ONLY=bare,sqlite,requests npm run bench` is the
+ * bare route and SQLite's two request scenarios, about 40 s, for ratios against bare in one run.
  */
 import { mkdirSync } from 'node:fs';
 import os from 'node:os';
@@ -15,7 +20,7 @@ import { describeMachine } from './machine.js';
 import { preparePostgres } from './postgres.js';
 import { busyMachineNote, consoleTables, cpuRows, machineLine } from './report.js';
 import { benchBaseline, benchHandoff, benchPostgres, log, type Results } from './scenarios.js';
-import { readSettings } from './settings.js';
+import { readSettings, runsPart } from './settings.js';
 import { streamBudgetS } from './streams.js';
 import { webhookBudgetS } from './webhooks.js';
 
@@ -53,7 +58,7 @@ async function main(): Promise<number> {
   const loadBefore = os.loadavg()[0] ?? 0;
   let postgresVersion: string | null = null;
   try {
-    postgresVersion = await preparePostgres(settings.postgresUrl);
+    if (runsPart(settings, 'postgres')) postgresVersion = await preparePostgres(settings.postgresUrl);
   } catch (error) {
     const reason = `PostgreSQL at ${redacted(settings.postgresUrl)} is unreachable (${(error as Error).message}); its rows were skipped`;
     log(reason);
@@ -72,11 +77,17 @@ async function main(): Promise<number> {
       results.failures.push(message);
     }
   };
-  await attempt('bare Fastify', async () => {
-    results.requests.push(...(await benchBaseline(settings)));
-  });
-  await attempt('sqlite', () => benchHandoff({ kind: 'sqlite' }, settings, results));
-  if (postgresVersion) await attempt('postgres', () => benchPostgres(settings, results));
+  if (runsPart(settings, 'bare')) {
+    await attempt('bare Fastify', async () => {
+      results.requests.push(...(await benchBaseline(settings)));
+    });
+  }
+  if (runsPart(settings, 'sqlite')) {
+    await attempt('sqlite', () => benchHandoff({ kind: 'sqlite' }, settings, results));
+  }
+  if (postgresVersion && runsPart(settings, 'postgres')) {
+    await attempt('postgres', () => benchPostgres(settings, results));
+  }
 
   let failures = results.failures.length;
   notes.push(...results.failures);
@@ -92,15 +103,25 @@ async function main(): Promise<number> {
   }
   notes.push(...busyMachineNote(cpuRows(results)));
   const loadAverage = { before: loadBefore, after: os.loadavg()[0] ?? 0 };
-  const machine = describeMachine(postgresVersion ?? 'not measured (unreachable)');
-  mkdirSync(path.dirname(REPORT_FILE), { recursive: true });
-  writeMarkdown(REPORT_FILE, { date: new Date(), settings, machine, results, notes, loadAverage });
+  const machine = describeMachine(
+    postgresVersion ??
+      (runsPart(settings, 'postgres') ? 'not measured (unreachable)' : 'not measured (BENCH_ONLY)'),
+  );
+  // A partial run (BENCH_ONLY) prints its rows but leaves the report of the last full run alone.
+  if (!settings.only) {
+    mkdirSync(path.dirname(REPORT_FILE), { recursive: true });
+    writeMarkdown(REPORT_FILE, { date: new Date(), settings, machine, results, notes, loadAverage });
+  }
 
   console.log(consoleTables(results));
   console.log(`\n${machineLine(machine)}`);
   console.log(`SQLite ${machine.sqlite}; PostgreSQL: ${machine.postgres}`);
   for (const note of notes) console.log(note);
-  console.log(`\nWrote ${path.relative(process.cwd(), REPORT_FILE)}`);
+  if (settings.only)
+    console.log(
+      `\nBENCH_ONLY=${[...settings.only].join(',')}: ${path.relative(process.cwd(), REPORT_FILE)} left as it was`,
+    );
+  else console.log(`\nWrote ${path.relative(process.cwd(), REPORT_FILE)}`);
   return failures > 0 ? 1 : 0;
 }
 

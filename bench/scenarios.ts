@@ -7,7 +7,7 @@ import { type Measurement, measure, type Scenario } from './load.js';
 import { measurePgbench, type PgbenchMeasurement } from './pgbench.js';
 import { createBenchSchema, databaseName, dropBenchSchema } from './postgres.js';
 import { type DatabaseChoice, startBaseline, startHandoff } from './servers.js';
-import type { BenchSettings } from './settings.js';
+import { type BenchSettings, runsPart } from './settings.js';
 import { measureStreams, type StreamMeasurement } from './streams.js';
 import { measureWebhooks, type WebhookMeasurement } from './webhooks.js';
 
@@ -86,32 +86,36 @@ export async function benchHandoff(
         results.failures.push(message);
       }
     };
-    await attempt('POST /tasks', async () => {
-      log(`${database.kind}: POST /tasks`);
-      results.requests.push(await measure(postTasks(common), settings));
-    });
-    await attempt('GET /tasks/:id', async () => {
-      log(`${database.kind}: GET /tasks/:id`);
-      results.requests.push(await measure(getTask(common, fixture.taskId), settings));
-    });
-    if (database.kind === 'postgres' && postgresDatabase) {
+    if (runsPart(settings, 'requests')) {
+      await attempt('POST /tasks', async () => {
+        log(`${database.kind}: POST /tasks`);
+        results.requests.push(await measure(postTasks(common), settings));
+      });
+      await attempt('GET /tasks/:id', async () => {
+        log(`${database.kind}: GET /tasks/:id`);
+        results.requests.push(await measure(getTask(common, fixture.taskId), settings));
+      });
+    }
+    if (database.kind === 'postgres' && postgresDatabase && runsPart(settings, 'pgbench')) {
       await attempt('pgbench', async () => {
         log('postgres: pgbench, the same transaction as POST /tasks');
         results.pgbench = await measurePgbench(settings, database.schema, fixture.agentId, postgresDatabase);
       });
     }
-    await attempt('streams', async () => {
-      log(`${database.kind}: ${settings.streams} open streams, POST /chat/:taskId/messages`);
-      const streams = await measureStreams(server, fixture, database.kind, postgresDatabase, settings);
-      log(
-        `${database.kind}: ${streams.streams} streams opened in ${(streams.openMs / 1000).toFixed(1)} s; the last event came ${streams.drainMs} ms after the last POST answer`,
-      );
-      results.streams.push(streams);
-    });
-    await attempt('webhooks', async () => {
-      log(`${database.kind}: webhook deliveries`);
-      results.webhooks.push(...(await measureWebhooks(server, database.kind, postgresDatabase, settings)));
-    });
+    if (runsPart(settings, 'streams'))
+      await attempt('streams', async () => {
+        log(`${database.kind}: ${settings.streams} open streams, POST /chat/:taskId/messages`);
+        const streams = await measureStreams(server, fixture, database.kind, postgresDatabase, settings);
+        log(
+          `${database.kind}: ${streams.streams} streams opened in ${(streams.openMs / 1000).toFixed(1)} s; the last event came ${streams.drainMs} ms after the last POST answer`,
+        );
+        results.streams.push(streams);
+      });
+    if (runsPart(settings, 'webhooks'))
+      await attempt('webhooks', async () => {
+        log(`${database.kind}: webhook deliveries`);
+        results.webhooks.push(...(await measureWebhooks(server, database.kind, postgresDatabase, settings)));
+      });
   } finally {
     await server.close();
   }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,6 +12,8 @@ import { closeServices, openServices } from '../src/services.js';
 export interface RunningServer {
   /** `http://127.0.0.1:<ephemeral port>`, no trailing slash. */
   baseUrl: string;
+  /** The listening HTTP server (bench/profile.ts counts its requests). */
+  server: Server;
   close(): Promise<void>;
 }
 
@@ -41,7 +44,7 @@ export async function startBaseline(): Promise<RunningServer> {
   const app = Fastify({ logger: false });
   app.get('/', async () => ({ hello: 'world' }));
   const baseUrl = await listen(app);
-  return { baseUrl, close: () => app.close() };
+  return { baseUrl, server: app.server, close: () => app.close() };
 }
 
 /**
@@ -89,7 +92,15 @@ export async function startHandoff(database: DatabaseChoice): Promise<HandoffSer
     services = await openServices(config, database.kind === 'postgres' ? { pgSchema: database.schema } : {});
     app = await buildApp({ config, ...services, logger: false, jobs: true });
     const baseUrl = await listen(app);
-    return { baseUrl, adminToken, telegramBotToken: config.telegramBotToken, app, dataDir, close };
+    return {
+      baseUrl,
+      server: app.server,
+      adminToken,
+      telegramBotToken: config.telegramBotToken,
+      app,
+      dataDir,
+      close,
+    };
   } catch (error) {
     await close();
     throw error;

@@ -26,6 +26,26 @@ export interface BenchSettings {
   webhookRunS: number;
   /** How long the receiver waits for all deliveries of a run once its events exist. */
   deliveryTimeoutS: number;
+  /** BENCH_ONLY: the parts to run; null runs everything (and only then is the report written). */
+  only: ReadonlySet<BenchPart> | null;
+}
+
+/** The servers and the kinds of scenario BENCH_ONLY can pick (comma-separated). */
+export const BENCH_SERVERS = ['bare', 'sqlite', 'postgres'] as const;
+export const BENCH_KINDS = ['requests', 'pgbench', 'streams', 'webhooks'] as const;
+export type BenchPart = (typeof BENCH_SERVERS)[number] | (typeof BENCH_KINDS)[number];
+
+/**
+ * Whether a part runs. Within each group (servers, kinds) naming none runs all of them, so
+ * `BENCH_ONLY=bare,sqlite,requests` is the bare route and SQLite's request scenarios only.
+ */
+export function runsPart(settings: Pick<BenchSettings, 'only'>, part: BenchPart): boolean {
+  const { only } = settings;
+  if (!only) return true;
+  const group: readonly string[] = (BENCH_SERVERS as readonly string[]).includes(part)
+    ? BENCH_SERVERS
+    : BENCH_KINDS;
+  return only.has(part) || !group.some((p) => only.has(p as BenchPart));
 }
 
 type Env = Record<string, string | undefined>;
@@ -45,7 +65,19 @@ export function readSettings(env: Env = process.env): BenchSettings {
     drainTimeoutS: 10,
     webhookRunS: boundedInt(env, 'BENCH_WEBHOOK_RUN_S', 5, 1, 20),
     deliveryTimeoutS: 30,
+    only: onlyParts(env.BENCH_ONLY),
   };
+}
+
+function onlyParts(raw: string | undefined): ReadonlySet<BenchPart> | null {
+  if (raw === undefined || raw.trim() === '') return null;
+  const known: readonly string[] = [...BENCH_SERVERS, ...BENCH_KINDS];
+  const parts = raw.split(',').map((p) => p.trim());
+  for (const part of parts) {
+    if (!known.includes(part))
+      throw new Error(`BENCH_ONLY takes a comma-separated list of ${known.join(', ')}; got "${part}"`);
+  }
+  return new Set(parts as BenchPart[]);
 }
 
 /** The bench loads what it measures as hard as it can: only ever a server on this machine. */

@@ -31,20 +31,25 @@ export function compiledInsert<T extends keyof Database>(
 ): (db: Executor, row: { [K in keyof Database[T]]?: unknown }) => Promise<void> {
   const byColumns = new Map<string, Run<unknown>>();
   return async (db, row) => {
+    // One pass over the row for both the signature and the values: this runs on every insert.
     const values = row as Record<string, unknown>;
-    const columns = Object.keys(values).filter((c) => values[c] !== undefined);
-    const signature = columns.join(',');
+    let signature = '';
+    const args: unknown[] = [];
+    for (const column in values) {
+      const value = values[column];
+      if (value === undefined) continue;
+      signature += `${column},`;
+      args.push(value);
+    }
     let run = byColumns.get(signature);
     if (!run) {
+      const columns = signature.split(',').slice(0, -1);
       run = compiledWith(columns.length, (db, args) =>
         db.insertInto(table).values(Object.fromEntries(columns.map((c, i) => [c, args[i]])) as never),
       );
       byColumns.set(signature, run);
     }
-    await run(
-      db,
-      columns.map((c) => values[c]),
-    );
+    await run(db, args);
   };
 }
 
@@ -74,7 +79,11 @@ function compiledWith<Row>(
       compiled.set(adapter, entry);
     }
     const { query, slots } = entry;
-    const parameters = slots.map((slot, i) => (slot === null ? query.parameters[i] : args[slot]));
+    const parameters = new Array<unknown>(slots.length);
+    for (let i = 0; i < slots.length; i++) {
+      const slot = slots[i]!;
+      parameters[i] = slot === null ? query.parameters[i] : args[slot];
+    }
     const result = await db.executeQuery<Row>({ ...query, parameters });
     return result.rows;
   };

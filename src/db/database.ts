@@ -3,6 +3,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { BigintColumnsPlugin } from './bigintPlugin.js';
+import { startBackgroundCheckpoints } from './checkpointer.js';
 import type { Database } from './schema.js';
 import { withStatementCache } from './statementCache.js';
 
@@ -32,7 +33,8 @@ export function openDatabase(options: DatabaseOptions): Db {
 }
 
 function openSqlite(dataDir: string): Db {
-  const file = new SQLite(path.join(dataDir, 'handoff.sqlite'));
+  const filePath = path.join(dataDir, 'handoff.sqlite');
+  const file = new SQLite(filePath);
   file.pragma('journal_mode = WAL');
   // NORMAL is durable across application crashes in WAL mode; only an OS crash can lose the
   // last transactions, which is the usual trade for an embedded default.
@@ -41,11 +43,16 @@ function openSqlite(dataDir: string): Db {
   file.pragma('busy_timeout = 5000');
   // Integers come back as bigint so nanoton amounts never pass through a float.
   file.defaultSafeIntegers(true);
+  const checkpoints = startBackgroundCheckpoints(file, filePath);
   const db = new Kysely<Database>({
     dialect: new SqliteDialect({ database: withStatementCache(file) }),
     plugins: [new BigintColumnsPlugin()],
   });
-  return { db, dialect: 'sqlite', close: () => db.destroy() };
+  const close = async () => {
+    await checkpoints.stop();
+    await db.destroy();
+  };
+  return { db, dialect: 'sqlite', close };
 }
 
 function openPostgres(url: string, options: DatabaseOptions): Db {

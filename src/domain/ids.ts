@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomHex } from './randomHex.js';
 
 /** Every id carries its kind, so a log line or a support ticket says what it points at. */
 export const ID_PREFIX = {
@@ -54,7 +54,7 @@ export function newId(kind: IdKind, nowMs: number = Date.now()): string {
     sequence = 0;
   }
   lastMs = ms;
-  const random = BigInt(`0x${randomBytes(17).toString('hex')}`);
+  const random = BigInt(`0x${randomHex(17)}`);
   return `${ID_PREFIX[kind]}_${base32(BigInt(ms), 10)}${base32(BigInt(sequence), SEQUENCE_CHARS)}${base32(random, RANDOM_CHARS)}`;
 }
 
@@ -68,7 +68,15 @@ function base32(value: bigint, length: number): string {
   return text;
 }
 
+/** Built once per kind: isIdOf runs on every request that names an id. */
+const ID_PATTERN = Object.fromEntries(
+  Object.entries(ID_PREFIX).map(([kind, prefix]) => [
+    kind,
+    new RegExp(`^${prefix}_[0-9a-z]{${ID_BODY_LENGTH}}$`),
+  ]),
+) as Record<IdKind, RegExp>;
+
 /** True when `id` looks like an id of this kind; used to answer 404 without a query. */
 export function isIdOf(kind: IdKind, id: string): boolean {
-  return new RegExp(`^${ID_PREFIX[kind]}_[0-9a-z]{${ID_BODY_LENGTH}}$`).test(id);
+  return ID_PATTERN[kind].test(id);
 }

@@ -1,19 +1,35 @@
 import { findAgent } from '../db/repositories/agents.js';
 import { listTaskApplications, listWorkerApplications } from '../db/repositories/applications.js';
-import { listAgentTasks, listOpenTasks, listWorkerTasks } from '../db/repositories/tasks.js';
+import {
+  findTaskWithAgentName,
+  listAgentTasks,
+  listOpenTasks,
+  listWorkerTasks,
+} from '../db/repositories/tasks.js';
 import { findWorker, findWorkers } from '../db/repositories/workers.js';
 import type { DomainContext } from './context.js';
 import { decodePosition, page, positionCursor } from './cursor.js';
+import { accessDenied, notFound } from './errors.js';
+import { isIdOf } from './ids.js';
 import type { PaymentStatus, TaskStatus } from './states.js';
-import { loadAgentTask } from './taskAccess.js';
 
 /** GET /tasks/:id shows the newest applications; the full list pages through /applications. */
 export const TASK_DETAIL_APPLICATIONS = 100;
 
+/**
+ * One of the agent's tasks (404, or 403 when another agent's) with what its view shows: the
+ * agent's name (read in the task's own statement), the offered or assigned worker and the newest
+ * applications. GET /tasks/:id runs this on every read, so it takes two statements, three with
+ * a worker.
+ */
 export async function getAgentTask(ctx: DomainContext, agentId: string, taskId: string) {
-  const task = await loadAgentTask(ctx.db, agentId, taskId);
+  const row = isIdOf('task', taskId) ? await findTaskWithAgentName(ctx.db, taskId) : undefined;
+  if (!row) throw notFound('Task');
+  if (row.agent_id !== agentId) throw accessDenied();
+  const { agent_name: agentName, ...task } = row;
   const applications = await listTaskApplications(ctx.db, taskId, null, TASK_DETAIL_APPLICATIONS);
-  return { task, applications };
+  const worker = task.worker_id ? ((await findWorker(ctx.db, task.worker_id)) ?? null) : null;
+  return { task, applications, agentName, worker };
 }
 
 export async function listTasksOfAgent(

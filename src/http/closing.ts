@@ -16,9 +16,10 @@ export function registerCloseOnShutdown(app: FastifyInstance): void {
     sweeper = setInterval(() => app.server.closeIdleConnections(), 50);
     sweeper.unref();
   });
-  app.addHook('onSend', async (_request, reply, payload) => {
+  // A callback hook: it runs on every answer and only ever waits for nothing.
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close');
-    return payload;
+    done(null, payload);
   });
   app.addHook('onClose', async () => clearInterval(sweeper));
 }

@@ -73,12 +73,14 @@ export async function countRequest(options: RateLimits, bucket: Bucket, key: str
   const nowMs = options.clock.now().getTime();
   const { count, resetAtMs } = await options.store.hit(`${bucket}:${key}`, WINDOW_MS, nowMs);
   const resetS = Math.max(1, Math.ceil((resetAtMs - nowMs) / 1000));
+  const exceeded = count > limit;
   return {
     limit,
     remaining: Math.max(0, limit - count),
     resetS,
-    exceeded: count > limit,
-    message: `At most ${limit} ${bucket} requests per minute per key; retry in ${resetS} s`,
+    exceeded,
+    // Only a refusal says it: the text is built for the few requests that get it.
+    message: exceeded ? `At most ${limit} ${bucket} requests per minute per key; retry in ${resetS} s` : '',
   };
 }
 

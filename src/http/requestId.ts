@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
+import { randomHex } from '../domain/randomHex.js';
 
 /** A caller's X-Request-Id is kept when it is this: short, printable, safe in logs and headers. */
 const WELL_FORMED = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
@@ -9,7 +9,7 @@ const WELL_FORMED = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
 export function requestIdOf(request: IncomingMessage): string {
   const given = request.headers['x-request-id'];
   if (typeof given === 'string' && WELL_FORMED.test(given)) return given;
-  return `req_${randomBytes(8).toString('hex')}`;
+  return `req_${randomHex(8)}`;
 }
 
 /**
@@ -17,7 +17,9 @@ export function requestIdOf(request: IncomingMessage): string {
  * first thing, so errors from auth hooks, 404s and hijacked streams (SSE) carry it too.
  */
 export function registerRequestId(app: FastifyInstance): void {
-  app.addHook('onRequest', async (request, reply) => {
+  // A callback hook, not an async one: it runs on every request and has nothing to wait for.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.raw.setHeader('x-request-id', request.id);
+    done();
   });
 }

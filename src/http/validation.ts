@@ -62,15 +62,15 @@ declare module 'fastify' {
 }
 
 export function registerNulGuard(app: FastifyInstance): void {
-  app.addHook('preValidation', async (request, reply) => {
-    if (request.routeOptions.config?.acceptNul) return;
-    const paths = [
-      ...nulPaths(request.params),
-      ...nulPaths(request.query),
-      ...(request.isMultipart?.() ? [] : nulPaths(request.body)),
-    ];
-    if (paths.length === 0) return;
-    return reply.status(400).send({
+  // A callback hook: it runs on every request and answers at once either way.
+  app.addHook('preValidation', (request, reply, done) => {
+    if (request.routeOptions.config?.acceptNul) return done();
+    const paths: string[] = [];
+    nulPaths(request.params, '', 0, paths);
+    nulPaths(request.query, '', 0, paths);
+    if (!request.isMultipart?.()) nulPaths(request.body, '', 0, paths);
+    if (paths.length === 0) return done();
+    reply.status(400).send({
       error: 'Validation failed',
       details: paths.map((path) => ({ path: path || 'body', message: NUL_MESSAGE })),
     });

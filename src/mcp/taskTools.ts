@@ -41,9 +41,8 @@ export const taskTools: ToolDef[] = [
     rename: TASK_ID,
     annotations: READ_ONLY,
     run: async (env, args) => {
-      const { task, applications } = await getAgentTask(env.ctx, env.agentId, args.taskId);
-      const parties = await taskParties(env.ctx.db, task);
-      return { task: taskView(task, parties.agentName, parties.worker, applications.map(applicationView)) };
+      const { task, applications, agentName, worker } = await getAgentTask(env.ctx, env.agentId, args.taskId);
+      return { task: taskView(task, agentName, worker, applications.map(applicationView)) };
     },
   },
   {

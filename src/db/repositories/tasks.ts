@@ -15,6 +15,23 @@ const selectTask = compiledOnce((db: Executor, id: string) =>
   db.selectFrom('tasks').selectAll().where('id', '=', id),
 );
 
+const selectTaskWithAgentName = compiledOnce((db: Executor, id: string) =>
+  db
+    .selectFrom('tasks')
+    .innerJoin('agents', 'agents.id', 'tasks.agent_id')
+    .selectAll('tasks')
+    .select('agents.name as agent_name')
+    .where('tasks.id', '=', id),
+);
+
+/** The task and its agent's display name in one statement (GET /tasks/:id shows both). */
+export async function findTaskWithAgentName(
+  db: Executor,
+  id: string,
+): Promise<(TaskRow & { agent_name: string | null }) | undefined> {
+  return (await selectTaskWithAgentName(db, id))[0];
+}
+
 export async function findTask(db: Executor, id: string): Promise<TaskRow | undefined> {
   return (await selectTask(db, id))[0];
 }

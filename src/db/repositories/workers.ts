@@ -1,9 +1,14 @@
 import { type ExpressionBuilder, sql, type Updateable } from 'kysely';
+import { compiledOnce } from '../compiledQuery.js';
 import type { Database } from '../schema.js';
 import type { Executor, WorkerRow } from './executor.js';
 
-export function findWorker(db: Executor, id: string): Promise<WorkerRow | undefined> {
-  return db.selectFrom('workers').selectAll().where('id', '=', id).executeTakeFirst();
+const selectWorker = compiledOnce((db: Executor, id: string) =>
+  db.selectFrom('workers').selectAll().where('id', '=', id),
+);
+
+export async function findWorker(db: Executor, id: string): Promise<WorkerRow | undefined> {
+  return (await selectWorker(db, id))[0];
 }
 
 export async function findWorkers(db: Executor, ids: string[]): Promise<WorkerRow[]> {

@@ -65,9 +65,12 @@ export const taskRoutes: Routes = async (app, { ctx }) => {
       },
     },
     async (request) => {
-      const { task, applications } = await getAgentTask(ctx, request.agentId, request.params.id);
-      const parties = await taskParties(ctx.db, task);
-      return { task: taskView(task, parties.agentName, parties.worker, applications.map(applicationView)) };
+      const { task, applications, agentName, worker } = await getAgentTask(
+        ctx,
+        request.agentId,
+        request.params.id,
+      );
+      return { task: taskView(task, agentName, worker, applications.map(applicationView)) };
     },
   );
 
