@@ -43,6 +43,8 @@ const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS
 const PHONE = { width: 360, height: 740 };
 const WALLET_KEY = 'handoffTestWallet';
 const WAIT_MS = 20_000;
+const TRACKING_URL =
+  'https://www.ctt.pt/feapl_2/app/open/objectSearch/objectSearch.jspx?objects=RR123456789PT';
 
 let t: TestApp;
 let origin: string;
@@ -168,8 +170,54 @@ async function explained(error: unknown, page: Page): Promise<Error> {
   return failure;
 }
 
+/**
+ * What sticks out past a phone's width: the document's scroll width, and each element whose
+ * right edge is past the viewport (body's `overflow-x: hidden` would only hide it, cutting the
+ * content off). Elements inside an overflowing one are left out: the outermost is the culprit.
+ */
+const OVERFLOW_SCRIPT = `(() => {
+  const width = window.innerWidth;
+  const wide = [];
+  for (const el of document.querySelectorAll('body *')) {
+    const rect = el.getBoundingClientRect();
+    if (rect.width === 0 && rect.height === 0) continue;
+    if (rect.right <= width + 0.5) continue;
+    if (wide.some((outer) => outer.contains(el))) continue;
+    wide.push(el);
+  }
+  const describe = (el) => {
+    const rect = el.getBoundingClientRect();
+    const name = el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') +
+      (typeof el.className === 'string' && el.className ? '.' + el.className.trim().split(/\\s+/).join('.') : '');
+    return name + ' right=' + Math.round(rect.right) + ' "' + (el.textContent || '').trim().slice(0, 40) + '"';
+  };
+  return {
+    innerWidth: width,
+    scrollWidth: Math.max(document.documentElement.scrollWidth, document.body.scrollWidth),
+    wider: wide.map(describe),
+  };
+})()`;
+
+/** Nothing on the screen is wider than the phone: no sideways scroll, nothing cut off. */
+async function expectFitsPhone(page: Page, screen: string) {
+  const fit = (await page.evaluate(OVERFLOW_SCRIPT)) as {
+    innerWidth: number;
+    scrollWidth: number;
+    wider: string[];
+  };
+  expect(fit, `${screen} is wider than the phone: ${JSON.stringify(fit)}`).toEqual({
+    innerWidth: PHONE.width,
+    scrollWidth: PHONE.width,
+    wider: [],
+  });
+}
+
+/** A main screen: checked to fit the phone's width, then saved (the viewport's width, full height). */
 async function shot(page: Page, name: string, theme: 'light' | 'dark') {
-  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-${theme}.png`), fullPage: true });
+  await expectFitsPhone(page, `${name}-${theme}`);
+  const png = await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-${theme}.png`), fullPage: true });
+  // A full-page capture is as wide as the page scrolls: the phone's width, as the check above says.
+  expect(png.readUInt32BE(16), `${name}-${theme}.png width`).toBe(PHONE.width);
 }
 
 const visible = (page: Page, text: string | RegExp) => page.getByText(text).first().waitFor();
@@ -404,10 +452,11 @@ describe('the Mini App, as a new worker uses it', () => {
         agent,
         'POST',
         `/chat/${parcel.id}/messages`,
-        { content: 'Thanks! Keep the receipt.' },
+        { content: `Thanks! Keep the receipt and track it at ${TRACKING_URL}` },
         201,
       );
-      await messages.getByText('Thanks! Keep the receipt.').waitFor();
+      // A long URL is one long word: it wraps inside its bubble (the check in shot() says so).
+      await messages.getByText(TRACKING_URL).waitFor();
       await shot(page, '6-task-chat', 'dark');
     } catch (error) {
       throw await explained(error, page);
