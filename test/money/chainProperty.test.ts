@@ -30,11 +30,11 @@ import { checkBooks, createUnthrottledTestApp, expectAuditOkFor, readBooks } fro
  *   its confirmed payouts (= GET /worker/me totalEarned); each agent's memo brought exactly the
  *   DEPOSIT rows the ledger credits.
  *
- * Seeded (FC_SEED overrides it; FC_RUNS the number of runs). A request may be refused (concurrent
+ * Seeded (FC_SEED overrides it, FC_RUNS the number of runs, FC_SHRINK=1 shrinks a failure). A request may be refused (concurrent
  * operations race for the same task) but never with 5xx or 400.
  */
 
-const NUM_RUNS = Number(process.env.FC_RUNS ?? 12);
+const NUM_RUNS = Number(process.env.FC_RUNS ?? 10);
 const SEED = Number(process.env.FC_SEED ?? 20261123);
 const MIN_BATCHES = 5;
 const MAX_BATCHES = 8;
@@ -274,7 +274,8 @@ describe(`concurrent money operations keep conservation and the chain in agreeme
           .executeTakeFirstOrThrow();
         if (Number(pending.n) > 0) return false;
         const credited = await depositedPerAgent(r);
-        return credited.every((nano, a) => nano === r.sent[a]);
+        // At least what was sent: whether it is exactly that is for checkChain to say.
+        return credited.every((nano, a) => nano >= r.sent[a]!);
       },
       80,
     );
@@ -404,7 +405,14 @@ describe(`concurrent money operations keep conservation and the chain in agreeme
             if (process.env.FC_DEBUG) console.log(r.log.join('\n'));
           },
         ),
-        { numRuns: NUM_RUNS, seed: SEED, ...(process.env.FC_PATH ? { path: process.env.FC_PATH } : {}) },
+        {
+          numRuns: NUM_RUNS,
+          seed: SEED,
+          // Each run drives a chain, so shrinking takes minutes: a failure is reported as drawn
+          // (with its seed and path) unless FC_SHRINK=1 asks for the smallest case.
+          endOnFailure: !process.env.FC_SHRINK,
+          ...(process.env.FC_PATH ? { path: process.env.FC_PATH } : {}),
+        },
       );
       if (process.env.FC_DEBUG) console.log(JSON.stringify(successes));
       // The runs must have moved money through every path, or the property proves little.

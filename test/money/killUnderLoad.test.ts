@@ -150,12 +150,14 @@ describe(`kill -9 under mixed load, then a restart, on ${DIALECT}`, () => {
     }
     // Workers are made before the load: each completed task gets its own worker, so each wallet
     // must end with exactly one reward.
-    const workers = [];
+    const workers: Awaited<ReturnType<typeof newWorker>>[] = [];
     for (let i = 0; i < 40; i++) workers.push(await newWorker());
     const wallets = new Map<string, string>(); // task id -> the wallet of its worker
 
     const answered: Answered = { deposits: [], tasks: [], completed: [], messages: 0 };
     let dead = false;
+    let cut = 0;
+    const failures: unknown[] = [];
     /** One lane: deposit, create, apply, accept, chat, complete, again, until the service dies. */
     const lane = async (n: number) => {
       for (let round = 0; !dead; round++) {
@@ -191,17 +193,27 @@ describe(`kill -9 under mixed load, then a restart, on ${DIALECT}`, () => {
           }
           const done = await api('POST', `/tasks/${taskId}/complete`, agent.headers);
           if (done.status === 200) answered.completed.push(taskId);
-        } catch {
-          return; // the service died under this request: not answered, so nothing is owed
+        } catch (error) {
+          // The service died under this request: not answered, so nothing is owed. Anything
+          // else (a refusal or a 5xx answered before the kill) fails the test.
+          if (error instanceof TypeError && error.message === 'fetch failed') cut++;
+          else failures.push(error);
+          return;
         }
       }
     };
     const lanes = Array.from({ length: LANES }, (_, n) => lane(n));
-    await eventually(async () => answered.completed.length >= KILL_AFTER_COMPLETIONS, 'completions answered');
+    await eventually(
+      async () => answered.completed.length >= KILL_AFTER_COMPLETIONS || failures.length > 0,
+      'completions answered',
+    );
+    expect(failures).toEqual([]);
     service.child.kill('SIGKILL');
     expect(await service.exited).toBe('SIGKILL');
     dead = true;
     await Promise.all(lanes);
+    expect(failures).toEqual([]);
+    expect(cut, 'the kill cut requests in flight').toBeGreaterThan(0);
     expect(answered.completed.length).toBeGreaterThanOrEqual(KILL_AFTER_COMPLETIONS);
 
     // Restarted on the same data, it finishes its background work: payouts and webhooks.
