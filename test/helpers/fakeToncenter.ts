@@ -1,6 +1,14 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Address, Cell, type TupleItem, comment as textComment, toNano } from '@ton/core';
+import {
+  Address,
+  Cell,
+  loadTransaction,
+  type Transaction,
+  type TupleItem,
+  comment as textComment,
+  toNano,
+} from '@ton/core';
 import { Blockchain, type SandboxContract, type TreasuryContract } from '@ton/sandbox';
 
 /**
@@ -44,6 +52,8 @@ export interface FakeToncenter {
   /** A transfer from the faucet (an agent's wallet) with a text comment; resolves after it is on chain. */
   sendFromFaucet(to: Address, amountNano: bigint, comment?: string, bounce?: boolean): Promise<void>;
   balance(address: Address): Promise<bigint>;
+  /** Every transaction of `address` the chain has recorded, oldest first (what a test checks the ledger against). */
+  history(address: Address): Transaction[];
   /** Waits until no external message is queued. */
   settle(): Promise<void>;
   close(): Promise<void>;
@@ -242,6 +252,10 @@ export async function startFakeToncenter(opts: { blockMs?: number } = {}): Promi
         record(result.transactions);
       }),
     balance: (address) => onChain(async () => (await blockchain.getContract(address)).balance),
+    history: (address) =>
+      (txs.get(address.hash.toString('hex')) ?? []).map((t) =>
+        loadTransaction(Cell.fromBase64(t.boc).beginParse()),
+      ),
     async settle() {
       while (queue.length > 0) await new Promise((r) => setTimeout(r, blockMs));
       await chainWork;
