@@ -185,60 +185,56 @@ describe('the production build', () => {
 
   // Keep-alive connections answered after the close began used to hold it open until the forced
   // exit (seen on PostgreSQL, where requests are slower): see src/http/closing.ts.
-  it(
-    'a SIGTERM under load loses no request answered 2xx and leaves no process behind',
-    async () => {
-      const env = await databaseEnv();
-      const server = await startServer(env);
-      const admin = adminOf(server);
-      const created = await api(server, 'POST', '/admin/agents', admin, { name: 'load' });
-      const agent = { authorization: `Bearer ${created.json.apiKey}` };
-      const agentId = (created.json.agent as { id: string }).id;
-      expect(
-        (await api(server, 'POST', `/admin/agents/${agentId}/deposits`, admin, { amount: '1000' })).status,
-      ).toBe(201);
+  it('a SIGTERM under load loses no request answered 2xx and leaves no process behind', async () => {
+    const env = await databaseEnv();
+    const server = await startServer(env);
+    const admin = adminOf(server);
+    const created = await api(server, 'POST', '/admin/agents', admin, { name: 'load' });
+    const agent = { authorization: `Bearer ${created.json.apiKey}` };
+    const agentId = (created.json.agent as { id: string }).id;
+    expect(
+      (await api(server, 'POST', `/admin/agents/${agentId}/deposits`, admin, { amount: '1000' })).status,
+    ).toBe(201);
 
-      const body = { title: 'Load', description: 'Under SIGTERM', reward: '1' };
-      let answered = 0;
-      const requests = Array.from({ length: 150 }, async () => {
-        try {
-          const res = await api(server, 'POST', '/tasks', agent, body);
-          answered++;
-          return res;
-        } catch {
-          return null; // refused or cut: not answered, so not counted as a success
-        }
-      });
-      while (answered < 10) await new Promise((r) => setTimeout(r, 5));
-      expect(await childPids(server.child.pid!)).toEqual([]);
-      server.child.kill('SIGTERM');
-      const results = await Promise.all(requests);
-      expect(await server.exited).toBe(0);
-      expect(isAlive(server.child.pid!)).toBe(false);
-
-      const ok = results.filter((r) => r?.status === 201).map((r) => (r!.json.task as { id: string }).id);
-      for (const r of results) if (r) expect([201, 503]).toContain(r.status);
-      expect(ok.length).toBeGreaterThanOrEqual(10);
-
-      // Restarted on the same data: every task answered 201 is there, and the money adds up.
-      const again = await startServer({ ...env, DATA_DIR: server.dataDir });
+    const body = { title: 'Load', description: 'Under SIGTERM', reward: '1' };
+    let answered = 0;
+    const requests = Array.from({ length: 150 }, async () => {
       try {
-        for (const id of ok) expect((await api(again, 'GET', `/tasks/${id}`, agent)).status).toBe(200);
-        const me = (await api(again, 'GET', '/agents/me', agent)).json.agent as {
-          balance: string;
-          lockedByTasks: string;
-          taskCount: number;
-        };
-        expect(me.taskCount).toBe(ok.length);
-        expect(Number(me.lockedByTasks)).toBeCloseTo(ok.length * 1.3, 6);
-        expect(Number(me.balance)).toBeCloseTo(1000 - ok.length * 1.3, 6);
-      } finally {
-        await stop(again);
-        rmSync(server.dataDir, { recursive: true, force: true });
+        const res = await api(server, 'POST', '/tasks', agent, body);
+        answered++;
+        return res;
+      } catch {
+        return null; // refused or cut: not answered, so not counted as a success
       }
-    },
-    300_000,
-  );
+    });
+    while (answered < 10) await new Promise((r) => setTimeout(r, 5));
+    expect(await childPids(server.child.pid!)).toEqual([]);
+    server.child.kill('SIGTERM');
+    const results = await Promise.all(requests);
+    expect(await server.exited).toBe(0);
+    expect(isAlive(server.child.pid!)).toBe(false);
+
+    const ok = results.filter((r) => r?.status === 201).map((r) => (r!.json.task as { id: string }).id);
+    for (const r of results) if (r) expect([201, 503]).toContain(r.status);
+    expect(ok.length).toBeGreaterThanOrEqual(10);
+
+    // Restarted on the same data: every task answered 201 is there, and the money adds up.
+    const again = await startServer({ ...env, DATA_DIR: server.dataDir });
+    try {
+      for (const id of ok) expect((await api(again, 'GET', `/tasks/${id}`, agent)).status).toBe(200);
+      const me = (await api(again, 'GET', '/agents/me', agent)).json.agent as {
+        balance: string;
+        lockedByTasks: string;
+        taskCount: number;
+      };
+      expect(me.taskCount).toBe(ok.length);
+      expect(Number(me.lockedByTasks)).toBeCloseTo(ok.length * 1.3, 6);
+      expect(Number(me.balance)).toBeCloseTo(1000 - ok.length * 1.3, 6);
+    } finally {
+      await stop(again);
+      rmSync(server.dataDir, { recursive: true, force: true });
+    }
+  }, 300_000);
 
   describe('startup errors: one line that says what to do, and a non-zero exit', () => {
     async function failedStart(env: Record<string, string>) {

@@ -66,7 +66,7 @@ export function casesFor(target: Target, inputs: CaseInputs): FuzzCase[] {
   const base = baseDraft(target, inputs);
   const drafts = [
     ...authDrafts(base, inputs),
-    ...controlCharDrafts(target, base, inputs),
+    ...(target.copyOf ? [] : controlCharDrafts(target, base, inputs)),
     ...(target.multipart ? multipartDrafts(base) : []),
     ...randomDrafts(target, base, inputs),
   ];

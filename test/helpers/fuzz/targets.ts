@@ -36,6 +36,11 @@ export interface Target {
   jsonRpc: boolean;
   /** A share of the random cases: the console's copy of an agent route runs the same code. */
   weight: number;
+  /**
+   * The console's copy of an agent route: same handler, same schemas, other credentials. Its
+   * field-by-field control-character cases are the agent route's and are not sent twice.
+   */
+  copyOf?: string;
 }
 
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'];
@@ -192,12 +197,18 @@ export function hiddenTargets(documented: Target[]): Target[] {
       auth: 'owner' as const,
       params: [...agentParams, ...t.params],
       weight: 0.3,
+      copyOf: t.id,
     }));
   const others: Target[] = [
     hidden({ method: 'POST', path: '/telegram/webhook', auth: 'telegram', body: TELEGRAM_UPDATE }),
     hidden({ method: 'POST', path: '/mcp', auth: 'agent', body: MCP_MESSAGE, jsonRpc: true, weight: 3 }),
     hidden({ method: 'GET', path: '/openapi.json', auth: 'none', weight: 0.2 }),
-    hidden({ method: 'GET', path: '/docs', auth: 'none', weight: 0.2 }),
+    // Streamable HTTP without sessions: GET and DELETE exist only to say so.
+    hidden({ method: 'GET', path: '/mcp', auth: 'agent', jsonRpc: true, weight: 0.2 }),
+    hidden({ method: 'DELETE', path: '/mcp', auth: 'agent', jsonRpc: true, weight: 0.2 }),
+    ...['/docs', '/docs/docs.js', '/docs/docs.css', '/app', '/console'].map((path) =>
+      hidden({ method: 'GET', path, auth: 'none', weight: 0.2 }),
+    ),
     ...['/app', '/console'].map((prefix) =>
       hidden({
         method: 'GET',
