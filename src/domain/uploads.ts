@@ -2,11 +2,11 @@ import { createHmac, randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { UploadRow } from '../db/repositories/executor.js';
 import { findUpload, insertUpload, markUploadStored } from '../db/repositories/uploads.js';
-import { type FileStorage, TooLargeError } from '../storage/fileStorage.js';
+import { type FileStorage, IncompleteSourceError, TooLargeError } from '../storage/fileStorage.js';
 import { safeEqual } from './apiKeys.js';
 import type { Party } from './chat.js';
 import type { DomainContext } from './context.js';
-import { conflict, DomainError, notFound } from './errors.js';
+import { conflict, DomainError, invalid, notFound } from './errors.js';
 import { isIdOf, newId } from './ids.js';
 
 export const MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
@@ -114,6 +114,8 @@ async function writeOrRefuse(storage: FileStorage, key: string, stream: Readable
     return await storage.write(key, stream, MAX_UPLOAD_BYTES);
   } catch (error) {
     if (error instanceof TooLargeError) throw tooLarge();
+    if (error instanceof IncompleteSourceError)
+      throw invalid('body', 'ends inside the file: send the whole file again');
     throw error;
   }
 }

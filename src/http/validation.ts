@@ -31,18 +31,36 @@ export function registerValidation(app: FastifyInstance): void {
 
 const NUL = '\u0000';
 const NUL_MESSAGE = 'must not contain the NUL character (U+0000); remove it and send again';
+/** Half of a surrogate pair without its other half: not Unicode text, UTF-8 cannot encode it. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const SURROGATE_MESSAGE =
+  'must be Unicode text: it holds a lone surrogate (half of a UTF-16 pair, U+D800-U+DFFF); send the whole character';
 /** Deeper than any request schema nests; a deeper body is refused by its schema anyway. */
 const MAX_DEPTH = 8;
 
-/** JSON-pointer-ish paths (without the leading slash) of every string in `value` holding U+0000. */
-export function nulPaths(value: unknown, at = '', depth = 0, found: string[] = []): string[] {
+export interface TextProblem {
+  /** JSON-pointer-ish, without the leading slash ('' for the value itself). */
+  path: string;
+  message: string;
+}
+
+function textProblem(text: string): string | null {
+  if (text.includes(NUL)) return NUL_MESSAGE;
+  if (LONE_SURROGATE.test(text)) return SURROGATE_MESSAGE;
+  return null;
+}
+
+/** Every string (and object key) in `value` holding U+0000 or a lone surrogate, with what is wrong. */
+export function textProblems(value: unknown, at = '', depth = 0, found: TextProblem[] = []): TextProblem[] {
   if (typeof value === 'string') {
-    if (value.includes(NUL)) found.push(at);
+    const message = textProblem(value);
+    if (message) found.push({ path: at, message });
   } else if (value !== null && typeof value === 'object' && depth < MAX_DEPTH) {
     for (const [key, item] of Object.entries(value)) {
       const path = at ? `${at}/${key}` : key;
-      if (key.includes(NUL)) found.push(path);
-      nulPaths(item, path, depth + 1, found);
+      const keyMessage = textProblem(key);
+      if (keyMessage) found.push({ path, message: keyMessage });
+      textProblems(item, path, depth + 1, found);
     }
   }
   return found;
@@ -51,7 +69,9 @@ export function nulPaths(value: unknown, at = '', depth = 0, found: string[] = [
 /**
  * U+0000 anywhere the caller typed text (body, query string, path) is refused in one place,
  * before any route runs: PostgreSQL cannot store it in text ("invalid byte sequence for encoding
- * UTF8: 0x00") while SQLite can, and both databases must answer the same. Routes marked
+ * UTF8: 0x00") while SQLite can, and both databases must answer the same. So is a lone surrogate
+ * (JSON can carry "\ud800"): either database would store U+FFFD in its place, and
+ * encodeURIComponent throws on it (a file URL from such a name was a 500). Routes marked
  * `config: { acceptNul: true }` (Telegram's updates, which are not typed by our caller) opt out.
  */
 declare module 'fastify' {
@@ -65,14 +85,15 @@ export function registerNulGuard(app: FastifyInstance): void {
   // A callback hook: it runs on every request and answers at once either way.
   app.addHook('preValidation', (request, reply, done) => {
     if (request.routeOptions.config?.acceptNul) return done();
-    const paths: string[] = [];
-    nulPaths(request.params, '', 0, paths);
-    nulPaths(request.query, '', 0, paths);
-    if (!request.isMultipart?.()) nulPaths(request.body, '', 0, paths);
-    if (paths.length === 0) return done();
+    // One list for the three parts: nothing is allocated on the usual, clean request.
+    const problems: TextProblem[] = [];
+    textProblems(request.params, '', 0, problems);
+    textProblems(request.query, '', 0, problems);
+    if (!request.isMultipart?.()) textProblems(request.body, '', 0, problems);
+    if (problems.length === 0) return done();
     reply.status(400).send({
       error: 'Validation failed',
-      details: paths.map((path) => ({ path: path || 'body', message: NUL_MESSAGE })),
+      details: problems.map(({ path, message }) => ({ path: path || 'body', message })),
     });
   });
 }

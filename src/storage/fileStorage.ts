@@ -11,12 +11,22 @@ export class TooLargeError extends Error {
   }
 }
 
+/** The stream ended before its data did (a multipart body cut off inside the file); nothing was kept. */
+export class IncompleteSourceError extends Error {
+  constructor() {
+    super('the stream was closed before its end');
+  }
+}
+
 /**
  * Where uploaded bytes live. Local disk by default; an S3 implementation can replace it.
  * Keys are server-made ids, never caller-supplied names.
  */
 export interface FileStorage {
-  /** Streams `source` into `key` without buffering it; refuses (TooLargeError) past `maxBytes`. */
+  /**
+   * Streams `source` into `key` without buffering it; refuses (TooLargeError) past `maxBytes`,
+   * and a source destroyed before its end (IncompleteSourceError).
+   */
   write(key: string, source: Readable, maxBytes: number): Promise<number>;
   read(key: string): Readable;
   size(key: string): Promise<number | null>;
@@ -36,6 +46,10 @@ export class LocalDiskStorage implements FileStorage {
   async write(key: string, source: Readable, maxBytes: number): Promise<number> {
     const target = this.file(key);
     await mkdir(path.dirname(target), { recursive: true });
+    // The multipart parser destroys a part whose body ended inside it, without an error. If that
+    // happened while the directory was made, the pipeline would take the closed stream for a
+    // finished one and wait forever for its end: refuse it now.
+    if (source.destroyed && !source.readableEnded) throw new IncompleteSourceError();
     const partial = `${target}.partial`;
     let size = 0;
     const counter = new Transform({

@@ -89,4 +89,32 @@ describe('NUL and invisible text', () => {
     const name = await call(t, agent, 'PATCH', '/agents/me', { name: ' \u2060 ' });
     expect(name.statusCode, name.body).toBe(400);
   });
+
+  // A lone surrogate is not Unicode text: UTF-8 cannot encode it, so a database would store U+FFFD
+  // in its place, and building a file URL from it threw (a 500 on POST /upload).
+  it('refuses lone surrogates in body fields with a 400 that names the field', async () => {
+    const expectSurrogateRefused = (
+      res: { statusCode: number; json(): unknown; body: string },
+      path: string,
+    ) => {
+      expect(res.statusCode, res.body).toBe(400);
+      expect(res.json()).toMatchObject({
+        error: 'Validation failed',
+        details: [{ path, message: expect.stringContaining('surrogate') }],
+      });
+    };
+    expectSurrogateRefused(
+      await call(t, agent, 'POST', '/upload', { filename: 'a.tx\ud800t', contentType: 'text/plain' }),
+      'filename',
+    );
+    const before = await ok(t, agent, 'GET', '/agents/me');
+    expectSurrogateRefused(
+      await call(t, agent, 'POST', '/tasks', { title: 'a\udc00b', description: 'd', reward: '1' }),
+      'title',
+    );
+    expect((await ok(t, agent, 'GET', '/agents/me')).agent).toEqual(before.agent);
+    // A surrogate pair is one ordinary character and passes.
+    const emoji = await call(t, agent, 'PATCH', '/agents/me', { name: 'Bot \ud83d\ude00' });
+    expect(emoji.statusCode, emoji.body).toBe(200);
+  });
 });
