@@ -27,6 +27,8 @@ export async function createUnthrottledTestApp(options: TestAppOptions = {}): Pr
     rateLimitStandard: UNTHROTTLED,
     rateLimitChat: UNTHROTTLED,
     rateLimitUpload: UNTHROTTLED,
+    // Tests that send many wrong credentials (the fuzzer) must not lock their own address out.
+    authFailureLimit: UNTHROTTLED,
   };
   const app = await buildApp({ config, db: t.services.db, chain: t.services.chain, clock: t.clock });
   return {
