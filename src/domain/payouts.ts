@@ -16,8 +16,11 @@ import { notifyWorker } from './notifications.js';
 /** Retry delays grow from 5 s and stop growing at 10 minutes; a transfer is never abandoned. */
 const FIRST_RETRY_MS = 5_000;
 const MAX_RETRY_MS = 10 * 60_000;
-/** A sandbox send is in-process; a claim holds its transfer this long (plus the runner's margin). */
-const SEND_TIMEOUT_MS = 60_000;
+/**
+ * A sandbox send is in-process and takes milliseconds; a claim holds its transfer this long (plus
+ * the runner's margin), which is also the wait before a send cut off by a crash is tried again.
+ */
+const SEND_TIMEOUT_MS = 5_000;
 
 /** The wait after the `failures`-th failed send (the first failure waits 5 s). */
 export function retryDelayMs(failures: number): number {

@@ -4,8 +4,13 @@ import type { Clock } from '../domain/clock.js';
 import { inTransaction } from '../domain/transaction.js';
 import type { DueRow, OutboxKind, Outcome } from './kind.js';
 
-/** A claim outlives the attempt's own time-out by this, so no other instance starts it meanwhile. */
-export const LEASE_MARGIN_MS = 30_000;
+/**
+ * A claim outlives the attempt's own time-out by this, so no other instance starts it meanwhile.
+ * Short, because it is also how long work cut off by a crash waits before another try: an attempt
+ * that still overruns it is harmless (its outcome is not recorded, the settle is a compare-and-set
+ * on the lease, and every kind's attempt is safe to repeat).
+ */
+export const LEASE_MARGIN_MS = 5_000;
 const MAX_ERROR_LENGTH = 500;
 
 export interface OutboxContext {

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findDelivery } from '../../src/db/repositories/deliveries.js';
 import { claimDue } from '../../src/db/repositories/outbox.js';
+import { LEASE_MARGIN_MS } from '../../src/outbox/runner.js';
 import { dispatchDueDeliveries, RETRY_DELAYS_MS } from '../../src/outbox/webhookDeliveries.js';
 import { ok } from '../helpers/agentApi.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
@@ -97,7 +98,7 @@ describe('webhooks across a restart', () => {
     // An instance claims the delivery and dies before sending it (or before recording the answer).
     const row = (await findDelivery(first.ctx.db, deliveryId!))!;
     const now = first.clock.now().getTime();
-    const lease = new Date(now + first.config.webhookTimeoutMs + 30_000).toISOString();
+    const lease = new Date(now + first.config.webhookTimeoutMs + LEASE_MARGIN_MS).toISOString();
     expect(
       await claimDue(first.ctx.db, 'webhook_deliveries', row.id, row.next_attempt_at, {
         leaseUntil: lease,
@@ -109,7 +110,7 @@ describe('webhooks across a restart', () => {
     const second = await restart(first);
     // Still leased: another instance must not send it meanwhile.
     expect(await dispatch(second)).toBe(0);
-    second.clock.advance(first.config.webhookTimeoutMs + 30_000);
+    second.clock.advance(first.config.webhookTimeoutMs + LEASE_MARGIN_MS);
     expect(await dispatch(second)).toBe(1);
     expect(await dispatch(second)).toBe(0);
     expect([...arrivals(receiver)]).toEqual([[deliveryId, 1]]);
