@@ -5,14 +5,12 @@ import path from 'node:path';
 import { type Address, toNano } from '@ton/core';
 import { keyPairFromSeed, mnemonicNew, mnemonicToPrivateKey } from '@ton/crypto';
 import { WalletContractV4 } from '@ton/ton';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HighloadWallet } from '../../src/chain/highloadWallet.js';
 import { signInitData } from '../../src/telegram/initData.js';
 import type { Json } from '../helpers/agentApi.js';
-import { TEST_DATABASE_URL } from '../helpers/app.js';
 import { type FakeToncenter, startFakeToncenter } from '../helpers/fakeToncenter.js';
-import { eventually, type ServiceProcess, startService } from '../helpers/serviceProcess.js';
+import { eventually, type ServiceProcess, serviceDatabase, startService } from '../helpers/serviceProcess.js';
 import { newTonWallet, signTonProof } from '../helpers/tonConnect.js';
 
 /**
@@ -27,7 +25,7 @@ describe.each(['after-persist', 'after-send'])('SIGKILL %s, then a restart', (fa
   let fake: FakeToncenter;
   let env: Record<string, string>;
   let dataDir: string;
-  let schema: string | undefined;
+  let database: Awaited<ReturnType<typeof serviceDatabase>> | undefined;
   let hot: Address;
   let feeAddress: Address;
   let service: ServiceProcess | undefined;
@@ -42,15 +40,10 @@ describe.each(['after-persist', 'after-send'])('SIGKILL %s, then a restart', (fa
       publicKey: keyPairFromSeed(randomBytes(32)).publicKey,
     }).address;
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'handoff-crash-'));
-    let databaseUrl = '';
-    if (TEST_DATABASE_URL) {
-      schema = `crash_${randomBytes(5).toString('hex')}`;
-      await adminQuery(`create schema ${schema}`);
-      databaseUrl = `${TEST_DATABASE_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
-    }
+    database = await serviceDatabase('crash');
     env = {
       DATA_DIR: dataDir,
-      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+      ...database.env,
       ADMIN_TOKEN: randomBytes(16).toString('hex'),
       SECRET_KEY: randomBytes(32).toString('hex'),
       TELEGRAM_BOT_TOKEN: `100000:${randomBytes(16).toString('hex')}`,
@@ -70,7 +63,7 @@ describe.each(['after-persist', 'after-send'])('SIGKILL %s, then a restart', (fa
   afterAll(async () => {
     await service?.stop();
     await fake.close();
-    if (schema) await adminQuery(`drop schema ${schema} cascade`);
+    await database?.drop();
     rmSync(dataDir, { recursive: true, force: true });
   });
 
@@ -141,13 +134,3 @@ describe.each(['after-persist', 'after-send'])('SIGKILL %s, then a restart', (fa
     expect(reconciliation.json).toMatchObject({ ok: true, differences: [], checkedRows: 3 });
   }, 300_000); // two cold starts of the service (tsx compiles it) on a busy 2-core CI machine
 });
-
-async function adminQuery(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: TEST_DATABASE_URL! });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}

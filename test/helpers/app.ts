@@ -155,7 +155,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   };
 }
 
-async function adminQuery(sql: string): Promise<void> {
+/** Runs one statement as the PostgreSQL admin (schemas of their own for tests). */
+export async function adminQuery(sql: string): Promise<void> {
   const client = new pg.Client({ connectionString: TEST_DATABASE_URL! });
   await client.connect();
   try {

@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
+import { adminQuery, TEST_DATABASE_URL } from './app.js';
 
 /**
  * The real service as a child process (`node --import tsx src/main.ts`), so a test can SIGKILL it
@@ -53,4 +55,23 @@ export async function eventually(check: () => Promise<boolean>, what: string, ma
     await new Promise((r) => setTimeout(r, 100));
   }
   expect(await check(), `never happened: ${what}`).toBe(true);
+}
+
+/**
+ * The database a child service runs on: a fresh PostgreSQL schema (its `DATABASE_URL`) when the
+ * suite runs on PostgreSQL, else nothing (the SQLite default in its DATA_DIR). `drop` removes it.
+ */
+export async function serviceDatabase(
+  prefix: string,
+): Promise<{ env: Record<string, string>; schema: string | null; drop(): Promise<void> }> {
+  if (!TEST_DATABASE_URL) return { env: {}, schema: null, drop: async () => {} };
+  const schema = `${prefix}_${randomBytes(5).toString('hex')}`;
+  await adminQuery(`create schema ${schema}`);
+  const url = new URL(TEST_DATABASE_URL);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return {
+    env: { DATABASE_URL: url.toString() },
+    schema,
+    drop: () => adminQuery(`drop schema ${schema} cascade`),
+  };
 }

@@ -11,7 +11,7 @@ import { DIALECT, TEST_DATABASE_URL } from '../helpers/app.js';
 import { newWalletAddress } from '../helpers/fixtures.js';
 import { type ApiTask, type ApiTransaction, checkBooks, toNano } from '../helpers/moneyChecks.js';
 import { Receiver } from '../helpers/receiver.js';
-import { eventually, type ServiceProcess, startService } from '../helpers/serviceProcess.js';
+import { eventually, type ServiceProcess, serviceDatabase, startService } from '../helpers/serviceProcess.js';
 
 /**
  * kill -9 under mixed load, then a restart on the same DATA_DIR and database. The real service
@@ -50,24 +50,17 @@ interface Answered {
 
 describe(`kill -9 under mixed load, then a restart, on ${DIALECT}`, () => {
   let dataDir: string;
-  let schema: string | undefined;
+  let database: Awaited<ReturnType<typeof serviceDatabase>> | undefined;
   let env: Record<string, string>;
   let receiver: Receiver;
   let service: ServiceProcess | undefined;
 
   beforeAll(async () => {
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'handoff-kill-'));
-    let databaseUrl = '';
-    if (TEST_DATABASE_URL) {
-      schema = `kill_${randomBytes(5).toString('hex')}`;
-      await adminQuery(`create schema ${schema}`);
-      const url = new URL(TEST_DATABASE_URL);
-      url.searchParams.set('options', `-c search_path=${schema}`);
-      databaseUrl = url.toString();
-    }
+    database = await serviceDatabase('kill');
     env = {
       DATA_DIR: dataDir,
-      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+      ...database.env,
       ADMIN_TOKEN: randomBytes(16).toString('hex'),
       SECRET_KEY: randomBytes(32).toString('hex'),
       TELEGRAM_BOT_TOKEN: `100000:${randomBytes(16).toString('hex')}`,
@@ -79,7 +72,7 @@ describe(`kill -9 under mixed load, then a restart, on ${DIALECT}`, () => {
   afterAll(async () => {
     await service?.stop();
     await receiver?.close();
-    if (schema) await adminQuery(`drop schema ${schema} cascade`);
+    await database?.drop();
     rmSync(dataDir, { recursive: true, force: true });
   });
 
@@ -326,6 +319,7 @@ describe(`kill -9 under mixed load, then a restart, on ${DIALECT}`, () => {
 
   /** Reads the service's database directly (after it stopped), SQLite file or PostgreSQL schema. */
   async function query<T>(sql: string): Promise<T[]> {
+    const schema = database?.schema;
     if (!schema) {
       const file = new Database(path.join(dataDir, 'handoff.sqlite'), { readonly: true });
       try {
@@ -344,13 +338,3 @@ describe(`kill -9 under mixed load, then a restart, on ${DIALECT}`, () => {
     }
   }
 });
-
-async function adminQuery(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: TEST_DATABASE_URL! });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}

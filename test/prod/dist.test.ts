@@ -1,17 +1,15 @@
 import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Json } from '../helpers/agentApi.js';
-import { TEST_DATABASE_URL } from '../helpers/app.js';
 import { runExampleAgent } from '../helpers/exampleAgent.js';
 import { connectHttp, REQUIRED_TOOLS, runWholeTask, toolError } from '../helpers/mcp.js';
 import { expectStatus, newAgent, newWorker, send, serviceAt } from '../helpers/service.js';
+import { serviceDatabase } from '../helpers/serviceProcess.js';
 
 /**
  * The production build, for real: `npm run build`, then `node dist/main.js` (what
@@ -32,15 +30,7 @@ interface Server {
 
 /** A fresh PostgreSQL schema when the suite runs on PostgreSQL, else the SQLite default. */
 async function databaseEnv(): Promise<Record<string, string>> {
-  if (!TEST_DATABASE_URL) return {};
-  const schema = `p_${randomBytes(6).toString('hex')}`;
-  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-  await client.connect();
-  await client.query(`create schema ${schema}`);
-  await client.end();
-  const url = new URL(TEST_DATABASE_URL);
-  url.searchParams.set('options', `-c search_path=${schema}`);
-  return { DATABASE_URL: url.toString() };
+  return (await serviceDatabase('p')).env;
 }
 
 function spawnServer(env: Record<string, string>): Omit<Server, 'url'> & { output: () => string } {
