@@ -1,11 +1,11 @@
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { BigintColumnsPlugin } from './bigintPlugin.js';
 import { startBackgroundCheckpoints } from './checkpointer.js';
 import type { Database } from './schema.js';
-import { withStatementCache } from './statementCache.js';
+import { GroupCommitSqliteDialect } from './sqliteDriver.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -45,7 +45,7 @@ function openSqlite(dataDir: string): Db {
   file.defaultSafeIntegers(true);
   const checkpoints = startBackgroundCheckpoints(file, filePath);
   const db = new Kysely<Database>({
-    dialect: new SqliteDialect({ database: withStatementCache(file) }),
+    dialect: new GroupCommitSqliteDialect(file),
     plugins: [new BigintColumnsPlugin()],
   });
   const close = async () => {

@@ -1,0 +1,261 @@
+import type { Database as SqliteFile, Statement } from 'better-sqlite3';
+import {
+  type CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  type Kysely,
+  type Dialect as KyselyDialect,
+  type QueryResult,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+} from 'kysely';
+
+/** Distinct SQL texts kept prepared; the app has a few hundred, so this rarely evicts. */
+const MAX_STATEMENTS = 1000;
+
+/** Counts a test can read: how many transactions ran and how many COMMITs carried them. */
+export interface GroupCommitStats {
+  transactions: number;
+  commits: number;
+}
+
+/**
+ * The embedded SQLite database as a Kysely dialect whose transactions commit in groups.
+ *
+ * SQLite has one connection, so transactions already run one after another. What each one
+ * paid on its own was its COMMIT: the benchmark's profile put a third of POST /tasks' CPU
+ * there (a WAL frame written for every page the transaction dirtied, then the lock dance),
+ * and the transactions of concurrent requests dirty the same pages (the tasks table's last
+ * leaf, its indexes, the agent's row). Here each transaction runs as a SAVEPOINT inside one
+ * open outer transaction, and the outer one commits once nobody is waiting for the connection:
+ * everything that queued up while the first ran commits with it, writing each page once.
+ *
+ * What does not change:
+ * - Nobody is told a transaction succeeded before the COMMIT that carries it: releasing the
+ *   connection waits for the group's commit, and if it fails every member fails with it (their
+ *   work is gone together, none of it was acknowledged).
+ * - A transaction that fails rolls back to its own savepoint; the others keep theirs.
+ * - Nothing outside a transaction sees uncommitted work: a statement run on its own first
+ *   commits the open group, then runs in autocommit as before.
+ * Members see the work of the members before them, which is what running them one after
+ * another meant already; they commit or fail together.
+ */
+export class GroupCommitSqliteDialect implements KyselyDialect {
+  readonly #file: SqliteFile;
+  readonly stats: GroupCommitStats = { transactions: 0, commits: 0 };
+
+  constructor(file: SqliteFile) {
+    this.#file = file;
+  }
+
+  createDriver(): Driver {
+    return new GroupCommitDriver(this.#file, this.stats);
+  }
+  createQueryCompiler() {
+    return new SqliteQueryCompiler();
+  }
+  createAdapter() {
+    return new SqliteAdapter();
+  }
+  createIntrospector(db: Kysely<unknown>) {
+    return new SqliteIntrospector(db);
+  }
+}
+
+/** The outer transaction and the members waiting for its COMMIT. */
+class Group {
+  readonly committed: Promise<void>;
+  resolve!: () => void;
+  reject!: (error: unknown) => void;
+  constructor() {
+    this.committed = new Promise<void>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+    // A group nobody waits on (all its members rolled back) must not be an unhandled rejection.
+    this.committed.catch(() => {});
+  }
+}
+
+/** First come, first served: the commit queues behind the transactions already waiting. */
+class FifoMutex {
+  #held = false;
+  readonly #waiting: (() => void)[] = [];
+  lock(): Promise<void> {
+    if (!this.#held) {
+      this.#held = true;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.#waiting.push(resolve));
+  }
+  unlock(): void {
+    const next = this.#waiting.shift();
+    if (next) next();
+    else this.#held = false;
+  }
+}
+
+const SAVEPOINT = 'member';
+
+class GroupCommitDriver implements Driver {
+  readonly #file: SqliteFile;
+  readonly #stats: GroupCommitStats;
+  readonly #statements = new Map<string, Statement>();
+  readonly #mutex = new FifoMutex();
+  readonly #connection: DatabaseConnection;
+  /** The outer transaction open on the connection, if any. */
+  #group: Group | null = null;
+  /** The group the connection's current holder joined, which its release waits for. */
+  #joined: Group | null = null;
+  /** True while the holder is inside its own transaction (its savepoint is open). */
+  #inMember = false;
+  #commitQueued = false;
+
+  constructor(file: SqliteFile, stats: GroupCommitStats) {
+    this.#file = file;
+    this.#stats = stats;
+    this.#connection = {
+      executeQuery: async <R>(query: CompiledQuery) => {
+        // A statement of its own must neither see nor join uncommitted work.
+        if (!this.#inMember && this.#group) this.#commitGroup();
+        return this.#run(query) as QueryResult<R>;
+      },
+      streamQuery: () => {
+        throw new Error('The SQLite driver does not stream; read a page at a time');
+      },
+    };
+  }
+
+  async init(): Promise<void> {}
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    await this.#mutex.lock();
+    this.#joined = null;
+    return this.#connection;
+  }
+
+  async beginTransaction(): Promise<void> {
+    if (!this.#group) {
+      this.#exec('begin');
+      this.#group = new Group();
+    }
+    this.#exec(`savepoint ${SAVEPOINT}`);
+    this.#inMember = true;
+    this.#joined = this.#group;
+    this.#stats.transactions++;
+  }
+
+  async commitTransaction(): Promise<void> {
+    this.#inMember = false;
+    this.#exec(`release ${SAVEPOINT}`);
+    this.#queueCommit();
+  }
+
+  async rollbackTransaction(): Promise<void> {
+    this.#inMember = false;
+    // Its own work is undone and it reports its own error: it waits for nobody's commit.
+    this.#joined = null;
+    try {
+      if (!this.#file.inTransaction) throw new Error('the outer transaction is gone');
+      this.#exec(`rollback to ${SAVEPOINT}`);
+      this.#exec(`release ${SAVEPOINT}`);
+      this.#queueCommit();
+    } catch {
+      // SQLite rolled the whole outer transaction back (an I/O error, a full disk), or the
+      // savepoint cannot be undone alone: the members before this one lose their work too,
+      // so they must fail rather than report a success.
+      this.#abandonGroup(
+        new Error('The database rolled back a group of transactions after an error; try again'),
+      );
+    }
+  }
+
+  async releaseConnection(): Promise<void> {
+    const joined = this.#joined;
+    this.#joined = null;
+    this.#mutex.unlock();
+    if (joined) await joined.committed;
+  }
+
+  async destroy(): Promise<void> {
+    await this.#mutex.lock();
+    try {
+      if (this.#group) this.#commitGroup();
+    } finally {
+      this.#mutex.unlock();
+    }
+    this.#file.close();
+  }
+
+  /**
+   * Commits the open group once the transactions already waiting for the connection have run
+   * (they join it). setImmediate lets the requests read in this turn of the event loop queue
+   * their transactions first.
+   */
+  #queueCommit(): void {
+    if (this.#commitQueued) return;
+    this.#commitQueued = true;
+    setImmediate(() => {
+      void this.#mutex.lock().then(() => {
+        this.#commitQueued = false;
+        try {
+          if (this.#group) this.#commitGroup();
+        } finally {
+          this.#mutex.unlock();
+        }
+      });
+    });
+  }
+
+  /** Runs with the connection held and no member inside its savepoint. */
+  #commitGroup(): void {
+    const group = this.#group;
+    if (!group) return;
+    this.#group = null;
+    try {
+      this.#exec('commit');
+      this.#stats.commits++;
+      group.resolve();
+    } catch (error) {
+      this.#group = group;
+      this.#abandonGroup(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  #abandonGroup(error: Error): void {
+    const group = this.#group;
+    this.#group = null;
+    try {
+      if (this.#file.inTransaction) this.#exec('rollback');
+    } finally {
+      group?.reject(error);
+    }
+  }
+
+  #exec(sql: string): void {
+    this.#prepare(sql).run();
+  }
+
+  #run(query: CompiledQuery): QueryResult<unknown> {
+    const statement = this.#prepare(query.sql);
+    const parameters = query.parameters as unknown[];
+    if (statement.reader) return { rows: statement.all(parameters) };
+    const { changes, lastInsertRowid } = statement.run(parameters);
+    return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
+  }
+
+  /** Prepared statements reused by SQL text: preparing anew cost a fifth of a simple request. */
+  #prepare(sql: string): Statement {
+    let statement = this.#statements.get(sql);
+    if (!statement) {
+      statement = this.#file.prepare(sql);
+      if (this.#statements.size >= MAX_STATEMENTS) {
+        const oldest = this.#statements.keys().next().value;
+        if (oldest !== undefined) this.#statements.delete(oldest);
+      }
+      this.#statements.set(sql, statement);
+    }
+    return statement;
+  }
+}

@@ -1,0 +1,128 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, sql } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { GroupCommitSqliteDialect } from '../../src/db/sqliteDriver.js';
+
+interface Tables {
+  parent: { id: number };
+  child: { id: number; parent_id: number };
+  item: { id: number; owner: string };
+}
+
+// The SQLite driver runs each transaction as a savepoint of a shared outer transaction that
+// commits once per group; these tests pin what that must not change.
+describe('SQLite group commit', () => {
+  let dir: string;
+  let file: SQLite.Database;
+  let dialect: GroupCommitSqliteDialect;
+  let db: Kysely<Tables>;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'group-commit-'));
+    file = new SQLite(path.join(dir, 'db.sqlite'));
+    file.pragma('journal_mode = WAL');
+    file.pragma('foreign_keys = ON');
+    dialect = new GroupCommitSqliteDialect(file);
+    db = new Kysely<Tables>({ dialect });
+    await sql`create table parent (id integer primary key)`.execute(db);
+    // Deferred: checked by the outer COMMIT, which lets a test make a group's commit fail.
+    await sql`create table child (id integer primary key, parent_id integer not null
+      references parent(id) deferrable initially deferred)`.execute(db);
+    await sql`create table item (id integer primary key, owner text not null)`.execute(db);
+  });
+
+  afterEach(async () => {
+    await db.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const insertItem = (id: number) =>
+    db.transaction().execute(async (trx) => {
+      await trx.insertInto('item').values({ id, owner: 'a' }).execute();
+      return id;
+    });
+
+  /** What another connection sees: only committed rows. */
+  const committedItems = () => {
+    const other = new SQLite(path.join(dir, 'db.sqlite'), { readonly: true });
+    try {
+      return (other.prepare('select id from item order by id').all() as { id: number }[]).map((r) => r.id);
+    } finally {
+      other.close();
+    }
+  };
+
+  it('commits concurrent transactions together, and each caller hears only after its commit', async () => {
+    const before = { ...dialect.stats };
+    const ids = Array.from({ length: 40 }, (_, i) => i + 1);
+    const results = await Promise.all(
+      ids.map(async (id) => {
+        const value = await insertItem(id);
+        // By the time a caller is told, another connection must see its row.
+        expect(committedItems()).toContain(id);
+        return value;
+      }),
+    );
+    expect(results).toEqual(ids);
+    expect(committedItems()).toEqual(ids);
+    expect(dialect.stats.transactions - before.transactions).toBe(40);
+    // 40 transactions queued at once: one commit for the lot, or a few, never one each.
+    expect(dialect.stats.commits - before.commits).toBeLessThanOrEqual(3);
+  });
+
+  it('a failing transaction rolls back only its own work', async () => {
+    const outcomes = await Promise.allSettled(
+      [1, 2, 3, 4, 5].map((id) =>
+        db.transaction().execute(async (trx) => {
+          await trx.insertInto('item').values({ id, owner: 'a' }).execute();
+          if (id === 3) throw new Error('refused');
+          await trx.updateTable('item').set({ owner: 'b' }).where('id', '=', id).execute();
+        }),
+      ),
+    );
+    expect(outcomes.map((o) => o.status)).toEqual([
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+      'fulfilled',
+    ]);
+    expect((outcomes[2] as PromiseRejectedResult).reason.message).toBe('refused');
+    expect(committedItems()).toEqual([1, 2, 4, 5]);
+    const owners = await db.selectFrom('item').select('owner').distinct().execute();
+    expect(owners).toEqual([{ owner: 'b' }]);
+  });
+
+  it('when the group’s COMMIT fails, every member fails and none of their work stays', async () => {
+    const outcomes = await Promise.allSettled([
+      insertItem(1),
+      insertItem(2),
+      // Its child row points at no parent: the deferred key check fails the outer COMMIT.
+      db.transaction().execute((trx) => trx.insertInto('child').values({ id: 1, parent_id: 99 }).execute()),
+      insertItem(3),
+    ]);
+    expect(outcomes.every((o) => o.status === 'rejected')).toBe(true);
+    expect(committedItems()).toEqual([]);
+    expect(await db.selectFrom('child').selectAll().execute()).toEqual([]);
+    // The connection is usable again, outside and inside transactions.
+    expect(await insertItem(4)).toBe(4);
+    expect(committedItems()).toEqual([4]);
+  });
+
+  it('a statement outside any transaction reads only committed work', async () => {
+    const pending = insertItem(1);
+    // Queued behind the transaction: by the time it runs, the group must have committed, so
+    // what it reads is what any other connection reads.
+    const read = db
+      .selectFrom('item')
+      .select('id')
+      .execute()
+      .then((rows) => ({ rows: rows.map((r) => r.id), committed: committedItems() }));
+    const [, seen] = await Promise.all([pending, read]);
+    expect(seen.rows).toEqual([1]);
+    expect(seen.committed).toEqual([1]);
+  });
+});
