@@ -81,6 +81,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: BODY_LIMIT_BYTES,
     return503OnClosing: true,
     genReqId: requestIdOf,
+    trustProxy: deps.config.trustProxy,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const { config } = deps;

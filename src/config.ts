@@ -1,5 +1,6 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { Address } from '@ton/core';
 import type { TonNetwork } from './chain/gateway.js';
@@ -38,6 +39,11 @@ export interface Config {
   webhookTimeoutMs: number;
   /** Failed authentications from one client address within 15 minutes before it gets 429. */
   authFailureLimit: number;
+  /**
+   * Fastify's `trustProxy`: which peers may say, in X-Forwarded-For, whom they forward for, and so
+   * set the client address the auth throttle and the console sign-in limit count by. false: none.
+   */
+  trustProxy: boolean | string[];
   /** How long an authenticated API key is trusted without asking the database (0: always ask). */
   apiKeyCacheTtlMs: number;
   /** Open chat streams allowed per API key (or worker). */
@@ -115,6 +121,7 @@ export function loadConfig(env: Env = process.env): { config: Config; notices: C
     webhookAllowPrivate: boolSetting(env, 'WEBHOOK_ALLOW_PRIVATE', !production),
     webhookTimeoutMs: intSetting(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
     authFailureLimit: intSetting(env, 'AUTH_FAILURE_LIMIT', 30, 1, 1_000_000),
+    trustProxy: parseTrustProxy(env.TRUST_PROXY, notices),
     apiKeyCacheTtlMs: intSetting(env, 'API_KEY_CACHE_TTL_MS', 10_000, 0, 60_000),
     sseMaxStreamsPerKey: intSetting(env, 'SSE_MAX_STREAMS_PER_KEY', 10, 1, 100_000),
     tonProofDomains: [],
@@ -200,6 +207,50 @@ function parseDomains(raw: string | undefined, publicUrl: string): string[] {
     }
   }
   return domains;
+}
+
+/** Besides addresses and CIDRs, Fastify's proxy-addr knows these named ranges. */
+const NAMED_PROXY_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * TRUST_PROXY: unset or false, true, or comma-separated addresses, CIDRs and named ranges. A hop
+ * count is refused: Fastify (5.12) ignores one (it cannot tell the proxy from a client that sends the
+ * header itself), so accepting it would silently leave every client at the proxy's address.
+ */
+function parseTrustProxy(raw: string | undefined, notices: ConfigNotice[]): boolean | string[] {
+  const value = raw?.trim() ?? '';
+  if (value === '' || value === 'false') return false;
+  if (value === 'true') {
+    notices.push({
+      message:
+        'TRUST_PROXY=true trusts every X-Forwarded-For entry: unless the proxy replaces the header, a ' +
+        'client picks its own address and escapes the failed-authentication throttle; prefer the proxy’s addresses',
+    });
+    return true;
+  }
+  if (/^\d+$/.test(value)) {
+    throw new Error(
+      'TRUST_PROXY does not take a hop count (Fastify ignores one); give the proxy’s addresses or CIDRs, e.g. TRUST_PROXY=10.0.0.0/8',
+    );
+  }
+  const entries = value.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    if (!isProxyAddress(entry)) {
+      throw new Error(
+        `TRUST_PROXY must be true, false, or comma-separated addresses or CIDRs (or loopback, linklocal, uniquelocal), got "${entry}"`,
+      );
+    }
+  }
+  return entries;
+}
+
+function isProxyAddress(entry: string): boolean {
+  if (NAMED_PROXY_RANGES.has(entry)) return true;
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const version = isIP(address);
+  if (version === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128);
 }
 
 function parseNetwork(raw: string | undefined): TonNetwork {

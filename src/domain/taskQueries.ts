@@ -53,7 +53,16 @@ export async function listTasksOpenToWorkers(ctx: DomainContext, query: { cursor
 }
 
 /** The names a task view shows: its agent's name and its offered or assigned worker. */
-/** The same for a page of one agent's tasks: one query for the agent, one for all the workers. */
+export async function taskParties(
+  db: DomainContext['db'],
+  task: { agent_id: string; worker_id: string | null },
+) {
+  const agent = await findAgent(db, task.agent_id);
+  const worker = task.worker_id ? ((await findWorker(db, task.worker_id)) ?? null) : null;
+  return { agentName: agent?.name ?? null, worker };
+}
+
+/** `taskParties` for a page of one agent's tasks: one query for the agent, one for all the workers. */
 export async function taskPartiesForPage(
   db: DomainContext['db'],
   agentId: string,
@@ -66,15 +75,6 @@ export async function taskPartiesForPage(
     agentName: agent?.name ?? null,
     workerOf: (id: string | null) => (id ? (workers.get(id) ?? null) : null),
   };
-}
-
-export async function taskParties(
-  db: DomainContext['db'],
-  task: { agent_id: string; worker_id: string | null },
-) {
-  const agent = await findAgent(db, task.agent_id);
-  const worker = task.worker_id ? ((await findWorker(db, task.worker_id)) ?? null) : null;
-  return { agentName: agent?.name ?? null, worker };
 }
 
 export async function listTasksOfWorker(

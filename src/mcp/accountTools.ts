@@ -8,6 +8,7 @@ import { invalid } from '../domain/errors.js';
 import { listTransactions } from '../domain/transactions.js';
 import { createUploadUrl, MAX_UPLOAD_BYTES, storeUpload } from '../domain/uploads.js';
 import { listDeliveries, redeliver, sendTestWebhook, setAgentWebhook } from '../domain/webhooks.js';
+import { pageView } from '../http/pageView.js';
 import { deliveryView } from '../http/routes/webhooks.js';
 import { Amount } from '../http/schemas/common.js';
 import {
@@ -62,12 +63,7 @@ export const accountTools: ToolDef[] = [
     annotations: READ_ONLY,
     run: async (env, args) => {
       const result = await browseCatalog(env.ctx, args as never);
-      return {
-        workers: result.items.map(workerListEntryView),
-        nextCursor: result.nextCursor,
-        hasMore: result.hasMore,
-        total: result.total,
-      };
+      return { ...pageView(result, 'workers', workerListEntryView), total: result.total };
     },
   },
   {
@@ -87,11 +83,7 @@ export const accountTools: ToolDef[] = [
     annotations: READ_ONLY,
     run: async (env, args) => {
       const result = await listChats(env.ctx, agentParty(env), args as never);
-      return {
-        chats: result.items.map(({ chat, lastMessage }) => chatView(chat, lastMessage)),
-        nextCursor: result.nextCursor,
-        hasMore: result.hasMore,
-      };
+      return pageView(result, 'chats', ({ chat, lastMessage }) => chatView(chat, lastMessage));
     },
   },
   {
@@ -103,11 +95,7 @@ export const accountTools: ToolDef[] = [
     run: async (env, args) => {
       const { taskId, ...query } = args;
       const result = await listChatMessages(env.ctx, agentParty(env), taskId, query as never);
-      return {
-        messages: result.items.map(messageView),
-        nextCursor: result.nextCursor,
-        hasMore: result.hasMore,
-      };
+      return pageView(result, 'messages', messageView);
     },
   },
   {
@@ -176,11 +164,7 @@ export const accountTools: ToolDef[] = [
     annotations: READ_ONLY,
     run: async (env, args) => {
       const result = await listDeliveries(env.ctx, env.agentId, args as never);
-      return {
-        deliveries: result.items.map(deliveryView),
-        nextCursor: result.nextCursor,
-        hasMore: result.hasMore,
-      };
+      return pageView(result, 'deliveries', deliveryView);
     },
   },
   {
@@ -211,11 +195,7 @@ export const accountTools: ToolDef[] = [
     annotations: READ_ONLY,
     run: async (env, args) => {
       const result = await listTransactions(env.ctx, env.agentId, args as never);
-      return {
-        transactions: result.items.map(transactionView),
-        nextCursor: result.nextCursor,
-        hasMore: result.hasMore,
-      };
+      return pageView(result, 'transactions', transactionView);
     },
   },
   {

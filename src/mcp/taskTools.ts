@@ -5,6 +5,7 @@ import { getTaskRatings, rateWorker } from '../domain/ratings.js';
 import { createTask } from '../domain/taskCreation.js';
 import { getAgentTask, listTasksOfAgent, taskParties, taskPartiesForPage } from '../domain/taskQueries.js';
 import { patchAgentTask } from '../domain/taskStatus.js';
+import { pageView } from '../http/pageView.js';
 import {
   acceptedView,
   applicationView,
@@ -54,8 +55,7 @@ export const taskTools: ToolDef[] = [
     run: async (env, args) => {
       const result = await listTasksOfAgent(env.ctx, env.agentId, args as never);
       const parties = await taskPartiesForPage(env.ctx.db, env.agentId, result.items);
-      const tasks = result.items.map((t) => taskView(t, parties.agentName, parties.workerOf(t.worker_id)));
-      return { tasks, nextCursor: result.nextCursor, hasMore: result.hasMore };
+      return pageView(result, 'tasks', (t) => taskView(t, parties.agentName, parties.workerOf(t.worker_id)));
     },
   },
   {
@@ -121,11 +121,7 @@ export const taskTools: ToolDef[] = [
     run: async (env, args) => {
       const { taskId, ...query } = args;
       const result = await listApplications(env.ctx, env.agentId, taskId, query as never);
-      return {
-        applications: result.items.map(applicationView),
-        nextCursor: result.nextCursor,
-        hasMore: result.hasMore,
-      };
+      return pageView(result, 'applications', applicationView);
     },
   },
   {

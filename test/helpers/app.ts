@@ -122,6 +122,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
         sseMaxStreamsPerKey: 10,
         tonProofDomains: ['handoff.test'],
         authFailureLimit: 30,
+        trustProxy: false,
       };
   const clock = new ManualClock(options.start ?? previous?.clock.now() ?? START);
   const live = options.live;

@@ -128,3 +128,67 @@ describe('throttling of failed authentication', () => {
     ).toBe(200);
   });
 });
+
+/**
+ * Behind a reverse proxy every request comes from the proxy's address. With TRUST_PROXY naming
+ * the proxy, the throttle counts by the client the proxy names in X-Forwarded-For, so one
+ * client's guesses do not lock out the others; without it, or from a peer it does not name, the
+ * header is ignored (anyone could send one). Over real HTTP: here the proxy is 127.0.0.1.
+ */
+describe('throttling of failed authentication behind a reverse proxy (TRUST_PROXY)', () => {
+  let t: TestApp;
+  let agent: TestAgent;
+  const apps: FastifyInstance[] = [];
+  beforeAll(async () => {
+    t = await createTestApp();
+    agent = await createAgent(t);
+  });
+  afterAll(async () => {
+    for (const app of apps) await app.close();
+    await t.close();
+  });
+
+  /** A fresh app (its own throttle) on the test app's database, listening on 127.0.0.1. */
+  async function listening(trustProxy: boolean | string[]): Promise<string> {
+    const app = await buildApp({
+      config: { ...t.config, authFailureLimit: LIMIT, trustProxy },
+      db: t.services.db,
+      chain: t.services.chain,
+      clock: t.clock,
+    });
+    apps.push(app);
+    return app.listen({ port: 0, host: '127.0.0.1' });
+  }
+
+  const asAgent = async (base: string, forwardedFor: string | null, headers: Record<string, string>) => {
+    const res = await fetch(`${base}/agents/me`, {
+      headers: { ...headers, ...(forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}) },
+    });
+    await res.arrayBuffer();
+    return res.status;
+  };
+  const wrong = { authorization: `Bearer ${WRONG_KEY}` };
+
+  it('with TRUST_PROXY naming the proxy, two forwarded clients are throttled separately', async () => {
+    const base = await listening(['127.0.0.1']);
+    for (let i = 0; i < LIMIT; i++) expect(await asAgent(base, '198.51.100.1', wrong)).toBe(401);
+    expect(await asAgent(base, '198.51.100.1', agent.headers)).toBe(429);
+    // The proxy appends the address it saw: the last entry is the client, what it claimed is not.
+    expect(await asAgent(base, '198.51.100.2, 198.51.100.1', agent.headers)).toBe(429);
+
+    expect(await asAgent(base, '198.51.100.2', agent.headers)).toBe(200);
+    expect(await asAgent(base, '198.51.100.2', wrong)).toBe(401);
+    // The proxy's own requests (no header) are its own address, not throttled either.
+    expect(await asAgent(base, null, agent.headers)).toBe(200);
+  });
+
+  it('without TRUST_PROXY, or from a peer it does not name, X-Forwarded-For is ignored', async () => {
+    for (const trustProxy of [false, ['10.0.0.0/8']]) {
+      const base = await listening(trustProxy);
+      for (let i = 0; i < LIMIT; i++) expect(await asAgent(base, '198.51.100.3', wrong)).toBe(401);
+      // Every request is 127.0.0.1's, whatever it forwards for.
+      expect(await asAgent(base, '198.51.100.4', agent.headers)).toBe(429);
+      expect(await asAgent(base, null, agent.headers)).toBe(429);
+    }
+  });
+});

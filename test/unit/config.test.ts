@@ -180,6 +180,24 @@ describe('loadConfig', () => {
     expect(() => load({ TON_PROOF_DOMAINS: 'https://app.example.com' })).toThrow(/TON_PROOF_DOMAINS/);
   });
 
+  it('TRUST_PROXY: false by default; true (with a warning), or addresses, CIDRs and named ranges; never a hop count', () => {
+    const load = (env: Record<string, string>) => loadConfig({ DATA_DIR: tempDataDir(), ...SECRETS, ...env });
+    expect(load({}).config.trustProxy).toBe(false);
+    expect(load({ TRUST_PROXY: 'false' }).config.trustProxy).toBe(false);
+    const trustAll = load({ TRUST_PROXY: 'true' });
+    expect(trustAll.config.trustProxy).toBe(true);
+    expect(trustAll.notices.map((n) => n.message)).toContainEqual(
+      expect.stringMatching(/^TRUST_PROXY=true trusts/),
+    );
+    expect(load({ TRUST_PROXY: '10.0.0.5, 172.16.0.0/12,::1, fd00::/8,loopback' }).config.trustProxy).toEqual(
+      ['10.0.0.5', '172.16.0.0/12', '::1', 'fd00::/8', 'loopback'],
+    );
+    expect(() => load({ TRUST_PROXY: '1' })).toThrow(/hop count/);
+    for (const bad of ['yes', '10.0.0.0/33', '10.0.0.300', 'proxy.example.com', '10.0.0.0/8,', '::1/129']) {
+      expect(() => load({ TRUST_PROXY: bad }), bad).toThrow(/^TRUST_PROXY must be/);
+    }
+  });
+
   it('SECRET_KEY: 64 hex characters are the key; 32+ other characters are hashed; shorter throws', () => {
     const long = 'a passphrase that is long enough!!';
     const hashed = loadConfig({ DATA_DIR: tempDataDir(), ...SECRETS, SECRET_KEY: long }).config.secretKey;

@@ -5,6 +5,7 @@ import { formatTon } from '../../domain/money.js';
 import { operatorOverview } from '../../domain/operatorOverview.js';
 import { listNotificationLog } from '../../telegram/notificationLog.js';
 import { sendIdempotent } from '../idempotency.js';
+import { pageView } from '../pageView.js';
 import { ADMIN_SECURITY, type Routes } from '../routeTypes.js';
 import { AgentMe, Transaction } from '../schemas/agent.js';
 import { Amount, AmountInput, errors, IdParam, NextCursor, Nullable } from '../schemas/common.js';
@@ -140,8 +141,8 @@ export const adminRoutes: Routes = async (app, { ctx }) => {
       },
     },
     async (request) => {
-      const { items, nextCursor, hasMore } = await listNotificationLog(ctx, request.query);
-      return { notifications: items.map((i) => notificationView(i.row, i.message)), nextCursor, hasMore };
+      const result = await listNotificationLog(ctx, request.query);
+      return pageView(result, 'notifications', (i) => notificationView(i.row, i.message));
     },
   );
 };

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { getAgent, updateAgent } from '../../domain/agents.js';
 import { LEDGER_TYPES, listTransactions } from '../../domain/transactions.js';
+import { pageView } from '../pageView.js';
 import { AGENT_SECURITY, type Routes } from '../routeTypes.js';
 import { AgentMe, AgentPatchBody, AgentPatched, PlatformStats, Transaction } from '../schemas/agent.js';
 import { errors, NextCursor } from '../schemas/common.js';
@@ -86,11 +87,7 @@ export const agentRoutes: Routes = async (app, { ctx, stats }) => {
     },
     async (request) => {
       const result = await listTransactions(ctx, request.agentId, request.query);
-      return {
-        transactions: result.items.map(transactionView),
-        nextCursor: result.nextCursor,
-        hasMore: result.hasMore,
-      };
+      return pageView(result, 'transactions', transactionView);
     },
   );
 };

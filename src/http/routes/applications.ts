@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { acceptApplication, listApplications } from '../../domain/applications.js';
 import { getTaskRatings, rateWorker } from '../../domain/ratings.js';
 import { sendIdempotent } from '../idempotency.js';
+import { pageView } from '../pageView.js';
 import { AGENT_SECURITY, type Routes } from '../routeTypes.js';
 import { errors, IdParam, NextCursor } from '../schemas/common.js';
 import {
@@ -42,11 +43,7 @@ export const applicationRoutes: Routes = async (app, { ctx }) => {
     },
     async (request) => {
       const result = await listApplications(ctx, request.agentId, request.params.id, request.query);
-      return {
-        applications: result.items.map(applicationView),
-        nextCursor: result.nextCursor,
-        hasMore: result.hasMore,
-      };
+      return pageView(result, 'applications', applicationView);
     },
   );
 

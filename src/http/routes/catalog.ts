@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { browseCatalog, getWorkerDetail } from '../../domain/catalog.js';
+import { pageView } from '../pageView.js';
 import { AGENT_SECURITY, type Routes } from '../routeTypes.js';
 import { errors, IdParam, NextCursor } from '../schemas/common.js';
 import { CatalogQuery, WorkerDetail, WorkerListEntry } from '../schemas/worker.js';
@@ -31,12 +32,7 @@ export const catalogRoutes: Routes = async (app, { ctx }) => {
     },
     async (request) => {
       const result = await browseCatalog(ctx, request.query);
-      return {
-        workers: result.items.map(workerListEntryView),
-        nextCursor: result.nextCursor,
-        hasMore: result.hasMore,
-        total: result.total,
-      };
+      return { ...pageView(result, 'workers', workerListEntryView), total: result.total };
     },
   );
 

@@ -5,6 +5,7 @@ import { chatFor, listChatMessages, listChats, type Party, postMessage } from '.
 import { DomainError, invalid } from '../../domain/errors.js';
 import { createUploadUrl, storeUpload, tooLarge } from '../../domain/uploads.js';
 import { sendIdempotent } from '../idempotency.js';
+import { pageView } from '../pageView.js';
 import { AGENT_SECURITY, type Routes, WORKER_SECURITY } from '../routeTypes.js';
 import {
   Chat,
@@ -62,11 +63,7 @@ export function conversationRoutes(side: 'agent' | 'worker'): Routes {
       },
       async (request) => {
         const result = await listChats(ctx, partyOf(request), request.query);
-        return {
-          chats: result.items.map(({ chat, lastMessage }) => chatView(chat, lastMessage)),
-          nextCursor: result.nextCursor,
-          hasMore: result.hasMore,
-        };
+        return pageView(result, 'chats', ({ chat, lastMessage }) => chatView(chat, lastMessage));
       },
     );
 
@@ -95,11 +92,7 @@ export function conversationRoutes(side: 'agent' | 'worker'): Routes {
       },
       async (request) => {
         const result = await listChatMessages(ctx, partyOf(request), request.params.taskId, request.query);
-        return {
-          messages: result.items.map(messageView),
-          nextCursor: result.nextCursor,
-          hasMore: result.hasMore,
-        };
+        return pageView(result, 'messages', messageView);
       },
     );
 

@@ -5,6 +5,7 @@ import { createTask } from '../../domain/taskCreation.js';
 import { getAgentTask, listTasksOfAgent, taskParties, taskPartiesForPage } from '../../domain/taskQueries.js';
 import { patchAgentTask } from '../../domain/taskStatus.js';
 import { sendIdempotent } from '../idempotency.js';
+import { pageView } from '../pageView.js';
 import { AGENT_SECURITY, type Routes } from '../routeTypes.js';
 import { errors, IdParam, NextCursor } from '../schemas/common.js';
 import {
@@ -92,10 +93,9 @@ export const taskRoutes: Routes = async (app, { ctx }) => {
     async (request) => {
       const result = await listTasksOfAgent(ctx, request.agentId, request.query);
       const parties = await taskPartiesForPage(ctx.db, request.agentId, result.items);
-      const tasks = result.items.map((task) =>
+      return pageView(result, 'tasks', (task) =>
         taskView(task, parties.agentName, parties.workerOf(task.worker_id)),
       );
-      return { tasks, nextCursor: result.nextCursor, hasMore: result.hasMore };
     },
   );
 

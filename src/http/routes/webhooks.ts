@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import type { DeliveryRow } from '../../db/repositories/executor.js';
 import { listDeliveries, redeliver, sendTestWebhook, setAgentWebhook } from '../../domain/webhooks.js';
+import { pageView } from '../pageView.js';
 import { AGENT_SECURITY, type Routes } from '../routeTypes.js';
 import { errors, IdParam, NextCursor, Nullable, Timestamp } from '../schemas/common.js';
 import { webhookConfigView } from '../views.js';
@@ -110,11 +111,7 @@ export const webhookRoutes: Routes = async (app, { ctx }) => {
     },
     async (request) => {
       const result = await listDeliveries(ctx, request.agentId, request.query);
-      return {
-        deliveries: result.items.map(deliveryView),
-        nextCursor: result.nextCursor,
-        hasMore: result.hasMore,
-      };
+      return pageView(result, 'deliveries', deliveryView);
     },
   );
 

@@ -15,6 +15,7 @@ import { patchWorkerTask } from '../../domain/taskStatus.js';
 import { connectWallet, issueWalletChallenge } from '../../domain/walletProof.js';
 import { updateWorkerProfile } from '../../domain/workerProfile.js';
 import { sendIdempotent } from '../idempotency.js';
+import { pageView } from '../pageView.js';
 import { type Routes, WORKER_SECURITY } from '../routeTypes.js';
 import { errors, IdParam, NextCursor, TaskIdParam } from '../schemas/common.js';
 import { RateBody, Rating } from '../schemas/task.js';
@@ -117,11 +118,7 @@ export const workerRoutes: Routes = async (app, { ctx, config }) => {
     },
     async (request) => {
       const result = await listTasksOpenToWorkers(ctx, request.query);
-      return {
-        tasks: result.items.map((t) => workerTaskView(t, t.agent_name)),
-        nextCursor: result.nextCursor,
-        hasMore: result.hasMore,
-      };
+      return pageView(result, 'tasks', (t) => workerTaskView(t, t.agent_name));
     },
   );
 
@@ -139,11 +136,7 @@ export const workerRoutes: Routes = async (app, { ctx, config }) => {
     },
     async (request) => {
       const result = await listTasksOfWorker(ctx, request.workerId, request.query);
-      return {
-        tasks: result.items.map((t) => workerTaskView(t, t.agent_name)),
-        nextCursor: result.nextCursor,
-        hasMore: result.hasMore,
-      };
+      return pageView(result, 'tasks', (t) => workerTaskView(t, t.agent_name));
     },
   );
 
@@ -200,18 +193,14 @@ export const workerRoutes: Routes = async (app, { ctx, config }) => {
     },
     async (request) => {
       const result = await listApplicationsOfWorker(ctx, request.workerId, request.query);
-      return {
-        applications: result.items.map((a) => ({
-          id: a.id,
-          taskId: a.task_id,
-          status: a.status,
-          message: a.message,
-          createdAt: a.created_at,
-          task: { title: a.task_title, status: a.task_status, reward: formatTon(a.task_reward_nano) },
-        })),
-        nextCursor: result.nextCursor,
-        hasMore: result.hasMore,
-      };
+      return pageView(result, 'applications', (a) => ({
+        id: a.id,
+        taskId: a.task_id,
+        status: a.status,
+        message: a.message,
+        createdAt: a.created_at,
+        task: { title: a.task_title, status: a.task_status, reward: formatTon(a.task_reward_nano) },
+      }));
     },
   );
 
@@ -229,11 +218,7 @@ export const workerRoutes: Routes = async (app, { ctx, config }) => {
     },
     async (request) => {
       const result = await listOffers(ctx, request.workerId, request.query);
-      return {
-        tasks: result.items.map((t) => workerTaskView(t, t.agent_name)),
-        nextCursor: result.nextCursor,
-        hasMore: result.hasMore,
-      };
+      return pageView(result, 'tasks', (t) => workerTaskView(t, t.agent_name));
     },
   );
 
@@ -336,21 +321,17 @@ export const workerRoutes: Routes = async (app, { ctx, config }) => {
     },
     async (request) => {
       const result = await listPayoutsOfWorker(ctx, request.workerId, request.query);
-      return {
-        payouts: result.items.map((p) => ({
-          id: p.id,
-          taskId: p.task_id!,
-          taskTitle: p.task_title,
-          amount: formatTon(p.amount_nano),
-          status: p.status,
-          toAddress: p.to_address,
-          txHash: p.tx_hash,
-          explorerUrl: explorerTxUrl(config.tonNetwork, p.tx_hash),
-          createdAt: p.created_at,
-        })),
-        nextCursor: result.nextCursor,
-        hasMore: result.hasMore,
-      };
+      return pageView(result, 'payouts', (p) => ({
+        id: p.id,
+        taskId: p.task_id!,
+        taskTitle: p.task_title,
+        amount: formatTon(p.amount_nano),
+        status: p.status,
+        toAddress: p.to_address,
+        txHash: p.tx_hash,
+        explorerUrl: explorerTxUrl(config.tonNetwork, p.tx_hash),
+        createdAt: p.created_at,
+      }));
     },
   );
 
