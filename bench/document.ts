@@ -13,7 +13,7 @@ import {
 } from './report.js';
 import type { Results } from './scenarios.js';
 import type { BenchSettings } from './settings.js';
-import { TARGET_HEADERS, targetRows } from './targets.js';
+import { BARE_TASK_SCENARIO, TARGET_HEADERS, targetRows } from './targets.js';
 
 export interface Report {
   date: Date;
@@ -35,6 +35,24 @@ function pgbenchLine(r: Results): string {
   return `pgbench: ${p.tps.toFixed(0)} transactions/s, latency average ${p.latencyAvgMs.toFixed(1)} ms, ${p.transactions} transactions, ${p.failed} failed.`;
 }
 
+/**
+ * The bare route answering GET /tasks/:id's own body, against the ceiling and against the app:
+ * how much of the gap is the answer itself rather than the app's work.
+ */
+function sameBodyLine(r: Results): string {
+  const find = (scenario: string, database: string) =>
+    r.requests.find((m) => m.scenario === scenario && m.database === database)?.requestsPerSecond;
+  const bare = find('bare Fastify GET /', 'none');
+  const sameBody = find(BARE_TASK_SCENARIO, 'none');
+  const get = find('GET /tasks/:id', 'sqlite');
+  if (!bare || !sameBody) return '';
+  const parts = [
+    `For reference, the bare route answering GET /tasks/:id's own body (557 bytes of JSON instead of 17) ran at ${sameBody.toFixed(0)} req/s, ${(sameBody / bare).toFixed(2)} of the ceiling: that much is the answer alone (serialising it, writing it to the socket, the client reading it)`,
+  ];
+  if (get) parts.push(`SQLite GET /tasks/:id ran at ${(get / sameBody).toFixed(2)} of it`);
+  return `${parts.join('; ')}.`;
+}
+
 /** docs/benchmarks.md, rewritten whole on every run so it never mixes numbers of two runs. */
 export function writeMarkdown(file: string, report: Report): void {
   const { settings: s, machine: m, results: r } = report;
@@ -54,6 +72,8 @@ Each rate is divided by its ceiling measured in the same run: the bare Fastify r
 SQLite rows, and for PostgreSQL \`pgbench\` running the transaction POST /tasks commits
 (bench/pgbench-create-task.sql: the agent read, the task, ledger and event inserts, the
 compare-and-set on the balance) with ${s.connections} clients. ${pgbenchLine(r)}
+
+${sameBodyLine(r)}
 
 ### Requests
 

@@ -28,8 +28,8 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const REPORT_FILE = path.join(ROOT, 'docs', 'benchmarks.md');
 /** App start-ups (sandbox chain, migrations), fixtures and shutdowns, on top of the load runs. */
 const SETUP_ALLOWANCE_S = 120;
-/** Five request scenarios and pgbench. */
-const SCENARIOS_AT_MOST = 6;
+/** Six request scenarios and pgbench. */
+const SCENARIOS_AT_MOST = 7;
 /** Streams and webhooks run once per database. */
 const DATABASES = 2;
 

@@ -9,6 +9,7 @@ import { createBenchSchema, databaseName, dropBenchSchema } from './postgres.js'
 import { type DatabaseChoice, startBaseline, startHandoff } from './servers.js';
 import { type BenchSettings, runsPart } from './settings.js';
 import { measureStreams, type StreamMeasurement } from './streams.js';
+import { BARE_TASK_SCENARIO } from './targets.js';
 import { measureWebhooks, type WebhookMeasurement } from './webhooks.js';
 
 /** Everything a run measured, and what could not be measured (one line each). */
@@ -53,9 +54,16 @@ export async function benchBaseline(settings: BenchSettings): Promise<Measuremen
       baseUrl: server.baseUrl,
       postgresDatabase: null,
     };
-    return [
-      await measure({ ...scenario, method: 'GET', path: '/', headers: {}, expectStatus: 200 }, settings),
-    ];
+    const ceiling = await measure(
+      { ...scenario, method: 'GET', path: '/', headers: {}, expectStatus: 200 },
+      settings,
+    );
+    log('bare Fastify GET /task (the body of GET /tasks/:id)');
+    const sameBody = await measure(
+      { ...scenario, name: BARE_TASK_SCENARIO, method: 'GET', path: '/task', headers: {}, expectStatus: 200 },
+      settings,
+    );
+    return [ceiling, sameBody];
   } finally {
     await server.close();
   }

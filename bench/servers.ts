@@ -37,12 +37,42 @@ async function listen(app: FastifyInstance): Promise<string> {
 }
 
 /**
+ * What the app's GET /tasks/:id answers for the bench's task (557 bytes of JSON): the bare route
+ * serving it shows how much of a request's cost is the answer itself (serializing it, writing
+ * it to the socket, the client reading it) rather than the app's work.
+ */
+const TASK_ANSWER = {
+  task: {
+    id: 'tsk_01m84x170h00001q5ce9pm57nbd6svscsezwt0xc',
+    title: 'Photograph the town hall',
+    description: 'A clear daytime photo of the front entrance, landscape orientation, no people.',
+    reward: '0.5',
+    platformFee: '0.15',
+    totalAmount: '0.65',
+    status: 'FUNDED',
+    paymentStatus: 'DEPOSITED',
+    executionDeadlineDays: 7,
+    executionDeadline: null,
+    webhookUrl: null,
+    createdAt: '2026-11-23T19:09:56.113Z',
+    updatedAt: '2026-11-23T19:09:56.113Z',
+    agent: {
+      id: 'agt_01m84x16x800003xpa3sde99breykfk53e052qam',
+      name: 'Bench agent',
+    },
+    worker: null,
+    applications: [],
+  },
+};
+
+/**
  * The ceiling: Fastify with nothing of ours in it (no auth, no schemas, no database). What the
  * app loses against this is the cost of its own work per request.
  */
 export async function startBaseline(): Promise<RunningServer> {
   const app = Fastify({ logger: false });
   app.get('/', async () => ({ hello: 'world' }));
+  app.get('/task', async () => TASK_ANSWER);
   const baseUrl = await listen(app);
   return { baseUrl, server: app.server, close: () => app.close() };
 }

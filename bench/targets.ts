@@ -5,6 +5,9 @@
  */
 import type { Results } from './scenarios.js';
 
+/** The bare route answering what GET /tasks/:id answers: a reference row, not a target's ceiling. */
+export const BARE_TASK_SCENARIO = 'bare Fastify GET /task (same body as GET /tasks/:id)';
+
 export const TARGET_HEADERS = ['Target', 'Measured', 'Goal', 'Met'];
 
 export function targetRows(results: Results): string[][] {
