@@ -31,11 +31,12 @@ export function startBackgroundJobs(
   telegram: TelegramSender | null = null,
 ) {
   const live = ctx.chain.live;
-  // Sandbox: retry pending transfers. Testnet/mainnet: the batch sender and the wallet follower
-  // (self-contained entry points, so a generic runner can drive them later).
+  // Sandbox: the outbox runner retries pending transfers. Testnet/mainnet: due transfers are
+  // batched and the runner sends the batches; the wallet follower (a cursor over the wallet's
+  // transactions, not an outbox) confirms them and credits deposits.
   const chainLoops = live
     ? [
-        pollLoop('chain sender', live.pollMs, () => runChainSender(ctx, live), log),
+        pollLoop('chain batches', live.pollMs, () => runChainSender(ctx, live), log),
         pollLoop('chain follower', live.pollMs, async () => (await followWallet(ctx, live)) && 0, log),
       ]
     : [pollLoop('pending transfers', TRANSFER_POLL_MS, () => sendDueTransfers(ctx), log)];

@@ -7,6 +7,7 @@ import * as workerApp from './migrations/0005_worker_app.js';
 import * as idempotency from './migrations/0006_idempotency.js';
 import * as hardening from './migrations/0007_hardening.js';
 import * as owners from './migrations/0010_owners.js';
+import * as batchOutbox from './migrations/0011_batch_outbox.js';
 import type { Database } from './schema.js';
 
 // Migrations are listed here rather than read from disk, so they work the same from tsx, a
@@ -20,6 +21,7 @@ const migrations: Record<string, Migration> = {
   '0006_idempotency': idempotency,
   '0007_hardening': hardening,
   '0010_owners': owners,
+  '0011_batch_outbox': batchOutbox,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

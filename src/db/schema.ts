@@ -189,12 +189,16 @@ export interface ChainBatchTable {
   chain_expires_at: number;
   boc: string;
   message_hash: string;
-  /** prepared (persisted, maybe never sent) -> sent -> landed | expired. */
-  status: 'prepared' | 'sent' | 'landed' | 'expired';
+  /**
+   * pending (persisted; sent and sent again by the outbox runner) -> landed (the follower saw it)
+   * | expired (past created_at + timeout, unprocessed: its transfers went back to be re-batched).
+   */
+  status: 'pending' | 'landed' | 'expired';
   transfer_count: number;
   total_nano: bigint;
-  send_count: number;
-  next_send_at: string;
+  /** Outbox claim columns: attempts made (sends and expiry checks), when the next one is due. */
+  attempts: number;
+  next_attempt_at: string;
   /** The wallet transaction that performed the batch's transfers. */
   tx_hash: string | null;
   last_error: string | null;

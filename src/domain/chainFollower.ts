@@ -10,7 +10,7 @@ import {
   findBatchByMessageHash,
   findBatchBySeq,
   listBatchTransfers,
-  moveBatch,
+  markBatchLanded,
   setChainTxHash,
 } from '../db/repositories/chainBatches.js';
 import { readChainState, writeChainState } from '../db/repositories/chainState.js';
@@ -100,7 +100,7 @@ async function processTransaction(
   if (inMsg.info.type === 'external-in') {
     const hash = beginCell().store(storeMessage(inMsg)).endCell().hash().toString('hex');
     const batch = await findBatchByMessageHash(ctx.db, hash);
-    if (batch) await moveBatch(ctx.db, batch.id, 'landed', ctx.clock.now().toISOString());
+    if (batch) await markBatchLanded(ctx.db, batch.id, ctx.clock.now().toISOString());
     return;
   }
   if (inMsg.info.type !== 'internal') return;
@@ -119,7 +119,7 @@ async function confirmBatch(ctx: DomainContext, live: LiveChain, seq: number, it
   const sentOut = outgoingTransfers(item.tx);
   await inTransaction(ctx.db, async (trx) => {
     const now = ctx.clock.now().toISOString();
-    await moveBatch(trx, batch.id, 'landed', now, item.hash);
+    await markBatchLanded(trx, batch.id, now, item.hash);
     const skipped: string[] = [];
     for (const t of await listBatchTransfers(trx, batch.id)) {
       if (t.status !== 'pending') continue;

@@ -3,19 +3,19 @@ import { batchReserveNano, MAX_BATCH } from '../chain/highloadWallet.js';
 import type { LiveChain } from '../chain/liveChain.js';
 import {
   attachTransfers,
+  type ChainBatchRow,
   detachTransfers,
   inFlightNano,
   insertBatch,
-  listOpenBatches,
+  listDueBatches,
   listUnbatchedTransfers,
-  moveBatch,
   nextBatchSeq,
-  recordSendAttempt,
 } from '../db/repositories/chainBatches.js';
 import { deleteChainState, readChainState, writeChainState } from '../db/repositories/chainState.js';
 import type { ChainTransferRow } from '../db/repositories/executor.js';
+import type { OutboxKind, Outcome } from '../outbox/kind.js';
+import { runDue } from '../outbox/runner.js';
 import type { DomainContext } from './context.js';
-import { assertInvariant } from './errors.js';
 import { newId } from './ids.js';
 import { inTransaction, isUniqueViolation } from './transaction.js';
 
@@ -24,18 +24,27 @@ import { inTransaction, isUniqueViolation } from './transaction.js';
  *
  * 1. `prepareBatch`: due transfers are put in one Highload batch whose query id, created_at and
  *    whole signed message are committed to the database, together with the link from each
- *    transfer to the batch, before anything is sent.
- * 2. `sendOpenBatches`: every persisted batch that has not landed is sent, and sent again at
- *    intervals, until it lands or expires. Sending the same signed message again is always safe:
- *    the wallet refuses a query id it has processed.
- * 3. `expireBatches`: only once `created_at + timeout` has passed (when the message can never
- *    land), the follower has read the wallet's history past that moment, and the wallet's
- *    `processed?` says no, are the batch's transfers released to a new batch and a new query id.
+ *    transfer to the batch, before anything is sent. The batch row is outbox work, due at once.
+ * 2. `chainBatchKind`: the outbox runner claims each pending batch (compare-and-set) and attempts
+ *    it: until `created_at + timeout` an attempt sends the persisted message (again: the wallet
+ *    refuses a query id it has processed, so a resend is always safe) and leaves the batch pending
+ *    for the next resend; the follower marks it landed when the chain shows it, which ends the
+ *    work. An attempt after the time-out sends nothing; only once the follower has read the
+ *    wallet's history past that moment (plus a grace) and the wallet's `processed?` says no is the
+ *    outcome final: the runner settles the batch `expired` and, in the same transaction, releases
+ *    its transfers to a new batch under a new query id.
  */
 export const PAUSE_KEY = 'payouts_paused';
 export const SYNCED_KEY = 'follower_synced_at';
 /** Seconds after expiry before a batch is given up, for block time and provider lag. */
 const EXPIRY_GRACE_SEC = 10;
+/**
+ * The longest one attempt takes: a get-method call or a sendBoc, each bounded by the provider
+ * client's request time-out (10 s by default) plus waits for the request budget. An attempt that
+ * overruns its claim is harmless: resending the same message is safe and the settle is a
+ * compare-and-set on the claim.
+ */
+const ATTEMPT_TIMEOUT_MS = 30_000;
 
 /** Persists one batch of due transfers, if any and if the hot wallet can pay them; returns its size. */
 export async function prepareBatch(ctx: DomainContext, live: LiveChain): Promise<number> {
@@ -75,11 +84,11 @@ export async function prepareBatch(ctx: DomainContext, live: LiveChain): Promise
         chain_expires_at: createdAt + live.wallet.timeoutSec,
         boc: signed.boc,
         message_hash: signed.messageHash,
-        status: 'prepared',
+        status: 'pending',
         transfer_count: affordable.length,
         total_nano: affordable.reduce((sum, t) => sum + t.amount_nano, 0n),
-        send_count: 0,
-        next_send_at: nowIso,
+        attempts: 0,
+        next_attempt_at: nowIso,
         tx_hash: null,
         last_error: null,
         created_at: nowIso,
@@ -116,65 +125,82 @@ function fitBalance(due: ChainTransferRow[], availableNano: bigint): ChainTransf
   return chosen;
 }
 
-/** Sends (again) every open batch that is due and not expired; returns how many were sent. */
-export async function sendOpenBatches(ctx: DomainContext, live: LiveChain): Promise<number> {
-  const open = await listOpenBatches(ctx.db, 50);
-  const nowMs = ctx.clock.now().getTime();
-  const nowSec = live.nowSeconds();
-  let sent = 0;
-  for (const batch of open) {
-    if (batch.status !== 'prepared' && Date.parse(batch.next_send_at) > nowMs) continue;
-    if (batch.chain_expires_at <= nowSec) continue;
-    let error: string | null = null;
-    try {
-      await live.client.sendBoc(batch.boc);
-    } catch (e) {
-      // Possibly sent anyway (a provider can fail after passing it on): the follower decides.
-      error = (e as Error).message;
-    }
-    const nextSendAt = new Date(nowMs + live.resendMs).toISOString();
-    await recordSendAttempt(ctx.db, batch.id, nextSendAt, error, ctx.clock.now().toISOString());
-    sent += 1;
-    await failPoint('after-send');
-  }
-  return sent;
+/**
+ * Persisted batches as outbox work. Never abandoned by count (`maxAttempts: Infinity`): the only
+ * final outcome is a batch that can no longer land. Every attempt waits `resendMs` for the next
+ * one, whatever happened: a send that failed may have reached the chain anyway (a provider can
+ * fail after passing it on), so a failure is no reason to hurry or to give up.
+ */
+export function chainBatchKind(ctx: DomainContext, live: LiveChain): OutboxKind<ChainBatchRow> {
+  return {
+    name: 'chain batch',
+    table: 'chain_batches',
+    policy: {
+      batch: 50,
+      parallel: 1,
+      maxAttempts: Number.POSITIVE_INFINITY,
+      delayMs: () => live.resendMs,
+      countAttempt: 'claimed',
+    },
+    // Written by the follower (markBatchLanded), never by an attempt: only the chain confirms.
+    doneStatus: 'landed',
+    failedStatus: 'expired',
+    attemptTimeoutMs: ATTEMPT_TIMEOUT_MS,
+    listDue: listDueBatches,
+    attempt: (batch) =>
+      batch.chain_expires_at > live.nowSeconds() ? sendBatch(live, batch) : checkExpiry(ctx, live, batch),
+    async onFailed(trx, batch) {
+      await detachTransfers(trx, batch.id, null, ctx.clock.now().toISOString());
+    },
+  };
 }
 
-/** Releases the transfers of batches that can no longer land; returns how many were released. */
-export async function expireBatches(ctx: DomainContext, live: LiveChain): Promise<number> {
-  const open = await listOpenBatches(ctx.db, 50);
-  const nowSec = live.nowSeconds();
+/** Sends the persisted message; the batch stays pending until the follower sees it land. */
+async function sendBatch(live: LiveChain, batch: ChainBatchRow): Promise<Outcome> {
+  let error: string | null = null;
+  try {
+    await live.client.sendBoc(batch.boc);
+  } catch (e) {
+    // Possibly sent anyway (a provider can fail after passing it on): the follower decides.
+    error = (e as Error).message;
+  }
+  await failPoint('after-send');
+  return { ok: false, error: error ? `send failed: ${error}` : 'sent, not yet seen on chain' };
+}
+
+/**
+ * A batch past its `created_at + timeout` can never land any more, but may have landed before:
+ * final (expired, its transfers released) only when the follower has read the wallet's history
+ * past the deadline without marking it landed, and the wallet's `processed?` says no.
+ */
+async function checkExpiry(ctx: DomainContext, live: LiveChain, batch: ChainBatchRow): Promise<Outcome> {
+  const deadline = batch.chain_expires_at + EXPIRY_GRACE_SEC;
+  if (live.nowSeconds() <= deadline) return { ok: false, error: 'timed out, not yet seen on chain' };
   const syncedAt = Number((await readChainState(ctx.db, SYNCED_KEY)) ?? 0);
-  let expired = 0;
-  for (const batch of open) {
-    const deadline = batch.chain_expires_at + EXPIRY_GRACE_SEC;
-    // The follower must have read the wallet's transactions past the deadline: a batch that
-    // landed is then already marked landed and never reaches this point.
-    if (nowSec <= deadline || syncedAt <= deadline) continue;
-    const [processed] = await live.client.runGetMethod(live.wallet.address, 'processed?', [
-      BigInt(batch.query_id),
-      0n,
-    ]);
-    if (processed !== 0n) continue; // it landed: the follower will find its transaction
-    await inTransaction(ctx.db, async (trx) => {
-      const now = ctx.clock.now().toISOString();
-      const moved = await moveBatch(trx, batch.id, 'expired', now);
-      if (!moved) return;
-      await detachTransfers(trx, batch.id, null, now);
-      expired += 1;
-    });
-  }
-  return expired;
+  // A batch that landed is marked landed by the follower once it reads past the deadline, and
+  // a landed batch is not pending, so it is never claimed again.
+  if (syncedAt <= deadline) return { ok: false, error: 'timed out; the follower has not read past it yet' };
+  const [processed] = await live.client.runGetMethod(live.wallet.address, 'processed?', [
+    BigInt(batch.query_id),
+    0n,
+  ]);
+  if (processed !== 0n) return { ok: false, error: 'processed: the follower will confirm it' };
+  return {
+    ok: false,
+    final: true,
+    error: `expired unprocessed (query id ${batch.query_id}): its transfers go into a new batch`,
+  };
 }
 
-/** One round of the sender: prepare what is due, send what is open, expire what cannot land. */
+/**
+ * One round of the sender: prepare a batch of what is due, then one pass of the outbox runner
+ * over the batches. Returns non-zero when more may be due at once (either was a full batch).
+ */
 export async function runChainSender(ctx: DomainContext, live: LiveChain): Promise<number> {
   const prepared = await prepareBatch(ctx, live);
-  const sent = await sendOpenBatches(ctx, live);
-  await expireBatches(ctx, live);
-  assertInvariant(prepared >= 0 && sent >= 0, 'counts are not negative');
-  // A full batch means more may be due: run again at once.
-  return prepared >= MAX_BATCH ? prepared : 0;
+  const kind = chainBatchKind(ctx, live);
+  const due = await runDue(ctx, kind);
+  return prepared >= MAX_BATCH || due >= kind.policy.batch ? prepared + due : 0;
 }
 
 /**

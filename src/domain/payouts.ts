@@ -33,7 +33,7 @@ type DueTransfer = ChainTransferRow & { id: string };
  * Sandbox chain transfers (payouts and fees) as outbox work: the runner claims a pending transfer,
  * sends it (the gateway is idempotent on the transfer id, so a resend after a crash that hid a
  * success pays nothing twice), and on success marks it sent and confirms its ledger row with the
- * chain's hash in one transaction. On testnet/mainnet the batch sender does this (chainSender.ts).
+ * chain's hash in one transaction. On testnet/mainnet transfers go out in batches, a kind of their own (`chainBatchKind`).
  */
 export function chainTransferKind(ctx: DomainContext): OutboxKind<DueTransfer, TransferResult> {
   return {

@@ -61,8 +61,10 @@ export interface OutboxKind<Row extends DueRow, Result = undefined> {
   name: string;
   table: OutboxTable;
   policy: RetryPolicy;
-  /** The status a successful attempt leaves (`delivered`, `sent`); failures end `failed`. */
+  /** The status a successful attempt leaves (`delivered`, `sent`). */
   doneStatus: string;
+  /** The status a given-up row is left in; `failed` unless set (a batch ends `expired`). */
+  failedStatus?: string;
   /** The longest one attempt can take; a claim holds its row for this plus a margin. */
   attemptTimeoutMs: number;
   /** Pending rows due at `now`, oldest first. */
@@ -75,6 +77,11 @@ export interface OutboxKind<Row extends DueRow, Result = undefined> {
    * when that wrote, so an attempt that outlived its claim records nothing twice.
    */
   onDone?(trx: Executor, row: Row, result: Result | undefined): Promise<void>;
+  /**
+   * What giving a row up writes besides its status (an expired batch releases its transfers to
+   * be batched again): like `onDone`, in the settling transaction and only when that wrote.
+   */
+  onFailed?(trx: Executor, row: Row): Promise<void>;
   /**
    * When set, due rows are not attempted but settled with this status, uncounted (no bot token:
    * notifications are only recorded for the operator).

@@ -39,7 +39,8 @@ export async function runDue<Row extends DueRow, Result>(
 /**
  * Claims one due row (compare-and-set, so among instances only one attempts it), attempts it,
  * and records the outcome while the claim still holds: done, pending again after the policy's
- * delay, or failed once the attempts are spent or the outcome is final.
+ * delay, or failed once the attempts are spent or the outcome is final (with the kind's `onDone`
+ * or `onFailed` in the same transaction).
  */
 export async function attemptRow<Row extends DueRow, Result>(
   ctx: OutboxContext,
@@ -79,7 +80,7 @@ export async function attemptRow<Row extends DueRow, Result>(
       row.id,
       leaseUntil,
       {
-        status: outcome.ok ? kind.doneStatus : failed ? 'failed' : 'pending',
+        status: outcome.ok ? kind.doneStatus : failed ? (kind.failedStatus ?? 'failed') : 'pending',
         attempts,
         next_attempt_at: new Date(now.getTime() + waitMs).toISOString(),
         last_error: outcome.ok ? null : outcome.error.slice(0, MAX_ERROR_LENGTH),
@@ -87,12 +88,17 @@ export async function attemptRow<Row extends DueRow, Result>(
       },
       outcome.columns,
     );
-  const { onDone } = kind;
-  if (!outcome.ok || !onDone) {
+  const { onDone, onFailed } = kind;
+  const alongside: ((trx: Executor) => Promise<void>) | undefined = outcome.ok
+    ? onDone && ((trx) => onDone(trx, row, outcome.result))
+    : failed
+      ? onFailed && ((trx) => onFailed(trx, row))
+      : undefined;
+  if (!alongside) {
     await settle(ctx.db);
     return;
   }
   await inTransaction(ctx.db, async (trx) => {
-    if (await settle(trx)) await onDone(trx, row, outcome.result);
+    if (await settle(trx)) await alongside(trx);
   });
 }

@@ -76,7 +76,7 @@ export async function roundsUntil(
     console.log(
       await l.t.ctx.db
         .selectFrom('chain_batches')
-        .select(['seq', 'status', 'send_count', 'last_error', 'chain_expires_at'])
+        .select(['seq', 'status', 'attempts', 'last_error', 'chain_expires_at'])
         .execute(),
     );
     console.log(

@@ -1,10 +1,8 @@
 import type { Selectable } from 'kysely';
-import { sql } from 'kysely';
 import type { Database } from '../schema.js';
 import type { ChainTransferRow, Executor } from './executor.js';
 
 export type ChainBatchRow = Selectable<Database['chain_batches']>;
-const OPEN = ['prepared', 'sent'] as const;
 
 /** Pending transfers that no batch carries yet, oldest first. */
 export function listUnbatchedTransfers(db: Executor, limit: number): Promise<ChainTransferRow[]> {
@@ -58,12 +56,13 @@ export function listBatchTransfers(db: Executor, batchId: string): Promise<Chain
   return db.selectFrom('chain_transfers').selectAll().where('batch_id', '=', batchId).execute();
 }
 
-/** Batches that may still land (persisted, maybe sent), oldest first. */
-export function listOpenBatches(db: Executor, limit: number): Promise<ChainBatchRow[]> {
+/** Batches that may still land whose next send (or expiry check) is due at `now`, oldest first. */
+export function listDueBatches(db: Executor, now: string, limit: number): Promise<ChainBatchRow[]> {
   return db
     .selectFrom('chain_batches')
     .selectAll()
-    .where('status', 'in', OPEN)
+    .where('status', '=', 'pending')
+    .where('next_attempt_at', '<=', now)
     .orderBy('seq')
     .limit(limit)
     .execute();
@@ -81,34 +80,16 @@ export function findBatchByMessageHash(db: Executor, messageHash: string) {
     .executeTakeFirst();
 }
 
-export async function recordSendAttempt(
-  db: Executor,
-  id: string,
-  nextSendAt: string,
-  error: string | null,
-  now: string,
-) {
-  await db
-    .updateTable('chain_batches')
-    .set((eb) => ({
-      status: sql<'sent'>`case when ${eb.ref('status')} = 'prepared' then 'sent' else ${eb.ref('status')} end`,
-      send_count: eb('send_count', '+', 1),
-      next_send_at: nextSendAt,
-      last_error: error ? error.slice(0, 500) : null,
-      updated_at: now,
-    }))
-    .where('id', '=', id)
-    .execute();
-}
-
-/** Compare-and-set from an open state; returns the row when this call made the change. */
-export function moveBatch(db: Executor, id: string, to: 'landed' | 'expired', now: string, txHash?: string) {
-  const from = to === 'landed' ? ['prepared', 'sent', 'landed'] : ['prepared', 'sent'];
+/**
+ * Compare-and-set: the follower saw the batch on chain (again, with the wallet transaction's
+ * hash). Returns the row when this call made the change. Expiry is the outbox runner's settle.
+ */
+export function markBatchLanded(db: Executor, id: string, now: string, txHash?: string) {
   return db
     .updateTable('chain_batches')
-    .set({ status: to, updated_at: now, ...(txHash ? { tx_hash: txHash } : {}) })
+    .set({ status: 'landed', updated_at: now, ...(txHash ? { tx_hash: txHash } : {}) })
     .where('id', '=', id)
-    .where('status', 'in', from as ChainBatchRow['status'][])
+    .where('status', 'in', ['pending', 'landed'])
     .returningAll()
     .executeTakeFirst();
 }
@@ -118,7 +99,7 @@ export async function inFlightNano(db: Executor): Promise<bigint> {
   const row = await db
     .selectFrom('chain_batches')
     .select((eb) => eb.fn.sum('total_nano').as('total_nano'))
-    .where('status', 'in', OPEN)
+    .where('status', '=', 'pending')
     .executeTakeFirst();
   return BigInt(row?.total_nano ?? 0);
 }

@@ -5,13 +5,14 @@ import type { Executor } from './executor.js';
  * notification log) and shares the claim columns: `status` ('pending' while there is work),
  * `attempts`, `next_attempt_at`, `last_error` and `updated_at`.
  */
-export type OutboxTable = 'webhook_deliveries' | 'notifications' | 'chain_transfers';
+export type OutboxTable = 'webhook_deliveries' | 'notifications' | 'chain_transfers' | 'chain_batches';
 
 /** Each table's key: a chain transfer is keyed by its ledger row, the others by their own id. */
 const KEY_COLUMN: Record<OutboxTable, 'id'> = {
   webhook_deliveries: 'id',
   notifications: 'id',
   chain_transfers: 'txn_id' as 'id',
+  chain_batches: 'id',
 };
 
 /** The claim columns as every outbox table has them. */
