@@ -58,7 +58,8 @@ export async function attemptRow<Row extends DueRow, Result>(
   const { policy } = kind;
   const attempts = row.attempts + 1;
   const leaseUntil = new Date(started.getTime() + kind.attemptTimeoutMs + LEASE_MARGIN_MS).toISOString();
-  const claimed = await claimDue(ctx.db, kind.table, row.id, row.next_attempt_at, {
+  const listed = { nextAttemptAt: row.next_attempt_at, attempts: row.attempts };
+  const claimed = await claimDue(ctx.db, kind.table, row.id, listed, {
     leaseUntil,
     now: started.toISOString(),
     attempts: policy.countAttempt === 'claimed' ? attempts : undefined,

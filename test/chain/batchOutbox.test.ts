@@ -74,8 +74,8 @@ describe('chain batches on the outbox runner', () => {
     expect(await prepareBatch(l.t.ctx, l.live)).toBe(2);
     const [batch] = await listDueBatches(l.t.ctx.db, nowIso(), 10);
     expect(batch).toMatchObject({ status: 'pending', attempts: 0, transfer_count: 2 });
-    // A resend waits as in production (resendMs >= 1 s; the tests' app uses 0), so a settled
-    // claim never writes back the very next_attempt_at another instance listed.
+    // A resend waits as in production (resendMs >= 1 s; the tests' app uses 0), so the batch
+    // is not due again until the clock moves (the next test covers a zero wait).
     const waiting = chainBatchKind(l.t.ctx, { ...l.live, resendMs: 1_000 });
     const before = sends();
     await Promise.all([attemptRow(l.t.ctx, waiting, batch!), attemptRow(l.t.ctx, waiting, batch!)]);
@@ -97,6 +97,22 @@ describe('chain batches on the outbox runner', () => {
     expect(await runDue(l.t.ctx, kind())).toBe(0);
     expect(sends()).toBe(after);
     await expectPaidOnce(job);
+  });
+
+  it('with no wait between attempts and a clock that has not moved, an instance that listed the batch before another’s attempt does not claim it again', async () => {
+    const job = await completed(await fundedAgent());
+    expect(await prepareBatch(l.t.ctx, l.live)).toBe(2);
+    const [listed] = await listDueBatches(l.t.ctx.db, nowIso(), 10);
+    // resendMs 0: the first attempt settles the batch back to the very next_attempt_at listed.
+    const eager = kind();
+    const before = sends();
+    await attemptRow(l.t.ctx, eager, listed!);
+    const [after] = (await batchesOf(job.taskId)).current;
+    expect(after).toMatchObject({ status: 'pending', attempts: 1, next_attempt_at: listed!.next_attempt_at });
+    // The late instance still holds the row as it listed it: its claim must lose.
+    await attemptRow(l.t.ctx, eager, listed!);
+    expect(sends() - before).toBe(1);
+    expect((await batchesOf(job.taskId)).current).toMatchObject([{ status: 'pending', attempts: 1 }]);
   });
 
   it('a batch whose send failed stays pending and is sent again by the runner; it lands once', async () => {
@@ -124,11 +140,17 @@ describe('chain batches on the outbox runner', () => {
     await prepareBatch(l.t.ctx, l.live);
     const [batch] = (await batchesOf(job.taskId)).current;
     const lease = l.t.clock.now().getTime() + 30_000 + LEASE_MARGIN_MS;
-    const won = await claimDue(l.t.ctx.db, 'chain_batches', batch!.id, batch!.next_attempt_at, {
-      leaseUntil: new Date(lease).toISOString(),
-      now: nowIso(),
-      attempts: 1,
-    });
+    const won = await claimDue(
+      l.t.ctx.db,
+      'chain_batches',
+      batch!.id,
+      { nextAttemptAt: batch!.next_attempt_at, attempts: batch!.attempts },
+      {
+        leaseUntil: new Date(lease).toISOString(),
+        now: nowIso(),
+        attempts: 1,
+      },
+    );
     expect(won).toBe(true);
     const before = sends();
     await runDue(l.t.ctx, kind());

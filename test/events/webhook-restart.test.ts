@@ -100,10 +100,16 @@ describe('webhooks across a restart', () => {
     const now = first.clock.now().getTime();
     const lease = new Date(now + first.config.webhookTimeoutMs + LEASE_MARGIN_MS).toISOString();
     expect(
-      await claimDue(first.ctx.db, 'webhook_deliveries', row.id, row.next_attempt_at, {
-        leaseUntil: lease,
-        now: new Date(now).toISOString(),
-      }),
+      await claimDue(
+        first.ctx.db,
+        'webhook_deliveries',
+        row.id,
+        { nextAttemptAt: row.next_attempt_at, attempts: row.attempts },
+        {
+          leaseUntil: lease,
+          now: new Date(now).toISOString(),
+        },
+      ),
     ).toBe(true);
     await crash(first);
 

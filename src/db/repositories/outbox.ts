@@ -34,15 +34,18 @@ function table(db: Executor, name: OutboxTable) {
 }
 
 /**
- * Claims a due row for one attempt: a compare-and-set on the `next_attempt_at` the caller listed
- * pushes it to `leaseUntil`, so no other instance attempts it until then. `attempts` is written
- * when the kind counts an attempt at its claim. Returns whether this caller won the row.
+ * Claims a due row for one attempt: a compare-and-set on the `next_attempt_at` and `attempts`
+ * the caller listed pushes it to `leaseUntil`, so no other instance attempts it until then.
+ * `attempts` is in the guard because a settled attempt always changes it, while its new
+ * `next_attempt_at` can equal the listed one (a zero wait under a clock that has not moved):
+ * a caller that listed the row before another's attempt must not claim it again. `attempts` is
+ * written when the kind counts an attempt at its claim. Returns whether this caller won the row.
  */
 export async function claimDue(
   db: Executor,
   name: OutboxTable,
   id: string,
-  listedNextAttemptAt: string,
+  listed: { nextAttemptAt: string; attempts: number },
   claim: { leaseUntil: string; now: string; attempts?: number },
 ): Promise<boolean> {
   const set: ClaimColumns = { next_attempt_at: claim.leaseUntil, updated_at: claim.now };
@@ -51,7 +54,8 @@ export async function claimDue(
     .set(set as never)
     .where(KEY_COLUMN[name], '=', id)
     .where('status', '=', 'pending')
-    .where('next_attempt_at', '=', listedNextAttemptAt)
+    .where('next_attempt_at', '=', listed.nextAttemptAt)
+    .where('attempts', '=', listed.attempts)
     .executeTakeFirst();
   return claimed.numUpdatedRows > 0n;
 }
