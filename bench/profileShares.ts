@@ -45,7 +45,13 @@ function layerOf(node: ProfileNode): string | null {
   if (f === 'writev' && !own) return 'socket writes (writev)';
   if (f === '(garbage collector)') return 'GC';
   const url = own || urlOf(node);
-  if ((f === 'executeQuery' && url.includes('sqlite-driver')) || url.includes('/better-sqlite3/')) {
+  // The profile puts better-sqlite3's native statement call in the self time of the function
+  // that makes it: Kysely's driver's executeQuery before, our driver's #run and #exec now.
+  const sqliteCall =
+    (f === 'executeQuery' && url.includes('sqlite-driver')) ||
+    ((f === '#run' || f === '#exec') && url.includes('/src/db/sqliteDriver')) ||
+    url.includes('/better-sqlite3/');
+  if (sqliteCall) {
     return 'SQLite driver call (better-sqlite3, SQLite inside)';
   }
   if (url.includes('/kysely/')) return 'Kysely (executor, plugins, building)';
