@@ -7,7 +7,13 @@ import { chainBatchKind, prepareBatch, runChainSender } from '../../src/domain/c
 import { attemptRow, LEASE_MARGIN_MS, runDue } from '../../src/outbox/runner.js';
 import { ok } from '../helpers/agentApi.js';
 import { agentMe, assignedTask, createAgent, type TestAgent } from '../helpers/fixtures.js';
-import { createLiveTestApp, createLiveWorker, type LiveTestApp, roundsUntil } from '../helpers/liveChain.js';
+import {
+  createLiveTestApp,
+  createLiveWorker,
+  type LiveTestApp,
+  roundsUntil,
+  storedBatch,
+} from '../helpers/liveChain.js';
 
 const WALLET_TIMEOUT_SEC = 60;
 
@@ -182,11 +188,7 @@ describe('chain batches on the outbox runner', () => {
 
     await followWallet(l.t.ctx, l.live);
     await runDue(l.t.ctx, kind());
-    const old = await l.t.ctx.db
-      .selectFrom('chain_batches')
-      .selectAll()
-      .where('id', '=', first!.id)
-      .executeTakeFirstOrThrow();
+    const old = await storedBatch(l.t, first!.id);
     expect(old.status).toBe('expired');
     now = await batchesOf(job.taskId);
     expect(now.transfers.every((t) => t.batch_id === null)).toBe(true);

@@ -16,6 +16,7 @@ import {
   createLiveWorker,
   type LiveTestApp,
   roundsUntil,
+  storedBatch,
 } from '../helpers/liveChain.js';
 
 /**
@@ -133,11 +134,7 @@ describe('network mode under provider faults', () => {
     for (let i = 0; i < 2; i++) await chainRound(l);
     l.fake.setDown(false);
     await roundsUntil(l, () => allConfirmed([job.taskId]));
-    const old = await l.t.ctx.db
-      .selectFrom('chain_batches')
-      .selectAll()
-      .where('id', '=', first!.id)
-      .executeTakeFirstOrThrow();
+    const old = await storedBatch(l.t, first!.id);
     expect(old.status).toBe('expired');
     const now = await l.t.ctx.db
       .selectFrom('chain_transfers')

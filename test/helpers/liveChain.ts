@@ -11,6 +11,11 @@ import { type FakeToncenter, startFakeToncenter } from './fakeToncenter.js';
 import { createWorker, type TestWorker } from './fixtures.js';
 import { newTonWallet, signTonProof, unixSeconds } from './tonConnect.js';
 
+/** One batch as stored (its status, query id, attempts), read by id. */
+export function storedBatch(t: TestApp, id: string) {
+  return t.ctx.db.selectFrom('chain_batches').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+}
+
 /** A test app on TON_NETWORK=testnet whose provider is a fresh fake toncenter over the sandbox. */
 export interface LiveTestApp {
   t: TestApp;
