@@ -112,6 +112,40 @@ describe('SQLite group commit', () => {
     expect(committedItems()).toEqual([4]);
   });
 
+  it('reads on their own share one read transaction and answer at once', async () => {
+    await insertItem(1);
+    const before = { ...dialect.stats };
+    const reads = await Promise.all(
+      Array.from({ length: 20 }, () => db.selectFrom('item').select('id').execute()),
+    );
+    expect(reads.every((rows) => rows.length === 1 && rows[0]!.id === 1)).toBe(true);
+    expect(dialect.stats.groupedReads - before.groupedReads).toBe(20);
+    expect(dialect.stats.commits - before.commits).toBeLessThanOrEqual(2);
+  });
+
+  it('a write on its own, even while reads are grouped, is committed when it returns', async () => {
+    const read = db.selectFrom('item').select('id').execute();
+    await db.insertInto('item').values({ id: 7, owner: 'a' }).execute();
+    expect(committedItems()).toEqual([7]);
+    // UPDATE ... RETURNING answers rows like a read, but it writes: not a grouped read.
+    const before = { ...dialect.stats };
+    const updated = await db
+      .updateTable('item')
+      .set({ owner: 'b' })
+      .where('id', '=', 7)
+      .returning('owner')
+      .execute();
+    expect(updated).toEqual([{ owner: 'b' }]);
+    expect(dialect.stats.groupedReads).toBe(before.groupedReads);
+    const other = new SQLite(path.join(dir, 'db.sqlite'), { readonly: true });
+    try {
+      expect(other.prepare('select owner from item where id = 7').get()).toEqual({ owner: 'b' });
+    } finally {
+      other.close();
+    }
+    expect(await read).toEqual([]);
+  });
+
   it('a statement outside any transaction reads only committed work', async () => {
     const pending = insertItem(1);
     // Queued behind the transaction: by the time it runs, the group must have committed, so
