@@ -77,13 +77,30 @@ function taskApplications(db: Executor, taskId: string, after: Position | null, 
   return query.orderBy('applications.created_at', 'desc').orderBy('applications.id', 'desc').limit(limit);
 }
 
-/** The first page (GET /tasks/:id shows it on every read) is compiled once. */
-const firstTaskApplications = compiledOnce((db: Executor, taskId: string, limit: number) =>
-  taskApplications(db, taskId, null, limit),
-);
+type FirstPage = (db: Executor, taskId: string) => Promise<Awaited<ReturnType<typeof listFirstPage>>>;
+const listFirstPage = (db: Executor, taskId: string, limit: number) =>
+  taskApplications(db, taskId, null, limit).execute();
+
+/**
+ * The first page (GET /tasks/:id shows it on every read) is compiled once per page size, with
+ * the size in the SQL text rather than a parameter (see src/db/literalLimits.ts). Page sizes are
+ * bounded by the routes (at most 101); the map is bounded all the same.
+ */
+const firstPages = new Map<number, FirstPage>();
+const MAX_FIRST_PAGES = 128;
+
+function firstTaskApplications(limit: number): FirstPage {
+  let run = firstPages.get(limit);
+  if (!run) {
+    if (firstPages.size >= MAX_FIRST_PAGES) return (db, taskId) => listFirstPage(db, taskId, limit);
+    run = compiledOnce((db: Executor, taskId: string) => taskApplications(db, taskId, null, limit));
+    firstPages.set(limit, run);
+  }
+  return run;
+}
 
 export function listTaskApplications(db: Executor, taskId: string, after: Position | null, limit: number) {
-  if (!after) return firstTaskApplications(db, taskId, limit);
+  if (!after) return firstTaskApplications(limit)(db, taskId);
   return taskApplications(db, taskId, after, limit).execute();
 }
 
