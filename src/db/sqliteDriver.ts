@@ -136,7 +136,9 @@ class GroupCommitDriver implements Driver {
     this.#stats = stats;
     this.#connection = {
       executeQuery: async <R>(query: CompiledQuery) =>
-        (this.#inMember ? this.#run(query) : this.#runOnItsOwn(query)) as QueryResult<R>,
+        (this.#inMember
+          ? this.#run(this.#prepare(query.sql), query)
+          : this.#runOnItsOwn(query)) as QueryResult<R>,
       streamQuery: () => {
         throw new Error('The SQLite driver does not stream; read a page at a time');
       },
@@ -261,7 +263,7 @@ class GroupCommitDriver implements Driver {
     if (this.#group?.joined) this.#commitGroup();
     if (!statement.readonly) {
       if (this.#group) this.#commitGroup();
-      return this.#run(query);
+      return this.#run(statement, query);
     }
     if (!this.#group) {
       this.#exec('begin');
@@ -269,15 +271,14 @@ class GroupCommitDriver implements Driver {
       this.#queueCommit();
     }
     this.#stats.groupedReads++;
-    return this.#run(query);
+    return this.#run(statement, query);
   }
 
   #exec(sql: string): void {
     this.#prepare(sql).run();
   }
 
-  #run(query: CompiledQuery): QueryResult<unknown> {
-    const statement = this.#prepare(query.sql);
+  #run(statement: Statement, query: CompiledQuery): QueryResult<unknown> {
     const parameters = query.parameters as unknown[];
     if (statement.reader) return { rows: statement.all(parameters) };
     const { changes, lastInsertRowid } = statement.run(parameters);
