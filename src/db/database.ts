@@ -4,7 +4,6 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { BigintColumnsPlugin } from './bigintPlugin.js';
 import { startBackgroundCheckpoints } from './checkpointer.js';
-import { LiteralLimitsPlugin } from './literalLimits.js';
 import type { Database } from './schema.js';
 import { GroupCommitSqliteDialect } from './sqliteDriver.js';
 
@@ -53,7 +52,7 @@ function openSqlite(dataDir: string): Db {
   const checkpoints = startBackgroundCheckpoints(file, filePath);
   const db = new Kysely<Database>({
     dialect: new GroupCommitSqliteDialect(file),
-    plugins: [new BigintColumnsPlugin(), new LiteralLimitsPlugin()],
+    plugins: [new BigintColumnsPlugin()],
   });
   const close = async () => {
     await checkpoints.stop();

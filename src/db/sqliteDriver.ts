@@ -8,8 +8,8 @@ import {
   type QueryResult,
   SqliteAdapter,
   SqliteIntrospector,
-  SqliteQueryCompiler,
 } from 'kysely';
+import { LiteralLimitsSqliteQueryCompiler } from './literalLimits.js';
 
 /**
  * Distinct SQL texts kept prepared, least recently used dropped first: the app has a few hundred,
@@ -70,7 +70,8 @@ export class GroupCommitSqliteDialect implements KyselyDialect {
     return new GroupCommitDriver(this.#file, this.stats);
   }
   createQueryCompiler() {
-    return new SqliteQueryCompiler();
+    // Whole-number LIMITs in the SQL text: SQLite re-prepares a statement whose LIMIT is bound.
+    return new LiteralLimitsSqliteQueryCompiler();
   }
   createAdapter() {
     return new SqliteAdapter();

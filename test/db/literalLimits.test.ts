@@ -1,21 +1,17 @@
 import SQLite from 'better-sqlite3';
 import { Kysely } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LiteralLimitsPlugin } from '../../src/db/literalLimits.js';
 import { GroupCommitSqliteDialect } from '../../src/db/sqliteDriver.js';
 
 interface Tables {
   item: { id: number; owner: string };
 }
 
-// SQLite prepares a statement again on every run when its LIMIT is a bound parameter; the
-// plugin writes whole-number limits into the SQL text instead.
+// SQLite prepares a statement again on every run when its LIMIT is a bound parameter; our
+// SQLite dialect's compiler writes whole-number limits into the SQL text instead.
 describe('literal LIMITs on SQLite', () => {
   const file = new SQLite(':memory:');
-  const db = new Kysely<Tables>({
-    dialect: new GroupCommitSqliteDialect(file),
-    plugins: [new LiteralLimitsPlugin()],
-  });
+  const db = new Kysely<Tables>({ dialect: new GroupCommitSqliteDialect(file) });
   afterAll(() => db.destroy());
 
   it('writes a whole-number limit into the SQL and binds everything else', () => {
