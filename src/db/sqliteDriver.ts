@@ -12,8 +12,9 @@ import {
 import { LiteralLimitsSqliteQueryCompiler } from './literalLimits.js';
 
 /**
- * Distinct SQL texts kept prepared, least recently used dropped first: the app has a few hundred,
- * and paged lists one per page size in use (literalLimits.ts), so this rarely evicts.
+ * Distinct SQL texts kept prepared, the oldest dropped first (reordering on every hit cost more
+ * than an occasional prepare): the app has a few hundred, and paged lists one per page size in
+ * use (literalLimits.ts), so this rarely evicts.
  */
 const MAX_STATEMENTS = 2000;
 
@@ -289,11 +290,7 @@ class GroupCommitDriver implements Driver {
   /** Prepared statements reused by SQL text: preparing anew cost a fifth of a simple request. */
   #prepare(sql: string): Statement {
     let statement = this.#statements.get(sql);
-    if (statement) {
-      // Most recently used last, so the oldest in the map is the least recently used.
-      this.#statements.delete(sql);
-      this.#statements.set(sql, statement);
-    } else {
+    if (!statement) {
       statement = this.#file.prepare(sql);
       if (this.#statements.size >= MAX_STATEMENTS) {
         const oldest = this.#statements.keys().next().value;

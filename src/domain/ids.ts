@@ -1,4 +1,4 @@
-import { randomHex } from './randomHex.js';
+import { randomChars } from './randomHex.js';
 
 /** Every id carries its kind, so a log line or a support ticket says what it points at. */
 export const ID_PREFIX = {
@@ -54,16 +54,19 @@ export function newId(kind: IdKind, nowMs: number = Date.now()): string {
     sequence = 0;
   }
   lastMs = ms;
-  const random = BigInt(`0x${randomHex(17)}`);
-  return `${ID_PREFIX[kind]}_${base32(BigInt(ms), 10)}${base32(BigInt(sequence), SEQUENCE_CHARS)}${base32(random, RANDOM_CHARS)}`;
+  return `${ID_PREFIX[kind]}_${base32(ms, 10)}${base32(sequence, SEQUENCE_CHARS)}${randomChars(CROCKFORD, RANDOM_CHARS)}`;
 }
 
-function base32(value: bigint, length: number): string {
+/**
+ * `length` base32 digits of a whole number below 32^length, most significant first. Plain
+ * numbers are exact here: a millisecond time needs 41 bits (10 digits hold 50), a sequence 20.
+ */
+function base32(value: number, length: number): string {
   let text = '';
   let rest = value;
   for (let i = 0; i < length; i++) {
-    text = CROCKFORD[Number(rest & 31n)] + text;
-    rest >>= 5n;
+    text = CROCKFORD[rest % 32] + text;
+    rest = Math.floor(rest / 32);
   }
   return text;
 }
