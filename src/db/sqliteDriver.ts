@@ -19,13 +19,12 @@ import { LiteralLimitsSqliteQueryCompiler } from './literalLimits.js';
 const MAX_STATEMENTS = 2000;
 
 /**
- * Counts a test can read: transactions run, COMMITs that carried them, statements run on their
- * own, and of those the reads served inside a shared read transaction.
+ * Counts a test can read: transactions run, COMMITs that carried them, and reads outside
+ * transactions served inside a shared read transaction.
  */
 export interface GroupCommitStats {
   transactions: number;
   commits: number;
-  statements: number;
   groupedReads: number;
 }
 
@@ -61,7 +60,7 @@ export interface GroupCommitStats {
  */
 export class GroupCommitSqliteDialect implements KyselyDialect {
   readonly #file: SqliteFile;
-  readonly stats: GroupCommitStats = { transactions: 0, commits: 0, statements: 0, groupedReads: 0 };
+  readonly stats: GroupCommitStats = { transactions: 0, commits: 0, groupedReads: 0 };
 
   constructor(file: SqliteFile) {
     this.#file = file;
@@ -187,6 +186,7 @@ class GroupCommitDriver implements Driver {
       // savepoint cannot be undone alone: the members before this one lose their work too,
       // so they must fail rather than report a success.
       this.#abandonGroup(
+        this.#group,
         new Error('The database rolled back a group of transactions after an error; try again'),
       );
     }
@@ -239,13 +239,12 @@ class GroupCommitDriver implements Driver {
       this.#stats.commits++;
       group.resolve();
     } catch (error) {
-      this.#group = group;
-      this.#abandonGroup(error instanceof Error ? error : new Error(String(error)));
+      this.#abandonGroup(group, error instanceof Error ? error : new Error(String(error)));
     }
   }
 
-  #abandonGroup(error: Error): void {
-    const group = this.#group;
+  /** Rolls the outer transaction back (if SQLite has not already) and fails its members. */
+  #abandonGroup(group: Group | null, error: Error): void {
     this.#group = null;
     try {
       if (this.#file.inTransaction) this.#exec('rollback');
@@ -260,13 +259,9 @@ class GroupCommitDriver implements Driver {
    * or begins one; a write runs in autocommit.
    */
   #runOnItsOwn(query: CompiledQuery): QueryResult<unknown> {
-    this.#stats.statements++;
     const statement = this.#prepare(query.sql);
-    if (this.#group?.joined) this.#commitGroup();
-    if (!statement.readonly) {
-      if (this.#group) this.#commitGroup();
-      return this.#run(statement, query);
-    }
+    if (this.#group && (this.#group.joined || !statement.readonly)) this.#commitGroup();
+    if (!statement.readonly) return this.#run(statement, query);
     if (!this.#group) {
       this.#exec('begin');
       this.#group = new Group();
