@@ -10,7 +10,13 @@ import { HighloadWallet } from '../../src/chain/highloadWallet.js';
 import { signInitData } from '../../src/telegram/initData.js';
 import type { Json } from '../helpers/agentApi.js';
 import { type FakeToncenter, startFakeToncenter } from '../helpers/fakeToncenter.js';
-import { eventually, type ServiceProcess, serviceDatabase, startService } from '../helpers/serviceProcess.js';
+import {
+  eventually,
+  type ServiceProcess,
+  serviceDatabase,
+  serviceEnv,
+  startService,
+} from '../helpers/serviceProcess.js';
 import { newTonWallet, signTonProof } from '../helpers/tonConnect.js';
 
 /**
@@ -41,15 +47,9 @@ describe.each(['after-persist', 'after-send'])('SIGKILL %s, then a restart', (fa
     }).address;
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'handoff-crash-'));
     database = await serviceDatabase('crash');
-    env = {
-      DATA_DIR: dataDir,
-      ...database.env,
-      ADMIN_TOKEN: randomBytes(16).toString('hex'),
-      SECRET_KEY: randomBytes(32).toString('hex'),
-      TELEGRAM_BOT_TOKEN: `100000:${randomBytes(16).toString('hex')}`,
+    // serviceEnv raises the per-key limit: the test polls the agent API while it waits.
+    env = serviceEnv(dataDir, database, {
       TON_PROOF_DOMAINS: 'handoff.test',
-      // The test polls the agent API while it waits; the per-key limit must not answer 429.
-      RATE_LIMIT_STANDARD: '100000',
       TON_NETWORK: 'testnet',
       TON_API_URL: fake.url,
       TON_WALLET_MNEMONIC: mnemonic.join(' '),
@@ -57,7 +57,7 @@ describe.each(['after-persist', 'after-send'])('SIGKILL %s, then a restart', (fa
       TON_API_RPS: '200',
       TON_POLL_MS: '100',
       TON_WALLET_TIMEOUT_SEC: String(WALLET_TIMEOUT_SEC),
-    };
+    });
     await fake.sendFromFaucet(hot, toNano(100), 'funding');
   });
   afterAll(async () => {

@@ -75,3 +75,24 @@ export async function serviceDatabase(
     drop: () => adminQuery(`drop schema ${schema} cascade`),
   };
 }
+
+/**
+ * What every child service of these tests is started with: its data directory, its database,
+ * fresh secrets and a bot token, and a per-key request limit the tests' polling never reaches.
+ * `extra` adds or overrides settings.
+ */
+export function serviceEnv(
+  dataDir: string,
+  database: { env: Record<string, string> },
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    DATA_DIR: dataDir,
+    ...database.env,
+    ADMIN_TOKEN: randomBytes(16).toString('hex'),
+    SECRET_KEY: randomBytes(32).toString('hex'),
+    TELEGRAM_BOT_TOKEN: `100000:${randomBytes(16).toString('hex')}`,
+    RATE_LIMIT_STANDARD: '100000',
+    ...extra,
+  };
+}

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,7 +10,13 @@ import { DIALECT, TEST_DATABASE_URL } from '../helpers/app.js';
 import { newWalletAddress } from '../helpers/fixtures.js';
 import { type ApiTask, type ApiTransaction, checkBooks, toNano } from '../helpers/moneyChecks.js';
 import { Receiver } from '../helpers/receiver.js';
-import { eventually, type ServiceProcess, serviceDatabase, startService } from '../helpers/serviceProcess.js';
+import {
+  eventually,
+  type ServiceProcess,
+  serviceDatabase,
+  serviceEnv,
+  startService,
+} from '../helpers/serviceProcess.js';
 
 /**
  * kill -9 under mixed load, then a restart on the same DATA_DIR and database. The real service
@@ -58,15 +63,7 @@ describe(`kill -9 under mixed load, then a restart, on ${DIALECT}`, () => {
   beforeAll(async () => {
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'handoff-kill-'));
     database = await serviceDatabase('kill');
-    env = {
-      DATA_DIR: dataDir,
-      ...database.env,
-      ADMIN_TOKEN: randomBytes(16).toString('hex'),
-      SECRET_KEY: randomBytes(32).toString('hex'),
-      TELEGRAM_BOT_TOKEN: `100000:${randomBytes(16).toString('hex')}`,
-      RATE_LIMIT_STANDARD: '100000',
-      RATE_LIMIT_CHAT: '100000',
-    };
+    env = serviceEnv(dataDir, database, { RATE_LIMIT_CHAT: '100000' });
     receiver = await Receiver.start();
   });
   afterAll(async () => {
