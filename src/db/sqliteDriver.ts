@@ -121,7 +121,7 @@ const SAVEPOINT = 'member';
 class GroupCommitDriver implements Driver {
   readonly #file: SqliteFile;
   readonly #stats: GroupCommitStats;
-  readonly #statements = new Map<string, Statement>();
+  readonly #statements = new Map<string, Prepared>();
   readonly #mutex = new FifoMutex();
   readonly #connection: DatabaseConnection;
   /** The outer transaction open on the connection, if any. */
@@ -259,40 +259,87 @@ class GroupCommitDriver implements Driver {
    * or begins one; a write runs in autocommit.
    */
   #runOnItsOwn(query: CompiledQuery): QueryResult<unknown> {
-    const statement = this.#prepare(query.sql);
-    if (this.#group && (this.#group.joined || !statement.readonly)) this.#commitGroup();
-    if (!statement.readonly) return this.#run(statement, query);
+    const prepared = this.#prepare(query.sql);
+    const { readonly } = prepared.statement;
+    if (this.#group && (this.#group.joined || !readonly)) this.#commitGroup();
+    if (!readonly) return this.#run(prepared, query);
     if (!this.#group) {
       this.#exec('begin');
       this.#group = new Group();
       this.#queueCommit();
     }
     this.#stats.groupedReads++;
-    return this.#run(statement, query);
+    return this.#run(prepared, query);
   }
 
   #exec(sql: string): void {
-    this.#prepare(sql).run();
+    this.#prepare(sql).statement.run();
   }
 
-  #run(statement: Statement, query: CompiledQuery): QueryResult<unknown> {
+  #run({ statement, row }: Prepared, query: CompiledQuery): QueryResult<unknown> {
     const parameters = query.parameters as unknown[];
-    if (statement.reader) return { rows: statement.all(parameters) };
+    if (row) {
+      const raw = statement.all(parameters) as unknown[][];
+      const rows = new Array<unknown>(raw.length);
+      for (let i = 0; i < raw.length; i++) rows[i] = row(raw[i]!);
+      return { rows };
+    }
     const { changes, lastInsertRowid } = statement.run(parameters);
     return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
   }
 
   /** Prepared statements reused by SQL text: preparing anew cost a fifth of a simple request. */
-  #prepare(sql: string): Statement {
-    let statement = this.#statements.get(sql);
-    if (!statement) {
-      statement = this.#file.prepare(sql);
+  #prepare(sql: string): Prepared {
+    let prepared = this.#statements.get(sql);
+    if (!prepared) {
+      prepared = prepare(this.#file, sql);
       if (this.#statements.size >= MAX_STATEMENTS) {
         const oldest = this.#statements.keys().next().value;
         if (oldest !== undefined) this.#statements.delete(oldest);
       }
-      this.#statements.set(sql, statement);
+      this.#statements.set(sql, prepared);
     }
-    return statement;
+    return prepared;
   }
+}
+
+/** A statement kept prepared, with the function that turns one of its raw rows into an object. */
+interface Prepared {
+  statement: Statement;
+  /** Null for a statement that returns no rows. */
+  row: ((values: unknown[]) => Record<string, unknown>) | null;
+}
+
+/**
+ * Rows come from SQLite as arrays (better-sqlite3's raw mode) and become objects here, through
+ * a function written once per statement that builds every row with one object literal. The
+ * default object rows cost more: better-sqlite3 looks each column's name up in V8's string
+ * table and adds it as a property, row after row (1.8 us of the task read's 4.3 us in a loop).
+ * As with the default, a name that appears twice keeps its last column's value.
+ */
+function prepare(file: SqliteFile, sql: string): Prepared {
+  const statement = file.prepare(sql);
+  if (!statement.reader) return { statement, row: null };
+  const names = statement.columns().map((column) => column.name);
+  statement.raw(true);
+  return { statement, row: rowBuilder(names) };
+}
+
+export function rowBuilder(names: readonly string[]): (values: unknown[]) => Record<string, unknown> {
+  // In an object literal `"__proto__": v` would set the prototype instead of a property.
+  if (names.includes('__proto__')) {
+    return (values) => {
+      const row: Record<string, unknown> = {};
+      for (let i = 0; i < names.length; i++)
+        Object.defineProperty(row, names[i]!, {
+          value: values[i],
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      return row;
+    };
+  }
+  const fields = names.map((name, i) => `${JSON.stringify(name)}: v[${i}]`).join(', ');
+  return new Function('v', `return { ${fields} };`) as (values: unknown[]) => Record<string, unknown>;
 }
