@@ -1,5 +1,4 @@
 import path from 'node:path';
-import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { Type } from 'typebox';
@@ -10,7 +9,6 @@ import { ApiKeyCache } from './domain/apiKeyCache.js';
 import { type Clock, systemClock } from './domain/clock.js';
 import type { DomainContext } from './domain/context.js';
 import { StatsCache } from './domain/stats.js';
-import { MAX_UPLOAD_BYTES } from './domain/uploads.js';
 import { InProcessFanout, type MessageFanout } from './events/fanout.js';
 import { adminAuth, agentAuth, workerAuth } from './http/auth.js';
 import { AuthFailureThrottle, refuseThrottled } from './http/authThrottle.js';
@@ -131,18 +129,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerBodyDrain(app);
   registerCloseOnShutdown(app);
   registerJsonParser(app);
-  await app.register(multipart, {
-    // One byte over the limit: at exactly the limit busboy would cut the file short silently (the
-    // streaming API only flags `truncated`), while one more byte lets storage refuse it with a 413.
-    limits: {
-      fileSize: MAX_UPLOAD_BYTES + 1,
-      files: 1,
-      fields: 5,
-      fieldSize: 1000,
-      parts: 10,
-      headerPairs: 50,
-    },
-  });
   await registerOpenApi(app, config.publicUrl);
 
   app.get(

@@ -54,6 +54,21 @@ describe('broken upload bodies', () => {
     });
   }
 
+  it('answers a multipart body to a JSON route 415 "send application/json", creating nothing', async () => {
+    const form = '--abc\r\nContent-Disposition: form-data; name="title"\r\n\r\nPhoto\r\n--abc--\r\n';
+    const before = await t.app.inject({ method: 'GET', url: '/agents/tasks', headers: agent.headers });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/tasks',
+      headers: { ...agent.headers, 'content-type': 'multipart/form-data; boundary=abc' },
+      payload: form,
+    });
+    expect(res.statusCode, res.body).toBe(415);
+    expect(res.json().error).toMatch(/send application\/json/);
+    const after = await t.app.inject({ method: 'GET', url: '/agents/tasks', headers: agent.headers });
+    expect(after.json().tasks).toEqual(before.json().tasks);
+  });
+
   // Over real HTTP the body arrives after the route has the part: the parser destroys the file's
   // stream while storage is still making its directory, and a stream destroyed before it is piped
   // looked finished to the pipeline, which then waited forever (the fuzzer found it; inject,

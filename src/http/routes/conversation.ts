@@ -1,9 +1,9 @@
-import type {} from '@fastify/multipart';
+import multipart from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { chatFor, listChatMessages, listChats, type Party, postMessage } from '../../domain/chat.js';
 import { DomainError, invalid } from '../../domain/errors.js';
-import { createUploadUrl, storeUpload, tooLarge } from '../../domain/uploads.js';
+import { createUploadUrl, MAX_UPLOAD_BYTES, storeUpload, tooLarge } from '../../domain/uploads.js';
 import { sendIdempotent } from '../idempotency.js';
 import { pageView } from '../pageView.js';
 import { AGENT_SECURITY, type Routes, WORKER_SECURITY } from '../routeTypes.js';
@@ -29,6 +29,24 @@ function malformedMultipart(error: unknown): boolean {
 }
 
 /**
+ * The multipart parser, for the upload routes only: registered for the whole app it added an
+ * async onResponse hook (its temporary-file clean-up) to every request, GET /tasks/:id included,
+ * and elsewhere a multipart body is better answered 415 "send application/json" than parsed.
+ */
+const MULTIPART_OPTIONS = {
+  // One byte over the limit: at exactly the limit busboy would cut the file short silently (the
+  // streaming API only flags `truncated`), while one more byte lets storage refuse it with a 413.
+  limits: {
+    fileSize: MAX_UPLOAD_BYTES + 1,
+    files: 1,
+    fields: 5,
+    fieldSize: 1000,
+    parts: 10,
+    headerPairs: 50,
+  },
+};
+
+/**
  * Chat, live stream and upload routes. Agents and workers get the same routes: agents at /chats,
  * /chat/:taskId/..., /upload; workers under /worker. `partyOf` says who is calling.
  */
@@ -43,6 +61,7 @@ export function conversationRoutes(side: 'agent' | 'worker'): Routes {
     side === 'agent' ? { kind: 'agent', id: request.agentId } : { kind: 'worker', id: request.workerId };
 
   return async (app, { ctx, storage, streams }) => {
+    await app.register(multipart, MULTIPART_OPTIONS);
     app.get(
       `${prefix}/chats`,
       {
