@@ -76,6 +76,15 @@ const LAST_USED_RESOLUTION_MS = 60_000;
  * The agent a key belongs to, or null for an unknown, revoked or malformed key. The look-up runs
  * on every request, so a revocation (revokeApiKey) takes effect on the key's next request.
  */
+/**
+ * The agent of a key found in the cache of live keys, without a query or a promise (the agent
+ * auth hook tries this first on every request); null means ask authenticateApiKey.
+ */
+export function cachedAgentOfKey(ctx: DomainContext, key: string): string | null {
+  if (!looksLikeApiKey(key)) return null;
+  return ctx.apiKeys.agentOf(hashApiKey(key), ctx.clock.now().getTime());
+}
+
 export async function authenticateApiKey(ctx: DomainContext, key: string): Promise<string | null> {
   if (!looksLikeApiKey(key)) return null;
   const hash = hashApiKey(key);

@@ -1,5 +1,5 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { authenticateApiKey } from '../domain/agents.js';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import { authenticateApiKey, cachedAgentOfKey } from '../domain/agents.js';
 import { looksLikeApiKey, safeEqual } from '../domain/apiKeys.js';
 import type { DomainContext } from '../domain/context.js';
 import { signInWorker } from '../domain/workerProfile.js';
@@ -43,24 +43,37 @@ const AGENT_HINT = 'Send your API key as: Authorization: Bearer hr_...';
 
 /** `Authorization: Bearer hr_...`: runs before the body is parsed, so 401 comes first. */
 export function agentAuth(ctx: DomainContext, throttle: AuthFailureThrottle) {
-  return async (request: FastifyRequest, reply: FastifyReply) => {
-    if (refuseThrottled(throttle, request, reply)) return reply;
+  // A callback hook: a key in the cache of live keys (nearly every request) costs no promise.
+  // Answering stops the hook chain by not calling `done`.
+  return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
+    if (refuseThrottled(throttle, request, reply)) return;
     const problem = credentialProblem(request, 'bearer');
-    if (problem === 'missing') return unauthorized(reply, 'missing', `No API key. ${AGENT_HINT}`);
+    if (problem === 'missing') return void unauthorized(reply, 'missing', `No API key. ${AGENT_HINT}`);
     const key = credential(request, 'bearer');
     if (problem || !key || !looksLikeApiKey(key)) {
-      return unauthorized(reply, 'malformed', `That is not an API key (they start with hr_). ${AGENT_HINT}`);
+      return void unauthorized(
+        reply,
+        'malformed',
+        `That is not an API key (they start with hr_). ${AGENT_HINT}`,
+      );
     }
-    const agentId = await authenticateApiKey(ctx, key);
-    if (!agentId) {
+    const cached = cachedAgentOfKey(ctx, key);
+    if (cached) {
+      request.agentId = cached;
+      return done();
+    }
+    authenticateApiKey(ctx, key).then((agentId) => {
+      if (agentId) {
+        request.agentId = agentId;
+        return done();
+      }
       throttle.fail(request.ip);
-      return unauthorized(
+      void unauthorized(
         reply,
         'unknown',
         'Unknown or revoked API key: check it, or ask your operator for a new one',
       );
-    }
-    request.agentId = agentId;
+    }, done);
   };
 }
 

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { Clock } from '../domain/clock.js';
 
 export type Bucket = 'standard' | 'chat' | 'upload';
@@ -21,7 +21,8 @@ export interface Hit {
  * a Redis store (INCR + PEXPIRE) can replace it for several instances behind this interface.
  */
 export interface RateLimitStore {
-  hit(key: string, windowMs: number, nowMs: number): Promise<Hit>;
+  /** A store in this process answers at once; one over the network (Redis) with a promise. */
+  hit(key: string, windowMs: number, nowMs: number): Hit | Promise<Hit>;
 }
 
 const SWEEP_AT_ENTRIES = 10_000;
@@ -29,7 +30,7 @@ const SWEEP_AT_ENTRIES = 10_000;
 export class MemoryRateLimitStore implements RateLimitStore {
   private readonly windows = new Map<string, { startMs: number; count: number }>();
 
-  async hit(key: string, windowMs: number, nowMs: number): Promise<Hit> {
+  hit(key: string, windowMs: number, nowMs: number): Hit {
     let entry = this.windows.get(key);
     if (!entry || nowMs >= entry.startMs + windowMs) {
       if (this.windows.size >= SWEEP_AT_ENTRIES) this.sweep(windowMs, nowMs);
@@ -68,10 +69,17 @@ export interface Counted {
  * Counts one request of `key` (e.g. `agent:agt_...`) against `bucket`. REST routes and MCP tool
  * calls both count here, so an agent has one budget per bucket whichever way it calls.
  */
-export async function countRequest(options: RateLimits, bucket: Bucket, key: string): Promise<Counted> {
+export function countRequest(options: RateLimits, bucket: Bucket, key: string): Counted | Promise<Counted> {
   const limit = options.limits[bucket];
   const nowMs = options.clock.now().getTime();
-  const { count, resetAtMs } = await options.store.hit(`${bucket}:${key}`, WINDOW_MS, nowMs);
+  const hit = options.store.hit(`${bucket}:${key}`, WINDOW_MS, nowMs);
+  // No promise when the store answered at once: this runs on every authenticated request.
+  return hit instanceof Promise
+    ? hit.then((h) => counted(bucket, limit, nowMs, h))
+    : counted(bucket, limit, nowMs, hit);
+}
+
+function counted(bucket: Bucket, limit: number, nowMs: number, { count, resetAtMs }: Hit): Counted {
   const resetS = Math.max(1, Math.ceil((resetAtMs - nowMs) / 1000));
   const exceeded = count > limit;
   return {
@@ -96,17 +104,26 @@ export function setRateLimitHeaders(response: ServerResponse, counted: Counted):
  * 429 with Retry-After beyond the limit. Runs after the auth hook, which sets the key.
  */
 export function rateLimitHook(options: RateLimits & { keyOf: (request: FastifyRequest) => string }) {
-  return async (request: FastifyRequest, reply: FastifyReply) => {
+  // A callback hook: with the in-memory store it finishes without a promise.
+  return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
     const bucket = request.routeOptions.config.rateLimit ?? 'standard';
-    const counted = await countRequest(options, bucket, options.keyOf(request));
-    setRateLimitHeaders(reply.raw, counted);
-    if (counted.exceeded) {
-      reply.header('retry-after', counted.resetS);
-      return reply.status(429).send({
-        error: 'Rate limit exceeded',
-        retryAfter: counted.resetS,
-        message: counted.message,
-      });
-    }
+    const result = countRequest(options, bucket, options.keyOf(request));
+    if (result instanceof Promise) result.then((c) => applyCount(c, reply, done), done);
+    else applyCount(result, reply, done);
   };
+}
+
+/** Headers on every answer; past the limit a 429 (and the hook chain stops: no `done`). */
+function applyCount(counted: Counted, reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  setRateLimitHeaders(reply.raw, counted);
+  if (!counted.exceeded) {
+    done();
+    return;
+  }
+  reply.header('retry-after', counted.resetS);
+  void reply.status(429).send({
+    error: 'Rate limit exceeded',
+    retryAfter: counted.resetS,
+    message: counted.message,
+  });
 }
