@@ -19,8 +19,13 @@ export class BigintColumnsPlugin implements KyselyPlugin {
   }
 
   async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
-    for (const row of args.result.rows) normalizeRow(row);
+    this.normalizeRows(args.result.rows);
     return args.result;
+  }
+
+  /** The same, synchronously, for rows read without Kysely's executor (atOnce.ts). */
+  normalizeRows(rows: unknown[]): void {
+    for (const row of rows) normalizeRow(row as UnknownRow);
   }
 }
 

@@ -1,4 +1,5 @@
 import type { Compilable, CompiledQuery } from 'kysely';
+import { rowsAtOnce } from './atOnce.js';
 import type { Executor } from './repositories/executor.js';
 import type { Database } from './schema.js';
 
@@ -84,7 +85,7 @@ function compiledWith<Row>(
       const slot = slots[i]!;
       parameters[i] = slot === null ? query.parameters[i] : args[slot];
     }
-    const result = await db.executeQuery<Row>({ ...query, parameters });
-    return result.rows;
+    const compiledQuery = { ...query, parameters };
+    return rowsAtOnce(db, compiledQuery) ?? (await db.executeQuery<Row>(compiledQuery)).rows;
   };
 }

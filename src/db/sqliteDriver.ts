@@ -61,23 +61,37 @@ export interface GroupCommitStats {
 export class GroupCommitSqliteDialect implements KyselyDialect {
   readonly #file: SqliteFile;
   readonly stats: GroupCommitStats = { transactions: 0, commits: 0, groupedReads: 0 };
+  #driver: GroupCommitDriver | null = null;
 
   constructor(file: SqliteFile) {
     this.#file = file;
   }
 
   createDriver(): Driver {
-    return new GroupCommitDriver(this.#file, this.stats);
+    this.#driver = new GroupCommitDriver(this.#file, this.stats);
+    return this.#driver;
+  }
+
+  /** See GroupCommitDriver.runAtOnce; null before Kysely made the driver. */
+  runAtOnce(query: CompiledQuery, inTransaction: boolean): QueryResult<unknown> | null {
+    return this.#driver?.runAtOnce(query, inTransaction) ?? null;
   }
   createQueryCompiler() {
     // Whole-number LIMITs in the SQL text: SQLite re-prepares a statement whose LIMIT is bound.
     return new LiteralLimitsSqliteQueryCompiler();
   }
   createAdapter() {
-    return new SqliteAdapter();
+    return new GroupCommitSqliteAdapter(this);
   }
   createIntrospector(db: Kysely<unknown>) {
     return new SqliteIntrospector(db);
+  }
+}
+
+/** SQLite's adapter, knowing its dialect: how atOnce.ts finds the driver of a Kysely handle. */
+export class GroupCommitSqliteAdapter extends SqliteAdapter {
+  constructor(readonly dialect: GroupCommitSqliteDialect) {
+    super();
   }
 }
 
@@ -101,6 +115,9 @@ class Group {
 /** First come, first served: the commit queues behind the transactions already waiting. */
 class FifoMutex {
   #held = false;
+  get held(): boolean {
+    return this.#held;
+  }
   readonly #waiting: (() => void)[] = [];
   lock(): Promise<void> {
     if (!this.#held) {
@@ -131,6 +148,7 @@ class GroupCommitDriver implements Driver {
   /** True while the holder is inside its own transaction (its savepoint is open). */
   #inMember = false;
   #commitQueued = false;
+  #destroyed = false;
 
   constructor(file: SqliteFile, stats: GroupCommitStats) {
     this.#file = file;
@@ -199,7 +217,23 @@ class GroupCommitDriver implements Driver {
     if (joined) await joined.committed;
   }
 
+  /**
+   * A statement run now, without the promises of Kysely's connection handling (about ten per
+   * statement), or null, and the caller goes the usual way:
+   * - on its own: when nobody holds the connection, what acquiring it, running the statement and
+   *   releasing it would do (null while a transaction holds it or waits: the caller queues);
+   * - in a transaction (the caller vouches it is the running one, atOnce.ts): inside its
+   *   savepoint, as executeQuery would run it (null unless a savepoint is open).
+   */
+  runAtOnce(query: CompiledQuery, inTransaction: boolean): QueryResult<unknown> | null {
+    if (this.#destroyed) return null;
+    if (inTransaction) return this.#inMember ? this.#run(this.#prepare(query.sql), query) : null;
+    if (this.#mutex.held) return null;
+    return this.#runOnItsOwn(query);
+  }
+
   async destroy(): Promise<void> {
+    this.#destroyed = true;
     await this.#mutex.lock();
     try {
       if (this.#group) this.#commitGroup();

@@ -1,4 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
+import { whileRunning } from '../db/atOnce.js';
 import type { Database } from '../db/schema.js';
 import { bindIdempotencyKey, markIdempotencyKeyBound } from './idempotencyUnit.js';
 
@@ -19,7 +20,7 @@ export async function inTransaction<T>(
     try {
       let bound = false;
       const result = await db.transaction().execute(async (trx) => {
-        const value = await work(trx);
+        const value = await whileRunning(trx, () => work(trx));
         // Under an Idempotency-Key, the request's first transaction also completes the key
         // (see idempotent()), so the effect and its stored response commit together.
         bound = await bindIdempotencyKey(trx, value);
