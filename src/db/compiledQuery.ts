@@ -31,27 +31,40 @@ export function compiledInsert<T extends keyof Database>(
   table: T,
 ): (db: Executor, row: { [K in keyof Database[T]]?: unknown }) => Promise<void> {
   const byColumns = new Map<string, Run<unknown>>();
+  // The columns of the last insert and its compiled form: a table's inserts nearly always
+  // carry the same columns, and comparing names (V8 compares these by reference) costs less
+  // than building the signature string and hashing it for the map on every insert.
+  let last: { columns: string[]; run: Run<unknown> } | null = null;
   return async (db, row) => {
-    // One pass over the row for both the signature and the values: this runs on every insert.
     const values = row as Record<string, unknown>;
-    let signature = '';
+    const columns: string[] = [];
     const args: unknown[] = [];
     for (const column in values) {
       const value = values[column];
       if (value === undefined) continue;
-      signature += `${column},`;
+      columns.push(column);
       args.push(value);
     }
-    let run = byColumns.get(signature);
+    let run = last && sameColumns(last.columns, columns) ? last.run : undefined;
     if (!run) {
-      const columns = signature.split(',').slice(0, -1);
-      run = compiledWith(columns.length, (db, args) =>
-        db.insertInto(table).values(Object.fromEntries(columns.map((c, i) => [c, args[i]])) as never),
-      );
-      byColumns.set(signature, run);
+      const signature = columns.join(',');
+      run = byColumns.get(signature);
+      if (!run) {
+        run = compiledWith(columns.length, (db, args) =>
+          db.insertInto(table).values(Object.fromEntries(columns.map((c, i) => [c, args[i]])) as never),
+        );
+        byColumns.set(signature, run);
+      }
+      last = { columns, run };
     }
     await run(db, args);
   };
+}
+
+function sameColumns(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 function compiledWith<Row>(
