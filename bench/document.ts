@@ -13,7 +13,7 @@ import {
 } from './report.js';
 import type { Results } from './scenarios.js';
 import type { BenchSettings } from './settings.js';
-import { BARE_TASK_SCENARIO, TARGET_HEADERS, targetRows } from './targets.js';
+import { BARE_TASK_SCENARIO, CEILING_SCENARIO, TARGET_HEADERS, targetRows } from './targets.js';
 
 export interface Report {
   date: Date;
@@ -42,7 +42,7 @@ function pgbenchLine(r: Results): string {
 function sameBodyLine(r: Results): string {
   const find = (scenario: string, database: string) =>
     r.requests.find((m) => m.scenario === scenario && m.database === database)?.requestsPerSecond;
-  const bare = find('bare Fastify GET /', 'none');
+  const bare = find(CEILING_SCENARIO, 'none');
   const sameBody = find(BARE_TASK_SCENARIO, 'none');
   const get = find('GET /tasks/:id', 'sqlite');
   if (!bare || !sameBody) return '';
@@ -69,7 +69,7 @@ ${report.notes.length > 0 ? `\n${report.notes.map((n) => `- ${n}`).join('\n')}\n
 ${markdownTable(TARGET_HEADERS, targetRows(r))}
 
 Each rate is divided by its ceiling measured in the same run: the bare Fastify route for the
-SQLite rows, and for PostgreSQL \`pgbench\` running the transaction POST /tasks commits
+SQLite rows (the fastest of its runs, listed above), and for PostgreSQL \`pgbench\` running the transaction POST /tasks commits
 (bench/pgbench-create-task.sql: the agent read, the task, ledger and event inserts, the
 compare-and-set on the balance) with ${s.connections} clients. ${pgbenchLine(r)}
 

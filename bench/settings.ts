@@ -2,7 +2,7 @@
  * What the benchmark run is tuned by. Every knob is bounded so a typo in the environment cannot
  * turn `npm run bench` into a run of hours: with the defaults the whole bench (five request
  * scenarios of warm-up + measurement, then streams and webhooks on each database, plus two app
- * start-ups) takes under three minutes.
+ * start-ups) takes about three minutes.
  */
 export interface BenchSettings {
   /** Length of each measured run. */

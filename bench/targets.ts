@@ -5,6 +5,9 @@
  */
 import type { Results } from './scenarios.js';
 
+/** The ceiling: the bare route answering {"hello":"world"}. */
+export const CEILING_SCENARIO = 'bare Fastify GET /';
+
 /** The bare route answering what GET /tasks/:id answers: a reference row, not a target's ceiling. */
 export const BARE_TASK_SCENARIO = 'bare Fastify GET /task (same body as GET /tasks/:id)';
 
@@ -13,7 +16,7 @@ export const TARGET_HEADERS = ['Target', 'Measured', 'Goal', 'Met'];
 export function targetRows(results: Results): string[][] {
   const find = (scenario: string, database: string) =>
     results.requests.find((m) => m.scenario === scenario && m.database === database);
-  const bare = find('bare Fastify GET /', 'none');
+  const bare = find(CEILING_SCENARIO, 'none');
   const rows: string[][] = [];
   const ratio = (label: string, value: number | undefined, ceiling: number | undefined, goal: number) => {
     if (value === undefined || !ceiling) return;
