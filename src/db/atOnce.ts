@@ -2,6 +2,12 @@ import type { CompiledQuery } from 'kysely';
 import { BigintColumnsPlugin } from './bigintPlugin.js';
 import { GroupCommitSqliteAdapter } from './sqliteDriver.js';
 
+/** What rowsAtOnce needs of a Kysely handle (any database type, a transaction or not). */
+interface Handle {
+  readonly isTransaction: boolean;
+  getExecutor(): { readonly adapter: unknown; readonly plugins: readonly unknown[] };
+}
+
 /**
  * Runs a compiled query on the embedded SQLite database at once, when it can: outside a
  * transaction, with nobody holding the connection, and with no plugin but ours (whose result
@@ -16,12 +22,6 @@ import { GroupCommitSqliteAdapter } from './sqliteDriver.js';
  * driver's acquire and release, the plugins' async result transform) costs about ten promises
  * per statement, for a statement that itself runs synchronously in a few microseconds.
  */
-/** What rowsAtOnce needs of a Kysely handle (any database type, a transaction or not). */
-interface Handle {
-  readonly isTransaction: boolean;
-  getExecutor(): { readonly adapter: unknown; readonly plugins: readonly unknown[] };
-}
-
 export function rowsAtOnce<Row>(db: Handle, query: CompiledQuery<Row>): Row[] | null {
   if (db.isTransaction && !running.has(db)) return null;
   const executor = db.getExecutor();

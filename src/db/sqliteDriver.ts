@@ -359,7 +359,7 @@ function prepare(file: SqliteFile, sql: string): Prepared {
   return { statement, row: rowBuilder(names) };
 }
 
-export function rowBuilder(names: readonly string[]): (values: unknown[]) => Record<string, unknown> {
+function rowBuilder(names: readonly string[]): (values: unknown[]) => Record<string, unknown> {
   // In an object literal `"__proto__": v` would set the prototype instead of a property.
   if (names.includes('__proto__')) {
     return (values) => {

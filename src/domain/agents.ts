@@ -75,22 +75,17 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 /**
  * The agent a key belongs to, or null for an unknown, revoked or malformed key. The look-up runs
  * on every request, so a revocation (revokeApiKey) takes effect on the key's next request.
+ * A malformed key and a key in the cache of live keys are answered at once, without a promise
+ * (nearly every request: the agent auth hook runs this on each); otherwise the database is asked.
  */
-/**
- * The agent of a key found in the cache of live keys, without a query or a promise (the agent
- * auth hook tries this first on every request); null means ask authenticateApiKey.
- */
-export function cachedAgentOfKey(ctx: DomainContext, key: string): string | null {
-  if (!looksLikeApiKey(key)) return null;
-  return ctx.apiKeys.agentOf(hashApiKey(key), ctx.clock.now().getTime());
-}
-
-export async function authenticateApiKey(ctx: DomainContext, key: string): Promise<string | null> {
+export function authenticateApiKey(ctx: DomainContext, key: string): string | null | Promise<string | null> {
   if (!looksLikeApiKey(key)) return null;
   const hash = hashApiKey(key);
   const now = ctx.clock.now();
-  const cached = ctx.apiKeys.agentOf(hash, now.getTime());
-  if (cached) return cached;
+  return ctx.apiKeys.agentOf(hash, now.getTime()) ?? lookUpApiKey(ctx, hash, now);
+}
+
+async function lookUpApiKey(ctx: DomainContext, hash: string, now: Date): Promise<string | null> {
   const row = await findLiveKeyByHash(ctx.db, hash);
   if (!row) return null;
   // Read from the database at most once per cache period, so last use is recorded as often.

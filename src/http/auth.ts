@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
-import { authenticateApiKey, cachedAgentOfKey } from '../domain/agents.js';
+import { authenticateApiKey } from '../domain/agents.js';
 import { looksLikeApiKey, safeEqual } from '../domain/apiKeys.js';
 import type { DomainContext } from '../domain/context.js';
 import { signInWorker } from '../domain/workerProfile.js';
@@ -57,12 +57,7 @@ export function agentAuth(ctx: DomainContext, throttle: AuthFailureThrottle) {
         `That is not an API key (they start with hr_). ${AGENT_HINT}`,
       );
     }
-    const cached = cachedAgentOfKey(ctx, key);
-    if (cached) {
-      request.agentId = cached;
-      return done();
-    }
-    authenticateApiKey(ctx, key).then((agentId) => {
+    const admit = (agentId: string | null) => {
       if (agentId) {
         request.agentId = agentId;
         return done();
@@ -73,7 +68,10 @@ export function agentAuth(ctx: DomainContext, throttle: AuthFailureThrottle) {
         'unknown',
         'Unknown or revoked API key: check it, or ask your operator for a new one',
       );
-    }, done);
+    };
+    const found = authenticateApiKey(ctx, key);
+    if (found instanceof Promise) found.then(admit, done);
+    else admit(found);
   };
 }
 
