@@ -1,5 +1,4 @@
 import type { CompiledQuery } from 'kysely';
-import { BigintColumnsPlugin } from './bigintPlugin.js';
 import { GroupCommitSqliteAdapter } from './sqliteDriver.js';
 
 /** What rowsAtOnce needs of a Kysely handle (any database type, a transaction or not). */
@@ -10,8 +9,8 @@ interface Handle {
 
 /**
  * Runs a compiled query on the embedded SQLite database at once, when it can: outside a
- * transaction, with nobody holding the connection, and with no plugin but ours (whose result
- * transform is synchronous). Returns its rows, exactly as `db.executeQuery` would have; null
+ * transaction, with nobody holding the connection, and with no Kysely plugin (whose result
+ * transform this would skip). Returns its rows, exactly as `db.executeQuery` would have; null
  * means "go the usual way" (PostgreSQL, a transaction, a busy connection).
  *
  * Inside a transaction this holds only while the transaction's own work is running (see
@@ -19,7 +18,7 @@ interface Handle {
  * is the one whose savepoint is open, and its statements may run at once too.
  *
  * Why: Kysely's path to the connection (executor, connection provider, runtime driver, our
- * driver's acquire and release, the plugins' async result transform) costs about ten promises
+ * driver's acquire and release) costs about ten promises
  * per statement, for a statement that itself runs synchronously in a few microseconds.
  */
 export function rowsAtOnce<Row>(db: Handle, query: CompiledQuery<Row>): Row[] | null {
@@ -27,11 +26,10 @@ export function rowsAtOnce<Row>(db: Handle, query: CompiledQuery<Row>): Row[] | 
   const executor = db.getExecutor();
   const { adapter, plugins } = executor;
   if (!(adapter instanceof GroupCommitSqliteAdapter)) return null;
-  for (const plugin of plugins) if (!(plugin instanceof BigintColumnsPlugin)) return null;
+  // A plugin's result transform would be skipped here (the driver shapes SQLite's rows itself).
+  if (plugins.length > 0) return null;
   const result = adapter.dialect.runAtOnce(query, db.isTransaction);
-  if (!result) return null;
-  for (const plugin of plugins) (plugin as BigintColumnsPlugin).normalizeRows(result.rows);
-  return result.rows as Row[];
+  return result ? (result.rows as Row[]) : null;
 }
 
 /** Transactions whose work is running now (at most one on SQLite, which has one connection). */

@@ -50,9 +50,9 @@ function openSqlite(dataDir: string): Db {
   // Integers come back as bigint so nanoton amounts never pass through a float.
   file.defaultSafeIntegers(true);
   const checkpoints = startBackgroundCheckpoints(file, filePath);
+  // The driver applies BigintColumnsPlugin's rule as it builds each row: no plugin pass.
   const db = new Kysely<Database>({
-    dialect: new GroupCommitSqliteDialect(file),
-    plugins: [new BigintColumnsPlugin()],
+    dialect: new GroupCommitSqliteDialect(file, { normalizeIntegers: true }),
   });
   const close = async () => {
     await checkpoints.stop();
