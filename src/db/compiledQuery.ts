@@ -14,7 +14,8 @@ type Run<Row> = (db: Executor, args: readonly unknown[]) => Promise<Row[]>;
  * The query is built once with a marker value per argument; each marker must come out as a
  * parameter of the compiled query (else building throws), and a call puts its own values in the
  * markers' places. So only arguments that Kysely passes as parameters may vary: no branching on
- * them, no values spliced into SQL text. Results still go through the plugins (bigint columns).
+ * them, no values spliced into SQL text. Results still get the bigint-columns rule (the plugin on
+ * PostgreSQL, the driver on SQLite).
  */
 export function compiledOnce<Args extends unknown[], Row>(
   build: (db: Executor, ...args: Args) => Compilable<Row>,
@@ -85,20 +86,31 @@ function compiledWith<Row>(
     }
     return { query, slots };
   };
+  // The app has one database, so nearly every call finds the adapter of the call before.
+  let lastAdapter: object | null = null;
+  let lastEntry: { query: CompiledQuery<Row>; slots: (number | null)[] } | undefined;
   return async (db, args) => {
     const adapter = db.getExecutor().adapter;
-    let entry = compiled.get(adapter);
+    let entry = adapter === lastAdapter ? lastEntry : compiled.get(adapter);
     if (!entry) {
       entry = compile(db);
       compiled.set(adapter, entry);
     }
+    lastAdapter = adapter;
+    lastEntry = entry;
     const { query, slots } = entry;
     const parameters = new Array<unknown>(slots.length);
     for (let i = 0; i < slots.length; i++) {
       const slot = slots[i]!;
       parameters[i] = slot === null ? query.parameters[i] : args[slot];
     }
-    const compiledQuery = { ...query, parameters };
+    // Spelled out rather than spread: V8's generic object clone was 0.6% of GET /tasks/:id.
+    const compiledQuery: CompiledQuery<Row> = {
+      query: query.query,
+      queryId: query.queryId,
+      sql: query.sql,
+      parameters,
+    };
     return rowsAtOnce(db, compiledQuery) ?? (await db.executeQuery<Row>(compiledQuery)).rows;
   };
 }

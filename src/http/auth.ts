@@ -57,22 +57,32 @@ export function agentAuth(ctx: DomainContext, throttle: AuthFailureThrottle) {
         `That is not an API key (they start with hr_). ${AGENT_HINT}`,
       );
     }
-    const admit = (agentId: string | null) => {
-      if (agentId) {
-        request.agentId = agentId;
-        return done();
-      }
-      throttle.fail(request.ip);
-      void unauthorized(
-        reply,
-        'unknown',
-        'Unknown or revoked API key: check it, or ask your operator for a new one',
-      );
-    };
     const found = authenticateApiKey(ctx, key);
-    if (found instanceof Promise) found.then(admit, done);
-    else admit(found);
+    // Only a key the cache does not hold waits, and only then is a function made for it.
+    if (found instanceof Promise)
+      found.then((agentId) => admitAgent(agentId, request, reply, done, throttle), done);
+    else admitAgent(found, request, reply, done, throttle);
   };
+}
+
+function admitAgent(
+  agentId: string | null,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  done: HookHandlerDoneFunction,
+  throttle: AuthFailureThrottle,
+): void {
+  if (agentId) {
+    request.agentId = agentId;
+    done();
+    return;
+  }
+  throttle.fail(request.ip);
+  void unauthorized(
+    reply,
+    'unknown',
+    'Unknown or revoked API key: check it, or ask your operator for a new one',
+  );
 }
 
 /** `Authorization: Bearer <ADMIN_TOKEN>` for the operator API. */
