@@ -18,8 +18,8 @@ interface Handle {
  * is the one whose savepoint is open, and its statements may run at once too.
  *
  * Why: Kysely's path to the connection (executor, connection provider, runtime driver, our
- * driver's acquire and release) costs about ten promises
- * per statement, for a statement that itself runs synchronously in a few microseconds.
+ * driver's acquire and release) costs about ten promises per statement, for a statement that
+ * itself runs synchronously in a few microseconds.
  */
 export function rowsAtOnce<Row>(db: Handle, query: CompiledQuery<Row>): Row[] | null {
   if (db.isTransaction && !running.has(db)) return null;

@@ -354,7 +354,7 @@ class GroupCommitDriver implements Driver {
 interface Prepared {
   statement: Statement;
   /** Null for a statement that returns no rows. */
-  row: Row | null;
+  row: RowBuilder | null;
 }
 
 /**
@@ -373,9 +373,9 @@ function prepare(file: SqliteFile, sql: string, normalizeIntegers: boolean): Pre
   return { statement, row: rowBuilder(names, normalizeIntegers) };
 }
 
-type Row = (values: unknown[]) => Record<string, unknown>;
+type RowBuilder = (values: unknown[]) => Record<string, unknown>;
 
-function rowBuilder(names: readonly string[], normalizeIntegers: boolean): Row {
+function rowBuilder(names: readonly string[], normalizeIntegers: boolean): RowBuilder {
   const value = (name: string, v: unknown) =>
     !normalizeIntegers ? v : isMoneyColumn(name) ? moneyValue(v) : integerValue(v, name);
   // In an object literal `"__proto__": v` would set the prototype instead of a property.
@@ -399,5 +399,5 @@ function rowBuilder(names: readonly string[], normalizeIntegers: boolean): Row {
   };
   const fields = names.map(field).join(', ');
   const make = new Function('money', 'integer', `return (v) => ({ ${fields} });`);
-  return make(moneyValue, integerValue) as Row;
+  return make(moneyValue, integerValue) as RowBuilder;
 }

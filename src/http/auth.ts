@@ -65,6 +65,7 @@ export function agentAuth(ctx: DomainContext, throttle: AuthFailureThrottle) {
   };
 }
 
+/** Lets the request on as the key's agent, or answers 401 for a key nobody holds. */
 function admitAgent(
   agentId: string | null,
   request: FastifyRequest,
