@@ -69,7 +69,7 @@ ${report.notes.length > 0 ? `\n${report.notes.map((n) => `- ${n}`).join('\n')}\n
 ${markdownTable(TARGET_HEADERS, targetRows(r))}
 
 Each rate is divided by its ceiling measured in the same run: the bare Fastify route for the
-SQLite rows (the fastest of its runs, listed above), and for PostgreSQL \`pgbench\` running the transaction POST /tasks commits
+SQLite rows (the fastest of its runs against the fastest of the app's, all listed above), and for PostgreSQL \`pgbench\` running the transaction POST /tasks commits
 (bench/pgbench-create-task.sql: the agent read, the task, ledger and event inserts, the
 compare-and-set on the balance) with ${s.connections} clients. ${pgbenchLine(r)}
 
@@ -142,6 +142,11 @@ ${cpuTable(cpuRows(r))}
   loop: each connection sends its next request when the previous answer arrives.
 - **bare Fastify GET /**: \`fastify()\` with one route returning \`{"hello":"world"}\`. The ceiling
   for Node + Fastify + this load generator on this machine.
+- **Rounds**: SQLite's two request scenarios run ${s.rounds} times, each round after a run of the
+  ceiling, and each side of a SQLite ratio is the fastest of its ${s.rounds} runs. Other tenants of
+  this VM only ever slow a run down (the same build's rates have moved by up to 2x between runs
+  minutes apart, the bare route's too), so the fastest run is each side's least disturbed rate;
+  every run is listed above with the ratio of the medians beside it.
 - **Handoff** is built as main.ts builds it (\`openServices\` + \`buildApp\` with its background
   jobs polling), logger off, with a fresh temp DATA_DIR and sandbox chain per database; on
   PostgreSQL a fresh schema in the bench database (dropped afterwards) and the app's default
