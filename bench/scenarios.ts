@@ -124,7 +124,9 @@ export function fastestRuns(runs: readonly Measurement[], ceilingRuns: readonly 
   const byScenario = new Map<string, Measurement[]>();
   for (const run of runs) {
     const key = `${run.scenario} on ${run.database}`;
-    byScenario.set(key, [...(byScenario.get(key) ?? []), run]);
+    const list = byScenario.get(key);
+    if (list) list.push(run);
+    else byScenario.set(key, [run]);
   }
   const chosen = [...byScenario.values()].map(fastest);
   // Only SQLite's scenarios run in rounds (PostgreSQL's ceiling is pgbench, run once).

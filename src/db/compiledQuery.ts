@@ -86,18 +86,13 @@ function compiledWith<Row>(
     }
     return { query, slots };
   };
-  // The app has one database, so nearly every call finds the adapter of the call before.
-  let lastAdapter: object | null = null;
-  let lastEntry: { query: CompiledQuery<Row>; slots: (number | null)[] } | undefined;
   return async (db, args) => {
     const adapter = db.getExecutor().adapter;
-    let entry = adapter === lastAdapter ? lastEntry : compiled.get(adapter);
+    let entry = compiled.get(adapter);
     if (!entry) {
       entry = compile(db);
       compiled.set(adapter, entry);
     }
-    lastAdapter = adapter;
-    lastEntry = entry;
     const { query, slots } = entry;
     const parameters = new Array<unknown>(slots.length);
     for (let i = 0; i < slots.length; i++) {

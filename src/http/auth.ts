@@ -47,10 +47,11 @@ export function agentAuth(ctx: DomainContext, throttle: AuthFailureThrottle) {
   // Answering stops the hook chain by not calling `done`.
   return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
     if (refuseThrottled(throttle, request, reply)) return;
-    const problem = credentialProblem(request, 'bearer');
-    if (problem === 'missing') return void unauthorized(reply, 'missing', `No API key. ${AGENT_HINT}`);
+    if (!request.headers.authorization)
+      return void unauthorized(reply, 'missing', `No API key. ${AGENT_HINT}`);
+    // The header is read once: this runs on every agent request.
     const key = credential(request, 'bearer');
-    if (problem || !key || !looksLikeApiKey(key)) {
+    if (!key || !looksLikeApiKey(key)) {
       return void unauthorized(
         reply,
         'malformed',
