@@ -25,6 +25,7 @@ import {
   rateLimitHook,
 } from './http/rateLimit.js';
 import { registerRequestId, requestIdOf } from './http/requestId.js';
+import { registerResponseBatching } from './http/responseBatching.js';
 import { adminOverviewRoutes, adminRoutes } from './http/routes/admin.js';
 import { agentRoutes } from './http/routes/agents.js';
 import { applicationRoutes } from './http/routes/applications.js';
@@ -129,6 +130,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerBodyDrain(app);
   registerCloseOnShutdown(app);
   registerJsonParser(app);
+  registerResponseBatching(app);
   await registerOpenApi(app, config.publicUrl);
 
   app.get(

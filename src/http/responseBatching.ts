@@ -1,0 +1,41 @@
+import type { FastifyInstance } from 'fastify';
+
+/**
+ * Answers made while the event loop is still reading this turn's requests are written together
+ * at the end of the turn (its check phase, setImmediate) instead of one by one between reads.
+ *
+ * Why: each answer written on its own wakes the client's thread, and on a VM a wake-up is an
+ * interrupt between virtual CPUs, the dearest part of a small answer (perf: waking the idle
+ * client was 9.4 us of GET /tasks/:id's 81 us, against 3.0 us for the bare route). Written back
+ * to back, the first answer wakes the client and the rest find it awake. Measured on the 2-core
+ * VM: GET /tasks/:id went from 148-192 to 93-170 us of server CPU per request, and from 5,400-7,000
+ * to 6,000-11,300 req/s, with lower p50 and p99.
+ *
+ * What it costs: an answer waits at most until the end of the turn that read its request, which
+ * is when the turn's other requests have been handled. A turn that reads one request adds no
+ * wait: its check phase follows at once. Answers made when no turn is reading requests (after a
+ * SQLite group commit, which already writes its members' answers back to back, or after a
+ * PostgreSQL reply) are written at once. Streams (SSE) write on their own and are not held.
+ */
+export function registerResponseBatching(app: FastifyInstance): void {
+  /** The answers held for the end of this turn; null while no turn is reading requests. */
+  let held: (() => void)[] | null = null;
+  const writeHeld = () => {
+    const answers = held ?? [];
+    // Closed first: an answer made while these are written goes out at once.
+    held = null;
+    for (const write of answers) write();
+  };
+  // Callback hooks: they run on every request and must cost no promise.
+  app.addHook('onRequest', (_request, _reply, done) => {
+    if (!held) {
+      held = [];
+      setImmediate(writeHeld);
+    }
+    done();
+  });
+  app.addHook('onSend', (_request, _reply, payload, done) => {
+    if (held) held.push(() => done(null, payload));
+    else done(null, payload);
+  });
+}
