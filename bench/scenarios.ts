@@ -9,7 +9,7 @@ import { createBenchSchema, databaseName, dropBenchSchema } from './postgres.js'
 import { type DatabaseChoice, startBaseline, startHandoff } from './servers.js';
 import { type BenchSettings, runsPart } from './settings.js';
 import { measureStreams, type StreamMeasurement } from './streams.js';
-import { BARE_TASK_SCENARIO, CEILING_SCENARIO } from './targets.js';
+import { BARE_TASK_SCENARIO, BATCHED_CEILING_SCENARIO, CEILING_SCENARIO } from './targets.js';
 import { measureWebhooks, type WebhookMeasurement } from './webhooks.js';
 
 /** Everything a run measured, and what could not be measured (one line each). */
@@ -52,8 +52,9 @@ export function getTask(common: Common, taskId: string): Scenario {
 }
 
 /**
- * The bare routes: the ceiling (GET /) and the same-body reference (GET /task). With
- * `ceilingOnly`, the ceiling alone: the bench measures it again before each round of SQLite's
+ * The bare routes: the ceiling (GET /), the same-body reference (GET /task) and the ceiling's
+ * route with the app's response batching (a reference: the ratios keep Fastify as it ships as
+ * their ceiling). With `ceilingOnly`, the ceiling alone: the bench measures it again before each round of SQLite's
  * request scenarios.
  */
 export async function benchBaseline(
@@ -88,6 +89,28 @@ export async function benchBaseline(
     );
   } finally {
     await server.close();
+  }
+  if (ceilingOnly) return;
+  const batched = await startBaseline({ batched: true });
+  try {
+    log(`${BATCHED_CEILING_SCENARIO} (a reference, not the ceiling)`);
+    results.requests.push(
+      await measure(
+        {
+          database: 'none',
+          baseUrl: batched.baseUrl,
+          postgresDatabase: null,
+          name: BATCHED_CEILING_SCENARIO,
+          method: 'GET',
+          path: '/',
+          headers: {},
+          expectStatus: 200,
+        },
+        settings,
+      ),
+    );
+  } finally {
+    await batched.close();
   }
 }
 

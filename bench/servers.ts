@@ -7,6 +7,7 @@ import path from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
+import { registerResponseBatching } from '../src/http/responseBatching.js';
 import { closeServices, openServices } from '../src/services.js';
 
 export interface RunningServer {
@@ -69,8 +70,11 @@ const TASK_ANSWER = {
  * The ceiling: Fastify with nothing of ours in it (no auth, no schemas, no database). What the
  * app loses against this is the cost of its own work per request.
  */
-export async function startBaseline(): Promise<RunningServer> {
+export async function startBaseline(options: { batched?: boolean } = {}): Promise<RunningServer> {
   const app = Fastify({ logger: false });
+  // The app writes the answers of one event-loop turn together: the batched ceiling is a
+  // reference row that shows what that alone is worth to a bare route.
+  if (options.batched) registerResponseBatching(app);
   app.get('/', async () => ({ hello: 'world' }));
   app.get('/task', async () => TASK_ANSWER);
   const baseUrl = await listen(app);

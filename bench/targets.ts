@@ -11,6 +11,9 @@ export const CEILING_SCENARIO = 'bare Fastify GET /';
 /** The bare route answering what GET /tasks/:id answers: a reference row, not a target's ceiling. */
 export const BARE_TASK_SCENARIO = 'bare Fastify GET /task (same body as GET /tasks/:id)';
 
+/** The ceiling's route with the app's response batching added: a reference row, not a ceiling. */
+export const BATCHED_CEILING_SCENARIO = "bare Fastify GET / with the app's response batching";
+
 export const TARGET_HEADERS = ['Target', 'Measured', 'Goal', 'Met'];
 
 export function targetRows(results: Results): string[][] {
