@@ -54,8 +54,8 @@ export function getTask(common: Common, taskId: string): Scenario {
 /**
  * The bare routes: the ceiling (GET /), the same-body reference (GET /task) and the ceiling's
  * route with the app's response batching (a reference: the ratios keep Fastify as it ships as
- * their ceiling). With `ceilingOnly`, the ceiling alone: the bench measures it again before each round of SQLite's
- * request scenarios.
+ * their ceiling). With `ceilingOnly`, the ceiling alone: the bench measures it again before
+ * each round of SQLite's request scenarios.
  */
 export async function benchBaseline(
   settings: BenchSettings,

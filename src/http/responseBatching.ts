@@ -35,7 +35,16 @@ export function registerResponseBatching(app: FastifyInstance): void {
     done();
   });
   app.addHook('onSend', (_request, _reply, payload, done) => {
-    if (held) held.push(() => done(null, payload));
-    else done(null, payload);
+    if (!held) return done(null, payload);
+    held.push(() => {
+      // Writing runs the rest of Fastify's onSend chain here, outside the hook runner's own
+      // try: an error thrown while writing one answer must become that request's error, as
+      // Fastify makes it when the chain runs inside the hook, and not stop the others' writes.
+      try {
+        done(null, payload);
+      } catch (error) {
+        done(error instanceof Error ? error : new Error(String(error)));
+      }
+    });
   });
 }

@@ -32,9 +32,13 @@ async function connect(server: FastifyInstance, port: number, count: number): Pr
   return sockets;
 }
 
-/** Resolves with the first complete answer's status line once the socket has read it. */
+/**
+ * Resolves with the first complete answer's status line once the socket has read it, or with
+ * "closed" when the server closed the connection without a complete answer.
+ */
 function firstAnswer(socket: net.Socket): Promise<string> {
   return new Promise((resolve) => {
+    socket.once('close', () => resolve('closed'));
     let text = '';
     socket.on('data', (chunk: Buffer) => {
       text += chunk.toString('utf8');
@@ -82,6 +86,20 @@ describe('answers of one event-loop turn are written together, at its end', () =
     bare = Fastify({ logger: false });
     registerResponseBatching(bare);
     bare.get('/', () => ({ ok: true }));
+    // The first request to /fault finds its answer's write failing once (an injected fault).
+    let faults = 0;
+    bare.get('/fault', (_request, reply) => {
+      if (faults++ === 0) {
+        const end = reply.raw.end.bind(reply.raw);
+        let failed = false;
+        reply.raw.end = ((...args: Parameters<typeof end>) => {
+          if (failed) return end(...args);
+          failed = true;
+          throw new Error('injected write fault');
+        }) as typeof reply.raw.end;
+      }
+      return { ok: true };
+    });
     bare.get('/later', async () => {
       await new Promise((resolve) => setTimeout(resolve, 20));
       return { ok: true };
@@ -102,6 +120,21 @@ describe('answers of one event-loop turn are written together, at its end', () =
     const later = await serverOrder(bare, port, '/later', 2);
     expect(later.slice(0, 2)).toEqual(['request 1', 'request 2']);
     expect(later.slice(2).sort()).toEqual(['answer 1', 'answer 2']);
+    expect(await serverOrder(bare, port, '/', 3)).toEqual(ONE_TURN);
+  });
+
+  // Fastify's own handling of such an error (as without the batching): it logs it and, the
+  // answer's head being already set, closes that connection.
+  it("turns an error thrown while writing one answer into that request's error, and writes the others", async () => {
+    const sockets = await connect(bare, port, 3);
+    try {
+      const answers = sockets.map(firstAnswer);
+      for (const socket of sockets) socket.write('GET /fault HTTP/1.1\r\nHost: localhost\r\n\r\n');
+      expect((await Promise.all(answers)).sort()).toEqual(['HTTP/1.1 200 OK', 'HTTP/1.1 200 OK', 'closed']);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+    }
+    // The server is still serving.
     expect(await serverOrder(bare, port, '/', 3)).toEqual(ONE_TURN);
   });
 
