@@ -17,6 +17,7 @@ import {
   BARE_TASK_SCENARIO,
   BATCHED_CEILING_SCENARIO,
   CEILING_SCENARIO,
+  findRun,
   TARGET_HEADERS,
   targetRows,
 } from './targets.js';
@@ -46,8 +47,7 @@ function pgbenchLine(r: Results): string {
  * how much of the gap is the answer itself rather than the app's work.
  */
 function sameBodyLine(r: Results): string {
-  const find = (scenario: string, database: string) =>
-    r.requests.find((m) => m.scenario === scenario && m.database === database)?.requestsPerSecond;
+  const find = (scenario: string, database: string) => findRun(r, scenario, database)?.requestsPerSecond;
   const bare = find(CEILING_SCENARIO, 'none');
   const sameBody = find(BARE_TASK_SCENARIO, 'none');
   const get = find('GET /tasks/:id', 'sqlite');
@@ -65,14 +65,13 @@ function sameBodyLine(r: Results): string {
  * ratios, which keep Fastify as it ships as their ceiling, can be read with that in mind.
  */
 function batchingLine(r: Results): string {
-  const find = (scenario: string) =>
-    r.requests.find((m) => m.scenario === scenario && m.database === 'none')?.requestsPerSecond;
-  const bare = find(CEILING_SCENARIO);
-  const batched = find(BATCHED_CEILING_SCENARIO);
+  const find = (scenario: string, database: string) => findRun(r, scenario, database)?.requestsPerSecond;
+  const bare = find(CEILING_SCENARIO, 'none');
+  const batched = find(BATCHED_CEILING_SCENARIO, 'none');
   if (!bare || !batched) return '';
-  const get = r.requests.find((m) => m.scenario === 'GET /tasks/:id' && m.database === 'sqlite');
+  const get = find('GET /tasks/:id', 'sqlite');
   const against = get
-    ? ` Against it, SQLite GET /tasks/:id would be ${(get.requestsPerSecond / batched).toFixed(2)} instead of ${(get.requestsPerSecond / bare).toFixed(2)}.`
+    ? ` Against it, SQLite GET /tasks/:id would be ${(get / batched).toFixed(2)} instead of ${(get / bare).toFixed(2)}.`
     : '';
   return `The app writes the answers to the requests it read in one turn of the event loop together, at the end of that turn (src/http/responseBatching.ts); the bare route, as Fastify ships it, writes each as soon as it is made. The same batching added to the bare route ran at ${batched.toFixed(0)} req/s (a single run), ${(batched / bare).toFixed(2)} of the ceiling.${against}`;
 }

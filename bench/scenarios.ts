@@ -64,54 +64,37 @@ export async function benchBaseline(
 ): Promise<void> {
   const server = await startBaseline();
   try {
-    const scenario = { database: 'none', baseUrl: server.baseUrl, postgresDatabase: null };
     log(`${CEILING_SCENARIO} (run ${results.ceilingRuns.length + 1})`);
-    results.ceilingRuns.push(
-      await measure(
-        { ...scenario, name: CEILING_SCENARIO, method: 'GET', path: '/', headers: {}, expectStatus: 200 },
-        settings,
-      ),
-    );
+    results.ceilingRuns.push(await measure(bareScenario(server.baseUrl, CEILING_SCENARIO, '/'), settings));
     if (ceilingOnly) return;
     log('bare Fastify GET /task (the body of GET /tasks/:id)');
-    results.requests.push(
-      await measure(
-        {
-          ...scenario,
-          name: BARE_TASK_SCENARIO,
-          method: 'GET',
-          path: '/task',
-          headers: {},
-          expectStatus: 200,
-        },
-        settings,
-      ),
-    );
+    results.requests.push(await measure(bareScenario(server.baseUrl, BARE_TASK_SCENARIO, '/task'), settings));
   } finally {
     await server.close();
   }
-  if (ceilingOnly) return;
   const batched = await startBaseline({ batched: true });
   try {
     log(`${BATCHED_CEILING_SCENARIO} (a reference, not the ceiling)`);
     results.requests.push(
-      await measure(
-        {
-          database: 'none',
-          baseUrl: batched.baseUrl,
-          postgresDatabase: null,
-          name: BATCHED_CEILING_SCENARIO,
-          method: 'GET',
-          path: '/',
-          headers: {},
-          expectStatus: 200,
-        },
-        settings,
-      ),
+      await measure(bareScenario(batched.baseUrl, BATCHED_CEILING_SCENARIO, '/'), settings),
     );
   } finally {
     await batched.close();
   }
+}
+
+/** A GET of a bare route, answered 200. */
+function bareScenario(baseUrl: string, name: string, path: string): Scenario {
+  return {
+    name,
+    database: 'none',
+    baseUrl,
+    postgresDatabase: null,
+    method: 'GET',
+    path,
+    headers: {},
+    expectStatus: 200,
+  };
 }
 
 /**

@@ -16,9 +16,13 @@ export const BATCHED_CEILING_SCENARIO = "bare Fastify GET / with the app's respo
 
 export const TARGET_HEADERS = ['Target', 'Measured', 'Goal', 'Met'];
 
+/** The row of a scenario on a database ('none' for the bare routes) in the requests table. */
+export function findRun(results: Results, scenario: string, database: string) {
+  return results.requests.find((m) => m.scenario === scenario && m.database === database);
+}
+
 export function targetRows(results: Results): string[][] {
-  const find = (scenario: string, database: string) =>
-    results.requests.find((m) => m.scenario === scenario && m.database === database);
+  const find = (scenario: string, database: string) => findRun(results, scenario, database);
   const bare = find(CEILING_SCENARIO, 'none');
   const rows: string[][] = [];
   const ratio = (label: string, value: number | undefined, ceiling: number | undefined, goal: number) => {

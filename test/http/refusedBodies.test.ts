@@ -2,6 +2,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createAgent, type TestAgent } from '../helpers/fixtures.js';
+import { holdsCompleteAnswer } from '../helpers/rawHttp.js';
 
 interface RawAnswer {
   status: number;
@@ -23,12 +24,7 @@ function sendWhole(port: number, head: string, bodyBytes: number, prefix = ''): 
     // A complete answer (head and Content-Length body) is enough: a kept-alive socket never closes.
     socket.on('data', (chunk) => {
       chunks.push(chunk);
-      const text = Buffer.concat(chunks).toString('utf8');
-      const split = text.indexOf('\r\n\r\n');
-      const length = /content-length: (\d+)/i.exec(text.slice(0, split));
-      if (split >= 0 && length && Buffer.byteLength(text.slice(split + 4)) >= Number(length[1])) {
-        socket.destroy();
-      }
+      if (holdsCompleteAnswer(Buffer.concat(chunks).toString('utf8'))) socket.destroy();
     });
     socket.on('error', (error: NodeJS.ErrnoException) => {
       writeError = error.code ?? error.message;

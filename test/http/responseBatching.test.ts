@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerResponseBatching } from '../../src/http/responseBatching.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { holdsCompleteAnswer } from '../helpers/rawHttp.js';
 
 /**
  * Opens `count` keep-alive connections and waits until the server has accepted every one: a
@@ -42,11 +43,7 @@ function firstAnswer(socket: net.Socket): Promise<string> {
     let text = '';
     socket.on('data', (chunk: Buffer) => {
       text += chunk.toString('utf8');
-      const split = text.indexOf('\r\n\r\n');
-      const length = /content-length: (\d+)/i.exec(text.slice(0, split));
-      if (split >= 0 && length && Buffer.byteLength(text.slice(split + 4)) >= Number(length[1])) {
-        resolve(text.slice(0, text.indexOf('\r\n')));
-      }
+      if (holdsCompleteAnswer(text)) resolve(text.slice(0, text.indexOf('\r\n')));
     });
   });
 }
