@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig, RATE_LIMIT_MAX } from '../src/config.js';
 import { registerResponseBatching } from '../src/http/responseBatching.js';
 import { closeServices, openServices } from '../src/services.js';
 
@@ -102,9 +102,9 @@ export async function startHandoff(database: DatabaseChoice): Promise<HandoffSer
     // send every notification to api.telegram.org (with a made-up token) while it measures.
     // The highest limits the config allows: the bench drives one agent far past any sane
     // per-agent limit, and a 429 would measure the limiter rather than the app.
-    RATE_LIMIT_STANDARD: '1000000',
-    RATE_LIMIT_CHAT: '1000000',
-    RATE_LIMIT_UPLOAD: '1000000',
+    RATE_LIMIT_STANDARD: String(RATE_LIMIT_MAX),
+    RATE_LIMIT_CHAT: String(RATE_LIMIT_MAX),
+    RATE_LIMIT_UPLOAD: String(RATE_LIMIT_MAX),
     // The stream scenario holds 1,000 streams over one agent key and one worker; the cap on open
     // streams per key (10 by default) is raised to the config's maximum for the same reason.
     SSE_MAX_STREAMS_PER_KEY: '100000',

@@ -150,10 +150,16 @@ describe('loadConfig', () => {
     ['RATE_LIMIT_STANDARD', '0'],
     ['RATE_LIMIT_CHAT', 'many'],
     ['RATE_LIMIT_UPLOAD', '-5'],
+    ['RATE_LIMIT_STANDARD', '1000000001'],
   ])('an invalid %s=%j throws', (name, value) => {
     expect(() => loadConfig({ DATA_DIR: tempDataDir(), ...SECRETS, [name]: value })).toThrow(
       new RegExp(name),
     );
+  });
+
+  it('a rate limit may be as high as a billion a minute, which no instance reaches', () => {
+    const { config } = loadConfig({ DATA_DIR: tempDataDir(), ...SECRETS, RATE_LIMIT_STANDARD: '1000000000' });
+    expect(config.rateLimitStandard).toBe(1_000_000_000);
   });
 
   it('TON_NETWORK must be sandbox, testnet or mainnet', () => {
