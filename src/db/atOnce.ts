@@ -15,7 +15,7 @@ interface Handle {
  *
  * Inside a transaction this holds only while the transaction's own work is running (see
  * `whileRunning`): transactions hold SQLite's one connection one at a time, so the running one
- * is the one whose savepoint is open, and its statements may run at once too.
+ * holds it, and its statements may run at once too.
  *
  * Why: Kysely's path to the connection (executor, connection provider, runtime driver, our
  * driver's acquire and release) costs about ten promises per statement, for a statement that

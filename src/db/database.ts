@@ -41,8 +41,9 @@ function openSqlite(dataDir: string): Db {
   file.pragma('synchronous = NORMAL');
   file.pragma('foreign_keys = ON');
   file.pragma('busy_timeout = 5000');
-  // Savepoints (every transaction is one: see sqliteDriver.ts) and statements that may need to
-  // undo themselves copy each page they first touch into a sub-journal; in a temporary file
+  // Savepoints (a transaction's own, in the second after one failed: see sqliteDriver.ts) and
+  // statements that may need to undo themselves copy each page they first touch into a
+  // sub-journal; in a temporary file
   // that made every insert and update two to three times as expensive (measured: the task
   // insert 38-47 us with a file, 15 us in memory). The sub-journal holds only the pages one
   // transaction touches, so memory is the right place.

@@ -1,16 +1,22 @@
 import type { Kysely, Transaction } from 'kysely';
 import { whileRunning } from '../db/atOnce.js';
 import type { Database } from '../db/schema.js';
+import { GROUP_UNDONE_CODE } from '../db/sqliteDriver.js';
 import { bindIdempotencyKey, markIdempotencyKeyBound } from './idempotencyUnit.js';
 
 const MAX_ATTEMPTS = 5;
-// PostgreSQL asks the client to retry these: serialization failure and deadlock.
-const RETRYABLE_PG_CODES = new Set(['40001', '40P01']);
+/**
+ * Failures that undid the whole transaction and ask for it to be run again: PostgreSQL's
+ * serialization failure and deadlock, and SQLite's group undone by another member's failure
+ * (sqliteDriver.ts).
+ */
+const RETRYABLE_CODES = new Set(['40001', '40P01', GROUP_UNDONE_CODE]);
 
 /**
  * Runs `work` in one database transaction: the state change, its ledger rows and its events
- * commit together or not at all. A transaction PostgreSQL aborted to break a deadlock is run
- * again from the start (bounded), which is safe because `work` does only database work.
+ * commit together or not at all. A transaction the database undid for a reason other than its
+ * own (above) is run again from the start (bounded), which is safe because `work` does only
+ * database work and nothing of the undone run was committed or acknowledged.
  */
 export async function inTransaction<T>(
   db: Kysely<Database>,
@@ -30,7 +36,7 @@ export async function inTransaction<T>(
       return result;
     } catch (error) {
       const code = (error as { code?: unknown }).code;
-      if (attempt >= MAX_ATTEMPTS || typeof code !== 'string' || !RETRYABLE_PG_CODES.has(code)) throw error;
+      if (attempt >= MAX_ATTEMPTS || typeof code !== 'string' || !RETRYABLE_CODES.has(code)) throw error;
     }
   }
 }

@@ -4,7 +4,8 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { GroupCommitSqliteDialect } from '../../src/db/sqliteDriver.js';
+import { GROUP_UNDONE_CODE, GroupCommitSqliteDialect } from '../../src/db/sqliteDriver.js';
+import { inTransaction } from '../../src/domain/transaction.js';
 
 interface Tables {
   parent: { id: number };
@@ -73,27 +74,94 @@ describe('SQLite group commit', () => {
     expect(dialect.stats.commits - before.commits).toBeLessThanOrEqual(3);
   });
 
-  it('a failing transaction rolls back only its own work', async () => {
-    const outcomes = await Promise.allSettled(
-      [1, 2, 3, 4, 5].map((id) =>
+  /** Five transactions queued at once; the one for `failing` writes, then throws. */
+  const fiveWithAFailure = (ids: number[], failing: number) =>
+    Promise.allSettled(
+      ids.map((id) =>
         db.transaction().execute(async (trx) => {
           await trx.insertInto('item').values({ id, owner: 'a' }).execute();
-          if (id === 3) throw new Error('refused');
+          if (id === failing) throw new Error('refused');
           await trx.updateTable('item').set({ owner: 'b' }).where('id', '=', id).execute();
         }),
       ),
     );
-    expect(outcomes.map((o) => o.status)).toEqual([
-      'fulfilled',
-      'fulfilled',
-      'rejected',
-      'fulfilled',
-      'fulfilled',
-    ]);
-    expect((outcomes[2] as PromiseRejectedResult).reason.message).toBe('refused');
-    expect(committedItems()).toEqual([1, 2, 4, 5]);
-    const owners = await db.selectFrom('item').select('owner').distinct().execute();
-    expect(owners).toEqual([{ owner: 'b' }]);
+  const reasons = (outcomes: PromiseSettledResult<unknown>[]) =>
+    outcomes.map((o) =>
+      o.status === 'fulfilled' ? 'ok' : ((o.reason as { code?: string }).code ?? o.reason.message),
+    );
+
+  it('a transaction that fails after it wrote undoes its group: the members before it are told to run again', async () => {
+    const outcomes = await fiveWithAFailure([1, 2, 3, 4, 5], 3);
+    // 1 and 2 ran without savepoints in the group 3 undid: nothing of theirs stays, and their
+    // error says to run them again. 4 and 5 ran after it, each with its own savepoint.
+    expect(reasons(outcomes)).toEqual([GROUP_UNDONE_CODE, GROUP_UNDONE_CODE, 'refused', 'ok', 'ok']);
+    expect(dialect.stats.undoneGroups).toBe(1);
+    expect(committedItems()).toEqual([4, 5]);
+    expect(await db.selectFrom('item').select('owner').distinct().execute()).toEqual([{ owner: 'b' }]);
+  });
+
+  it('in the second after such a failure, a failing transaction rolls back only its own work', async () => {
+    await fiveWithAFailure([1, 2, 3], 3);
+    const outcomes = await fiveWithAFailure([11, 12, 13, 14, 15], 13);
+    expect(reasons(outcomes)).toEqual(['ok', 'ok', 'refused', 'ok', 'ok']);
+    expect(dialect.stats.undoneGroups).toBe(1);
+    expect(committedItems()).toEqual([11, 12, 14, 15]);
+  });
+
+  it('a transaction that fails having changed nothing lets its group go on', async () => {
+    const outcomes = await Promise.allSettled(
+      [1, 2, 3, 4].map((id) =>
+        db.transaction().execute(async (trx) => {
+          if (id !== 3) return trx.insertInto('item').values({ id, owner: 'a' }).execute();
+          // A compare-and-set that finds nothing to change, then the refusal it leads to.
+          await trx.updateTable('item').set({ owner: 'b' }).where('id', '=', 99).execute();
+          await trx.updateTable('item').set({ owner: 'b' }).where('id', '=', 99).returning('id').execute();
+          throw new Error('refused');
+        }),
+      ),
+    );
+    expect(reasons(outcomes)).toEqual(['ok', 'ok', 'refused', 'ok']);
+    expect(dialect.stats.undoneGroups).toBe(0);
+    expect(committedItems()).toEqual([1, 2, 4]);
+  });
+
+  it('a transaction that fails after a statement whose writes it cannot count undoes its group', async () => {
+    // DDL does not set SQLite's change count, so it counts as a write whatever it did.
+    const outcomes = await Promise.allSettled(
+      [1, 2].map((id) =>
+        db.transaction().execute(async (trx) => {
+          if (id === 1) return trx.insertInto('item').values({ id, owner: 'a' }).execute();
+          await sql`create table scratch (id integer)`.execute(trx);
+          throw new Error('refused');
+        }),
+      ),
+    );
+    expect(reasons(outcomes)).toEqual([GROUP_UNDONE_CODE, 'refused']);
+    expect(committedItems()).toEqual([]);
+    expect(await sql`select name from sqlite_master where name = 'scratch'`.execute(db)).toEqual({
+      rows: [],
+    });
+  });
+
+  it('inTransaction runs the undone members again: only the failing one fails, and each commits once', async () => {
+    // inTransaction as the domain calls it, over this test's own tables.
+    const run = inTransaction as unknown as (
+      db: Kysely<Tables>,
+      work: (trx: Kysely<Tables>) => Promise<unknown>,
+    ) => Promise<unknown>;
+    const ids = Array.from({ length: 20 }, (_, i) => i + 1);
+    const outcomes = await Promise.allSettled(
+      ids.map((id) =>
+        run(db, async (trx) => {
+          await trx.insertInto('item').values({ id, owner: 'a' }).execute();
+          if (id === 7) throw new Error('refused');
+          return id;
+        }),
+      ),
+    );
+    expect(reasons(outcomes)).toEqual(ids.map((id) => (id === 7 ? 'refused' : 'ok')));
+    expect(dialect.stats.undoneGroups).toBe(1);
+    expect(committedItems()).toEqual(ids.filter((id) => id !== 7));
   });
 
   it('when the group’s COMMIT fails, every member fails and none of their work stays', async () => {
