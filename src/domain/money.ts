@@ -39,11 +39,30 @@ function numberToDecimal(value: number): string {
 
 /** Nanotons to the JSON form: "6.5", "100", "0.013" (no exponent, no trailing zeros). */
 export function formatTon(nano: bigint): string {
+  // Most amounts fit a double exactly: formatted with number arithmetic, a third of the BigInt
+  // path's time (every task view formats three amounts).
+  if (nano >= 0n && nano <= MAX_EXACT_NANO) {
+    const n = Number(nano);
+    const whole = Math.floor(n / 1e9);
+    const fraction = n - whole * 1e9;
+    // The division is rounded; an integer part it rounded up shows as a negative fraction.
+    if (fraction >= 0 && fraction < 1e9) return fractionDigits(String(whole), fraction);
+  }
   const negative = nano < 0n;
   const abs = negative ? -nano : nano;
   const whole = abs / NANO_PER_TON;
   const fraction = (abs % NANO_PER_TON).toString().padStart(9, '0').replace(/0+$/, '');
   return `${negative ? '-' : ''}${whole}${fraction ? `.${fraction}` : ''}`;
+}
+
+const MAX_EXACT_NANO = BigInt(Number.MAX_SAFE_INTEGER);
+
+function fractionDigits(whole: string, fraction: number): string {
+  if (fraction === 0) return whole;
+  const digits = String(fraction).padStart(9, '0');
+  let end = 9;
+  while (digits.charCodeAt(end - 1) === 48) end--;
+  return `${whole}.${digits.slice(0, end)}`;
 }
 
 /** 30% of the reward, rounded half-up to the nanoton. */

@@ -59,6 +59,7 @@ export async function createTask(
   const fields = checkTaskInput(input, now);
   if (fields.webhookUrl) await checkWebhookTarget('webhookUrl', fields.webhookUrl, ctx.webhooks);
   const cost = taskCost(fields.rewardNano);
+  const at = now.toISOString();
   return inTransaction(ctx.db, async (trx) => {
     const agent = await findAgent(trx, agentId);
     if (!agent) throw notFound('Agent');
@@ -68,7 +69,7 @@ export async function createTask(
         throw invalid('agentName', 'is required on your first task: it becomes your display name');
       }
       agentName = checkName('agentName', input.agentName);
-      await updateAgentProfile(trx, agentId, { name: agentName }, now.toISOString());
+      await updateAgentProfile(trx, agentId, { name: agentName }, at);
     }
     const worker = input.assignToUserId ? await offerableWorker(trx, input.assignToUserId) : null;
     const task: TaskRow = {
@@ -86,8 +87,8 @@ export async function createTask(
       execution_deadline: null,
       webhook_url: fields.webhookUrl,
       worker_id: worker?.id ?? null,
-      created_at: now.toISOString(),
-      updated_at: now.toISOString(),
+      created_at: at,
+      updated_at: at,
       assigned_at: null,
       completed_at: null,
       cancelled_at: null,
@@ -104,8 +105,8 @@ export async function createTask(
       to_address: null,
       tx_hash: null,
       status: 'confirmed',
-      created_at: now.toISOString(),
-      updated_at: now.toISOString(),
+      created_at: at,
+      updated_at: at,
     });
     if (worker) {
       await insertApplication(trx, {
@@ -114,8 +115,8 @@ export async function createTask(
         worker_id: worker.id,
         status: 'OFFERED',
         message: '',
-        created_at: now.toISOString(),
-        updated_at: now.toISOString(),
+        created_at: at,
+        updated_at: at,
       });
       await notifyWorker(trx, {
         workerId: worker.id,
@@ -140,7 +141,7 @@ export async function createTask(
     // The balance moves last: on PostgreSQL its row lock is then held only until commit, so
     // one agent's concurrent creations queue for the shortest time. A refusal rolls back the
     // rows written above.
-    if (!(await lockFunds(trx, agentId, cost.totalNano, now.toISOString()))) {
+    if (!(await lockFunds(trx, agentId, cost.totalNano, at))) {
       throw await insufficientBalance(trx, agentId, cost);
     }
     // Counted after lockFunds: on PostgreSQL the agent's row lock makes its concurrent offers

@@ -104,6 +104,36 @@ describe('formatTon', () => {
     );
   });
 
+  // Amounts up to 2^53 - 1 are formatted with number arithmetic, larger ones with BigInt.
+  const byDigits = (x: bigint) => {
+    const text = x.toString().padStart(10, '0');
+    const fraction = text.slice(-9).replace(/0+$/, '');
+    return `${text.slice(0, -9).replace(/^0+(?=.)/, '')}${fraction ? `.${fraction}` : ''}`;
+  };
+  const safe = BigInt(Number.MAX_SAFE_INTEGER);
+
+  it.each([
+    safe,
+    safe - 1n,
+    safe + 1n,
+    (safe / NANO_PER_TON) * NANO_PER_TON,
+    (safe / NANO_PER_TON) * NANO_PER_TON - 1n,
+    999_999_999n,
+    1_000_000_000n,
+    8_999_999_999_999_999n,
+  ])('writes %s nanotons digit for digit, near the largest exact double too', (nano) => {
+    expect(formatTon(nano)).toBe(byDigits(nano));
+  });
+
+  it('writes every amount up to 2^53 digit for digit (the number arithmetic path)', () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: 0n, max: safe }), (x) => {
+        expect(formatTon(x)).toBe(byDigits(x));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
   it('round trip: formatTon(parseTon(s)) is s without trailing zeros', () => {
     fc.assert(
       fc.property(
