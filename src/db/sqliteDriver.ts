@@ -235,7 +235,7 @@ class GroupCommitDriver implements Driver {
       this.#group = new Group();
     }
     this.#group.joined = true;
-    this.#memberSavepoint = Date.now() < this.#carefulUntilMs;
+    this.#memberSavepoint = performance.now() < this.#carefulUntilMs;
     if (this.#memberSavepoint) this.#exec(`savepoint ${SAVEPOINT}`);
     this.#memberWrote = false;
     this.#inMember = true;
@@ -253,7 +253,7 @@ class GroupCommitDriver implements Driver {
     this.#inMember = false;
     // Its own work is undone and it reports its own error: it waits for nobody's commit.
     this.#joined = null;
-    if (this.#memberWrote) this.#carefulUntilMs = Date.now() + CAREFUL_MS;
+    if (this.#memberWrote) this.#carefulUntilMs = performance.now() + CAREFUL_MS;
     try {
       if (!this.#file.inTransaction) throw new Error('the outer transaction is gone');
       if (this.#memberSavepoint) {
