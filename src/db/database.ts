@@ -43,10 +43,9 @@ function openSqlite(dataDir: string): Db {
   file.pragma('busy_timeout = 5000');
   // Savepoints (a transaction's own, in the second after one failed: see sqliteDriver.ts) and
   // statements that may need to undo themselves copy each page they first touch into a
-  // sub-journal; in a temporary file
-  // that made every insert and update two to three times as expensive (measured: the task
-  // insert 38-47 us with a file, 15 us in memory). The sub-journal holds only the pages one
-  // transaction touches, so memory is the right place.
+  // sub-journal; in a temporary file that made every insert and update two to three times as
+  // expensive (measured: the task insert 38-47 us with a file, 15 us in memory). The
+  // sub-journal holds only the pages one transaction touches, so memory is the right place.
   file.pragma('temp_store = MEMORY');
   // Integers come back as bigint so nanoton amounts never pass through a float.
   file.defaultSafeIntegers(true);

@@ -44,10 +44,10 @@ export class GroupUndoneError extends Error {
 export const GROUP_UNDONE_CODE = 'HANDOFF_SQLITE_GROUP_UNDONE';
 
 /**
- * How long after a member failed having written the groups use a savepoint per member again.
- * A second is many groups at any load that makes grouping worth it, and the members undone by
- * the failure run again within it, so none of them can be undone twice by failures a second
- * apart. Failures that keep coming keep the savepoints.
+ * How long after a member failed having written every member opens a savepoint of its own again.
+ * The members that failure undid run again at once, inside that second, so another member's
+ * failure cannot undo them a second time; failures that keep coming keep the savepoints on. A
+ * second is many groups at any load where grouping matters.
  */
 const CAREFUL_MS = 1000;
 

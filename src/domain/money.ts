@@ -45,7 +45,8 @@ export function formatTon(nano: bigint): string {
     const n = Number(nano);
     const whole = Math.floor(n / 1e9);
     const fraction = n - whole * 1e9;
-    // The division is rounded; an integer part it rounded up shows as a negative fraction.
+    // Should the rounded division put the integer part off by one, the fraction falls outside
+    // [0, 1e9) and the BigInt path below formats the amount.
     if (fraction >= 0 && fraction < 1e9) return fractionDigits(String(whole), fraction);
   }
   const negative = nano < 0n;

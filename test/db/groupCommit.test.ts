@@ -74,7 +74,7 @@ describe('SQLite group commit', () => {
     expect(dialect.stats.commits - before.commits).toBeLessThanOrEqual(3);
   });
 
-  /** Five transactions queued at once; the one for `failing` writes, then throws. */
+  /** One transaction per id, queued at once; the one for `failing` writes, then throws. */
   const fiveWithAFailure = (ids: number[], failing: number) =>
     Promise.allSettled(
       ids.map((id) =>
@@ -110,19 +110,24 @@ describe('SQLite group commit', () => {
 
   it('a transaction that fails having changed nothing lets its group go on', async () => {
     const outcomes = await Promise.allSettled(
-      [1, 2, 3, 4].map((id) =>
+      [1, 2, 3, 4, 5, 6].map((id) =>
         db.transaction().execute(async (trx) => {
-          if (id !== 3) return trx.insertInto('item').values({ id, owner: 'a' }).execute();
-          // A compare-and-set that finds nothing to change, then the refusal it leads to.
-          await trx.updateTable('item').set({ owner: 'b' }).where('id', '=', 99).execute();
-          await trx.updateTable('item').set({ owner: 'b' }).where('id', '=', 99).returning('id').execute();
-          throw new Error('refused');
+          if (id === 3) {
+            // A compare-and-set that finds nothing to change, then the refusal it leads to.
+            await trx.updateTable('item').set({ owner: 'b' }).where('id', '=', 99).execute();
+            await trx.updateTable('item').set({ owner: 'b' }).where('id', '=', 99).returning('id').execute();
+            throw new Error('refused');
+          }
+          // An insert the primary key refuses: SQLite undoes the failed statement itself.
+          if (id === 5) return trx.insertInto('item').values({ id: 1, owner: 'x' }).execute();
+          return trx.insertInto('item').values({ id, owner: 'a' }).execute();
         }),
       ),
     );
-    expect(reasons(outcomes)).toEqual(['ok', 'ok', 'refused', 'ok']);
+    expect(reasons(outcomes)).toEqual(['ok', 'ok', 'refused', 'ok', 'SQLITE_CONSTRAINT_PRIMARYKEY', 'ok']);
     expect(dialect.stats.undoneGroups).toBe(0);
-    expect(committedItems()).toEqual([1, 2, 4]);
+    expect(committedItems()).toEqual([1, 2, 4, 6]);
+    expect(await db.selectFrom('item').select('owner').distinct().execute()).toEqual([{ owner: 'a' }]);
   });
 
   it('a transaction that fails after a statement whose writes it cannot count undoes its group', async () => {
