@@ -63,6 +63,10 @@ export async function createTask(
   return inTransaction(ctx.db, async (trx) => {
     const agent = await findAgent(trx, agentId);
     if (!agent) throw notFound('Agent');
+    // The usual 402 is refused here, before anything is written: on SQLite a transaction that
+    // fails after a write undoes its whole commit group (sqliteDriver.ts). The compare-and-set
+    // in lockFunds below stays the guard against concurrent spending.
+    if (agent.balance_nano < cost.totalNano) throw insufficientBalance(agent.balance_nano, cost);
     let agentName = agent.name;
     if (!agentName) {
       if (input.agentName === undefined) {
@@ -142,7 +146,7 @@ export async function createTask(
     // one agent's concurrent creations queue for the shortest time. A refusal rolls back the
     // rows written above.
     if (!(await lockFunds(trx, agentId, cost.totalNano, at))) {
-      throw await insufficientBalance(trx, agentId, cost);
+      throw insufficientBalance((await findAgent(trx, agentId))?.balance_nano ?? 0n, cost);
     }
     // Counted after lockFunds: on PostgreSQL the agent's row lock makes its concurrent offers
     // count one after the other, so none slips past the bound. This offer's own row counts too.
@@ -151,8 +155,7 @@ export async function createTask(
   });
 }
 
-async function insufficientBalance(trx: DomainContext['db'], agentId: string, cost: TaskCost) {
-  const balance = (await findAgent(trx, agentId))?.balance_nano ?? 0n;
+function insufficientBalance(balance: bigint, cost: TaskCost): DomainError {
   const total = formatTon(cost.totalNano);
   return new DomainError('payment_required', 'Insufficient balance', {
     currentBalance: formatTon(balance),

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GroupCommitSqliteAdapter } from '../../src/db/sqliteDriver.js';
 import { creditChainDeposit } from '../../src/domain/agents.js';
 import { DIALECT, type TestApp, workerAuth } from '../helpers/app.js';
 import {
@@ -55,6 +56,12 @@ describe(`concurrency on ${DIALECT}`, () => {
 
   const fire = (requests: Inject[]) => Promise.all(requests.map((r) => t.app.inject(r)));
 
+  /** Commit groups SQLite's driver undid so far (0 on PostgreSQL, which has none). */
+  const undoneGroups = () => {
+    const { adapter } = t.ctx.db.getExecutor();
+    return adapter instanceof GroupCommitSqliteAdapter ? adapter.dialect.stats.undoneGroups : 0;
+  };
+
   async function getTask(agent: TestAgent, taskId: string) {
     const res = await t.app.inject({ method: 'GET', url: `/tasks/${taskId}`, headers: agent.headers });
     expect(res.statusCode, res.body).toBe(200);
@@ -67,6 +74,7 @@ describe(`concurrency on ${DIALECT}`, () => {
   it('200 simultaneous task creations on a balance for exactly 10: 10 created, 190 refused with 402', async () => {
     // reward 10 + fee 3 = 13 per task; 130 covers exactly ten.
     const agent = await createAgent(t, { deposit: '130' });
+    const undoneBefore = undoneGroups();
     const body = { title: 'Race', description: 'Who gets the money?', reward: '10' };
     const responses = await fire(
       Array.from({ length: 200 }, () => ({
@@ -93,6 +101,9 @@ describe(`concurrency on ${DIALECT}`, () => {
     expect(books.transactions.filter((r) => r.type === 'TASK_ESCROW')).toHaveLength(10);
     expect(books.tasks.map((task) => task.id).sort()).toEqual([...createdIds].sort());
     await expectAuditOk(t);
+    // On SQLite each refusal came before its transaction wrote anything (the balance read
+    // first), so none of them undid the commit group of the creations around it.
+    expect(undoneGroups()).toBe(undoneBefore);
   });
 
   it('complete, refund and delete racing on assigned tasks: exactly one wins per task, money moves once', async () => {
