@@ -63,19 +63,19 @@ export async function createTask(
   return inTransaction(ctx.db, async (trx) => {
     const agent = await findAgent(trx, agentId);
     if (!agent) throw notFound('Agent');
-    // The usual 402 is refused here, before anything is written: on SQLite a transaction that
-    // fails after a write undoes its whole commit group (sqliteDriver.ts). The compare-and-set
-    // in lockFunds below stays the guard against concurrent spending.
-    if (agent.balance_nano < cost.totalNano) throw insufficientBalance(agent.balance_nano, cost);
     let agentName = agent.name;
     if (!agentName) {
       if (input.agentName === undefined) {
         throw invalid('agentName', 'is required on your first task: it becomes your display name');
       }
       agentName = checkName('agentName', input.agentName);
-      await updateAgentProfile(trx, agentId, { name: agentName }, at);
     }
     const worker = input.assignToUserId ? await offerableWorker(trx, input.assignToUserId) : null;
+    // Every refusal so far, and the usual 402 here, comes before anything is written: on SQLite
+    // a transaction that fails after a write undoes its whole commit group (sqliteDriver.ts).
+    // The compare-and-set in lockFunds below stays the guard against concurrent spending.
+    if (agent.balance_nano < cost.totalNano) throw insufficientBalance(agent.balance_nano, cost);
+    if (!agent.name) await updateAgentProfile(trx, agentId, { name: agentName }, at);
     const task: TaskRow = {
       id: newId('task', now.getTime()),
       agent_id: agentId,
