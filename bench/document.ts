@@ -17,7 +17,7 @@ import {
   BARE_TASK_SCENARIO,
   BATCHED_CEILING_SCENARIO,
   CEILING_SCENARIO,
-  findRun,
+  rateOf,
   TARGET_HEADERS,
   targetRows,
 } from './targets.js';
@@ -47,10 +47,9 @@ function pgbenchLine(r: Results): string {
  * how much of the gap is the answer itself rather than the app's work.
  */
 function sameBodyLine(r: Results): string {
-  const find = (scenario: string, database: string) => findRun(r, scenario, database)?.requestsPerSecond;
-  const bare = find(CEILING_SCENARIO, 'none');
-  const sameBody = find(BARE_TASK_SCENARIO, 'none');
-  const get = find('GET /tasks/:id', 'sqlite');
+  const bare = rateOf(r, CEILING_SCENARIO, 'none');
+  const sameBody = rateOf(r, BARE_TASK_SCENARIO, 'none');
+  const get = rateOf(r, 'GET /tasks/:id', 'sqlite');
   if (!bare || !sameBody) return '';
   const parts = [
     `For reference, the bare route answering GET /tasks/:id's own body (557 bytes of JSON instead of 17) ran at ${sameBody.toFixed(0)} req/s, ${(sameBody / bare).toFixed(2)} of the ceiling: that much is the answer alone (serialising it, writing it to the socket, the client reading it)`,
@@ -65,11 +64,10 @@ function sameBodyLine(r: Results): string {
  * ratios, which keep Fastify as it ships as their ceiling, can be read with that in mind.
  */
 function batchingLine(r: Results): string {
-  const find = (scenario: string, database: string) => findRun(r, scenario, database)?.requestsPerSecond;
-  const bare = find(CEILING_SCENARIO, 'none');
-  const batched = find(BATCHED_CEILING_SCENARIO, 'none');
+  const bare = rateOf(r, CEILING_SCENARIO, 'none');
+  const batched = rateOf(r, BATCHED_CEILING_SCENARIO, 'none');
   if (!bare || !batched) return '';
-  const get = find('GET /tasks/:id', 'sqlite');
+  const get = rateOf(r, 'GET /tasks/:id', 'sqlite');
   const against = get
     ? ` Against it, SQLite GET /tasks/:id would be ${(get / batched).toFixed(2)} instead of ${(get / bare).toFixed(2)}.`
     : '';

@@ -10,7 +10,7 @@ import type { Server } from 'node:http';
 import { makeFixture } from './fixtures.js';
 import { measure } from './load.js';
 import { createBenchSchema, dropBenchSchema, preparePostgres } from './postgres.js';
-import { getTask, postTasks } from './scenarios.js';
+import { bareScenario, getTask, postTasks } from './scenarios.js';
 import { startBaseline, startHandoff } from './servers.js';
 import { readSettings } from './settings.js';
 
@@ -71,10 +71,7 @@ async function profileApp(): Promise<Measured> {
 async function profileBare(): Promise<Measured> {
   const bare = await startBaseline();
   try {
-    const scenario = { name: 'bare', database: 'none', baseUrl: bare.baseUrl, postgresDatabase: null };
-    return await measured(bare.server, () =>
-      measure({ ...scenario, method: 'GET', path: '/', headers: {}, expectStatus: 200 }, settings),
-    );
+    return await measured(bare.server, () => measure(bareScenario(bare.baseUrl, 'bare', '/'), settings));
   } finally {
     await bare.close();
   }

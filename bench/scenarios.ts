@@ -84,7 +84,7 @@ export async function benchBaseline(
 }
 
 /** A GET of a bare route, answered 200. */
-function bareScenario(baseUrl: string, name: string, path: string): Scenario {
+export function bareScenario(baseUrl: string, name: string, path: string): Scenario {
   return {
     name,
     database: 'none',

@@ -21,9 +21,13 @@ export function findRun(results: Results, scenario: string, database: string) {
   return results.requests.find((m) => m.scenario === scenario && m.database === database);
 }
 
+/** The requests per second of that row, if it was measured. */
+export function rateOf(results: Results, scenario: string, database: string): number | undefined {
+  return findRun(results, scenario, database)?.requestsPerSecond;
+}
+
 export function targetRows(results: Results): string[][] {
-  const find = (scenario: string, database: string) => findRun(results, scenario, database);
-  const bare = find(CEILING_SCENARIO, 'none');
+  const bare = rateOf(results, CEILING_SCENARIO, 'none');
   const rows: string[][] = [];
   const ratio = (label: string, value: number | undefined, ceiling: number | undefined, goal: number) => {
     if (value === undefined || !ceiling) return;
@@ -32,24 +36,19 @@ export function targetRows(results: Results): string[][] {
   };
   ratio(
     'SQLite GET /tasks/:id, share of bare Fastify',
-    find('GET /tasks/:id', 'sqlite')?.requestsPerSecond,
-    bare?.requestsPerSecond,
+    rateOf(results, 'GET /tasks/:id', 'sqlite'),
+    bare,
     0.5,
   );
-  const sqlitePost = find('POST /tasks', 'sqlite');
-  ratio(
-    'SQLite POST /tasks, share of bare Fastify',
-    sqlitePost?.requestsPerSecond,
-    bare?.requestsPerSecond,
-    0.2,
-  );
+  const sqlitePost = findRun(results, 'POST /tasks', 'sqlite');
+  ratio('SQLite POST /tasks, share of bare Fastify', sqlitePost?.requestsPerSecond, bare, 0.2);
   if (sqlitePost) {
     const p99 = sqlitePost.latencyP99Ms;
     rows.push(['SQLite POST /tasks, p99 ms', String(p99), '< 20', p99 < 20 ? 'yes' : 'no']);
   }
   ratio(
     'PostgreSQL POST /tasks, share of pgbench (same transaction, same clients)',
-    find('POST /tasks', 'postgres')?.requestsPerSecond,
+    rateOf(results, 'POST /tasks', 'postgres'),
     results.pgbench?.tps,
     0.5,
   );

@@ -374,7 +374,7 @@ class GroupCommitDriver implements Driver {
    */
   #runOnItsOwn(query: CompiledQuery): QueryResult<unknown> {
     const prepared = this.#prepare(query.sql);
-    const { readonly } = prepared.statement;
+    const { readonly } = prepared;
     if (this.#group && (this.#group.joined || !readonly)) this.#commitGroup();
     if (!readonly) return this.#run(prepared, query);
     if (!this.#group) {
@@ -390,17 +390,17 @@ class GroupCommitDriver implements Driver {
     this.#prepare(sql).statement.run();
   }
 
-  #run({ statement, row, dml }: Prepared, query: CompiledQuery): QueryResult<unknown> {
+  #run({ statement, row, readonly, dml }: Prepared, query: CompiledQuery): QueryResult<unknown> {
     const parameters = query.parameters as unknown[];
     if (row) {
       const raw = statement.all(parameters) as unknown[][];
-      if (this.#inMember && !statement.readonly) this.#memberWrote ||= raw.length > 0 || !dml;
+      if (this.#inMember && !readonly) this.#memberWrote ||= raw.length > 0 || !dml;
       const rows = new Array<unknown>(raw.length);
       for (let i = 0; i < raw.length; i++) rows[i] = row(raw[i]!);
       return { rows };
     }
     const { changes, lastInsertRowid } = statement.run(parameters);
-    if (this.#inMember && !statement.readonly) this.#memberWrote ||= changes > 0 || !dml;
+    if (this.#inMember && !readonly) this.#memberWrote ||= changes > 0 || !dml;
     return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
   }
 
@@ -424,6 +424,8 @@ interface Prepared {
   statement: Statement;
   /** Null for a statement that returns no rows. */
   row: RowBuilder | null;
+  /** better-sqlite3's `readonly`, read once: it is a native getter, and #run asks on every run. */
+  readonly: boolean;
   /**
    * An INSERT, UPDATE or DELETE: the rows it reports (changed, or returned by RETURNING, one per
    * changed row) say whether it wrote. Anything else that is not read-only (DDL, a WITH ...
@@ -445,11 +447,11 @@ const DML = /^\s*(insert|update|delete)\s/i;
  */
 function prepare(file: SqliteFile, sql: string, normalizeIntegers: boolean): Prepared {
   const statement = file.prepare(sql);
-  const dml = DML.test(sql);
-  if (!statement.reader) return { statement, row: null, dml };
+  const kind = { readonly: statement.readonly, dml: DML.test(sql) };
+  if (!statement.reader) return { statement, row: null, ...kind };
   const names = statement.columns().map((column) => column.name);
   statement.raw(true);
-  return { statement, row: rowBuilder(names, normalizeIntegers), dml };
+  return { statement, row: rowBuilder(names, normalizeIntegers), ...kind };
 }
 
 type RowBuilder = (values: unknown[]) => Record<string, unknown>;

@@ -47,20 +47,19 @@ export function formatTon(nano: bigint): string {
     const fraction = n - whole * 1e9;
     // Should the rounded division put the integer part off by one, the fraction falls outside
     // [0, 1e9) and the BigInt path below formats the amount.
-    if (fraction >= 0 && fraction < 1e9) return fractionDigits(String(whole), fraction);
+    if (fraction >= 0 && fraction < 1e9) return withFraction(String(whole), String(fraction));
   }
   const negative = nano < 0n;
   const abs = negative ? -nano : nano;
-  const whole = abs / NANO_PER_TON;
-  const fraction = (abs % NANO_PER_TON).toString().padStart(9, '0').replace(/0+$/, '');
-  return `${negative ? '-' : ''}${whole}${fraction ? `.${fraction}` : ''}`;
+  return `${negative ? '-' : ''}${withFraction(String(abs / NANO_PER_TON), String(abs % NANO_PER_TON))}`;
 }
 
 const MAX_EXACT_NANO = BigInt(Number.MAX_SAFE_INTEGER);
 
-function fractionDigits(whole: string, fraction: number): string {
-  if (fraction === 0) return whole;
-  const digits = String(fraction).padStart(9, '0');
+/** "12" and "500000000" nanotons make "12.5"; a fraction of "0" leaves the whole number. */
+function withFraction(whole: string, fraction: string): string {
+  if (fraction === '0') return whole;
+  const digits = fraction.padStart(9, '0');
   let end = 9;
   while (digits.charCodeAt(end - 1) === 48) end--;
   return `${whole}.${digits.slice(0, end)}`;
