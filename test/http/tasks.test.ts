@@ -179,6 +179,19 @@ describe('POST /tasks', () => {
       const task = (await ok(t, agent, 'POST', '/tasks', taskBody({ agentName: 'Ignored' }), 201)).task;
       expect(task.agent.name).toBe('Named');
       expect((await ok(t, agent, 'GET', '/agents/me')).agent.name).toBe('Named');
+      // Ignored means not checked either: a blank one does not refuse the task.
+      await ok(t, agent, 'POST', '/tasks', taskBody({ agentName: '   ' }), 201);
+    });
+
+    it('is refused before the offered worker and the balance are', async () => {
+      const agent = await createAgent(t, { name: null });
+      const before = await agentMe(t, agent);
+      const offer = { reward: '1', assignToUserId: unknownId('wrk') };
+      await expectRefused(await post(agent, offer), agent, 'agentName', before);
+      await expectRefused(await post(agent, { ...offer, agentName: '\u200b' }), agent, 'agentName', before);
+      expect((await post(agent, { ...offer, agentName: 'Named now' })).statusCode).toBe(404);
+      expect((await post(agent, { reward: '1', agentName: 'Named now' })).statusCode).toBe(402);
+      expect((await ok(t, agent, 'GET', '/agents/me')).agent.name).toBeNull();
     });
 
     it('is not set when the first task fails for lack of money', async () => {
