@@ -17,6 +17,7 @@ import {
   BARE_TASK_SCENARIO,
   BATCHED_CEILING_SCENARIO,
   CEILING_SCENARIO,
+  FLOOR_SCENARIO,
   rateOf,
   TARGET_HEADERS,
   targetRows,
@@ -74,6 +75,20 @@ function batchingLine(r: Results): string {
   return `The app writes the answers to the requests it read in one turn of the event loop together, at the end of that turn (src/http/responseBatching.ts); the bare route, as Fastify ships it, writes each as soon as it is made. The same batching added to the bare route ran at ${batched.toFixed(0)} req/s (a single run), ${(batched / bare).toFixed(2)} of the ceiling.${against}`;
 }
 
+/**
+ * POST /tasks' statements alone behind a bare route (bench/floor.ts), against the ceiling and
+ * against the app: how much of POST's gap to the ceiling is the database's writes, which no
+ * work on the app's own code can take away.
+ */
+function floorLine(r: Results): string {
+  const bare = rateOf(r, CEILING_SCENARIO, 'none');
+  const floor = rateOf(r, FLOOR_SCENARIO, 'sqlite');
+  if (!bare || !floor) return '';
+  const post = rateOf(r, 'POST /tasks', 'sqlite');
+  const against = post ? ` SQLite POST /tasks ran at ${(post / floor).toFixed(2)} of it.` : '';
+  return `The floor under SQLite POST /tasks (bench/floor.ts) is a bare Fastify POST route that runs the four statements POST /tasks commits on the app's schema, straight on better-sqlite3 and committed per event-loop turn as the app does, and nothing else (no authentication, rate limit, validation, idempotency, domain code or Kysely). It ran at ${floor.toFixed(0)} req/s (a single run), ${(floor / bare).toFixed(2)} of the ceiling: as fast as POST /tasks could be with this schema on this machine.${against}`;
+}
+
 /** docs/benchmarks.md, rewritten whole on every run so it never mixes numbers of two runs. */
 export function writeMarkdown(file: string, report: Report): void {
   const { settings: s, machine: m, results: r } = report;
@@ -91,12 +106,14 @@ ${markdownTable(TARGET_HEADERS, targetRows(r))}
 
 Each rate is divided by its ceiling measured in the same run: the bare Fastify route for the
 SQLite rows (the fastest of its runs against the fastest of the app's, all listed above), and for PostgreSQL \`pgbench\` running the transaction POST /tasks commits
-(bench/pgbench-create-task.sql: the agent read, the task, ledger and event inserts, the
-compare-and-set on the balance) with ${s.connections} clients. ${pgbenchLine(r)}
+(bench/pgbench-create-task.sql: the compare-and-set on the balance, which returns the agent,
+then the task, ledger and event inserts) with ${s.connections} clients. ${pgbenchLine(r)}
 
 ${sameBodyLine(r)}
 
 ${batchingLine(r)}
+
+${floorLine(r)}
 
 ### Requests
 

@@ -1,16 +1,17 @@
 /**
- * `node --cpu-prof --import tsx bench/profile.ts <sqlite|postgres|bare> [get|post] [seconds]`:
+ * `node --cpu-prof --import tsx bench/profile.ts <sqlite|postgres|bare|floor> [get|post] [seconds]`:
  * one request scenario of the bench against the real app (or the bare Fastify route), with the
  * bench's settings (BENCH_CONNECTIONS, 50 by default), so a CPU profile shows where a request's
- * time goes. Prints autocannon's rate and latency, and the server thread's CPU per request (from /proc). Bounded like the bench: at most 60 s of load,
+ * time goes (`floor` is bench/floor.ts's route, POST only). Prints autocannon's rate and latency, and the server thread's CPU per request (from /proc). Bounded like the bench: at most 60 s of load,
  * loopback only. The main thread's profile (the *.0.001.cpuprofile file) is the server's.
  */
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { makeFixture } from './fixtures.js';
+import { startFloor } from './floor.js';
 import { measure } from './load.js';
 import { createBenchSchema, dropBenchSchema, preparePostgres } from './postgres.js';
-import { bareScenario, getTask, postTasks } from './scenarios.js';
+import { bareScenario, floorScenario, getTask, postTasks } from './scenarios.js';
 import { startBaseline, startHandoff } from './servers.js';
 import { readSettings } from './settings.js';
 
@@ -77,7 +78,16 @@ async function profileBare(): Promise<Measured> {
   }
 }
 
-(kind === 'bare' ? profileBare() : profileApp()).then(
+async function profileFloor(): Promise<Measured> {
+  const floor = await startFloor();
+  try {
+    return await measured(floor.server, () => measure(floorScenario(floor.baseUrl), settings));
+  } finally {
+    await floor.close();
+  }
+}
+
+(kind === 'bare' ? profileBare() : kind === 'floor' ? profileFloor() : profileApp()).then(
   (m) => {
     console.log(
       JSON.stringify({

@@ -3,13 +3,14 @@
  * server, a temp dir or a schema behind, even when a measurement throws.
  */
 import { makeFixture, TASK_BODY } from './fixtures.js';
+import { startFloor } from './floor.js';
 import { type Measurement, measure, type Scenario } from './load.js';
 import { measurePgbench, type PgbenchMeasurement } from './pgbench.js';
 import { createBenchSchema, databaseName, dropBenchSchema } from './postgres.js';
 import { type DatabaseChoice, startBaseline, startHandoff } from './servers.js';
 import { type BenchSettings, runsPart } from './settings.js';
 import { measureStreams, type StreamMeasurement } from './streams.js';
-import { BARE_TASK_SCENARIO, BATCHED_CEILING_SCENARIO, CEILING_SCENARIO } from './targets.js';
+import { BARE_TASK_SCENARIO, BATCHED_CEILING_SCENARIO, CEILING_SCENARIO, FLOOR_SCENARIO } from './targets.js';
 import { measureWebhooks, type WebhookMeasurement } from './webhooks.js';
 
 /** Everything a run measured, and what could not be measured (one line each). */
@@ -81,6 +82,28 @@ export async function benchBaseline(
   } finally {
     await batched.close();
   }
+  const floor = await startFloor();
+  try {
+    log(`${FLOOR_SCENARIO} (a reference)`);
+    results.requests.push(await measure(floorScenario(floor.baseUrl), settings));
+  } finally {
+    await floor.close();
+  }
+}
+
+/** POST /tasks with the bench's body against bench/floor.ts's route, answered 201. */
+export function floorScenario(baseUrl: string): Scenario {
+  return {
+    name: FLOOR_SCENARIO,
+    database: 'sqlite',
+    baseUrl,
+    postgresDatabase: null,
+    method: 'POST',
+    path: '/tasks',
+    headers: {},
+    body: TASK_BODY,
+    expectStatus: 201,
+  };
 }
 
 /** A GET of a bare route, answered 200. */

@@ -14,6 +14,12 @@ export const BARE_TASK_SCENARIO = 'bare Fastify GET /task (same body as GET /tas
 /** The ceiling's route with the app's response batching added: a reference row, not a ceiling. */
 export const BATCHED_CEILING_SCENARIO = "bare Fastify GET / with the app's response batching";
 
+/**
+ * POST /tasks' four statements behind a bare route (bench/floor.ts): how fast POST /tasks could be
+ * with this schema here. A reference row, not a target's ceiling.
+ */
+export const FLOOR_SCENARIO = "bare Fastify POST /tasks running POST /tasks' statements (SQLite floor)";
+
 export const TARGET_HEADERS = ['Target', 'Measured', 'Goal', 'Met'];
 
 /** The row of a scenario on a database ('none' for the bare routes) in the requests table. */

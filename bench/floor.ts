@@ -1,0 +1,161 @@
+/**
+ * The floor under SQLite POST /tasks: a bare Fastify POST route, with the body schema's three
+ * fields, that runs the four statements POST /tasks commits (bench/pgbench-create-task.sql's
+ * transaction: the escrow compare-and-set, which returns the agent, then the task, ledger and
+ * event inserts) on the app's own schema, straight on better-sqlite3, and commits the statements
+ * of one event-loop turn together as the app's driver does (src/db/sqliteDriver.ts), with the
+ * app's pragmas and background checkpoints. What it leaves out is everything else the app does:
+ * authentication, rate limits, validation, idempotency, the domain, Kysely, the outbox. So it is
+ * as fast as POST /tasks could be with this schema on this machine: a reference row, measured
+ * beside the ceiling, that says how much of the gap to the ceiling is the database's writes.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import Fastify from 'fastify';
+import { startBackgroundCheckpoints } from '../src/db/checkpointer.js';
+import { openDatabase } from '../src/db/database.js';
+import { migrateToLatest } from '../src/db/migrate.js';
+import { newId } from '../src/domain/ids.js';
+import type { TASK_BODY } from './fixtures.js';
+import type { RunningServer } from './servers.js';
+
+const REWARD_NANO = 500_000_000n;
+const FEE_NANO = 150_000_000n;
+const TOTAL_NANO = REWARD_NANO + FEE_NANO;
+/** As bench/fixtures.ts's agent: more than the longest run can spend. */
+const BALANCE_NANO = 10n ** 18n;
+
+const BODY_SCHEMA = {
+  type: 'object',
+  required: ['title', 'description', 'reward'],
+  properties: { title: { type: 'string' }, description: { type: 'string' }, reward: { type: 'string' } },
+} as const;
+
+export async function startFloor(): Promise<RunningServer> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'handoff-floor-'));
+  // The schema comes from the app's migrations, so the floor writes the same B-trees.
+  const schema = openDatabase({ databaseUrl: null, dataDir });
+  await migrateToLatest(schema.db);
+  await schema.close();
+  const filePath = path.join(dataDir, 'handoff.sqlite');
+  const file = new SQLite(filePath);
+  for (const pragma of [
+    'journal_mode = WAL',
+    'synchronous = NORMAL',
+    'foreign_keys = ON',
+    'temp_store = MEMORY',
+  ])
+    file.pragma(pragma);
+  file.defaultSafeIntegers(true);
+  const checkpoints = startBackgroundCheckpoints(file, filePath);
+
+  const agentId = newId('agent');
+  const created = new Date().toISOString();
+  file
+    .prepare(
+      'insert into agents (id, name, balance_nano, deposited_nano, created_at, updated_at) values (?, ?, ?, ?, ?, ?)',
+    )
+    .run(agentId, 'Floor agent', BALANCE_NANO, BALANCE_NANO, created, created);
+  const escrow = file.prepare(
+    'update agents set balance_nano = balance_nano - ?, locked_nano = locked_nano + ?, name = coalesce(name, ?), updated_at = ? where id = ? and balance_nano >= ? and coalesce(name, ?) is not null returning *',
+  );
+  const insertTask = file.prepare(
+    'insert into tasks (id, agent_id, title, description, reward_nano, fee_nano, total_nano, status, payment_status, execution_deadline_days, deadline, execution_deadline, webhook_url, worker_id, created_at, updated_at, assigned_at, completed_at, cancelled_at, cancel_reason) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  );
+  const insertLedgerRow = file.prepare(
+    'insert into transactions (id, agent_id, task_id, type, amount_nano, from_address, to_address, tx_hash, status, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  );
+  const insertEvent = file.prepare(
+    'insert into events (id, agent_id, task_id, type, data_json, created_at) values (?, ?, ?, ?, ?, ?)',
+  );
+
+  // One outer transaction per event-loop turn, committed once the turn's requests have run;
+  // each answer waits for the commit that carries its rows, as in the app.
+  let waiting: (() => void)[] = [];
+  const commit = () => {
+    file.exec('commit');
+    const answered = waiting;
+    waiting = [];
+    for (const answer of answered) answer();
+  };
+  const createTask = (title: string, description: string) => {
+    if (!file.inTransaction) {
+      file.exec('begin');
+      setImmediate(commit);
+    }
+    const at = new Date().toISOString();
+    const agent = escrow.get(TOTAL_NANO, TOTAL_NANO, null, at, agentId, TOTAL_NANO, null) as
+      | { name: string }
+      | undefined;
+    if (!agent) throw new Error('the floor agent ran out of balance');
+    const taskId = newId('task');
+    // Columns in the order of the statement: the same values POST /tasks writes.
+    insertTask.run(
+      ...[taskId, agentId, title, description, REWARD_NANO, FEE_NANO, TOTAL_NANO, 'FUNDED', 'DEPOSITED', 7],
+      ...[null, null, null, null, at, at, null, null, null, null],
+    );
+    insertLedgerRow.run(
+      newId('transaction'),
+      agentId,
+      taskId,
+      'TASK_ESCROW',
+      TOTAL_NANO,
+      null,
+      null,
+      null,
+      'confirmed',
+      at,
+      at,
+    );
+    const data = { taskId, deposit: { amount: '0.65', txHash: null, currency: 'TON' } };
+    insertEvent.run(newId('event'), agentId, taskId, 'task.funded', JSON.stringify(data), at);
+    return { id: taskId, agentName: agent.name, at };
+  };
+
+  const app = Fastify({ logger: false });
+  app.post<{ Body: typeof TASK_BODY }>(
+    '/tasks',
+    { schema: { body: BODY_SCHEMA } },
+    async (request, reply) => {
+      const { title, description, reward } = request.body;
+      const task = createTask(title, description);
+      await new Promise<void>((resolve) => waiting.push(resolve));
+      return reply.status(201).send({
+        task: {
+          id: task.id,
+          title,
+          description,
+          reward,
+          platformFee: '0.15',
+          totalAmount: '0.65',
+          status: 'FUNDED',
+          paymentStatus: 'DEPOSITED',
+          executionDeadlineDays: 7,
+          executionDeadline: null,
+          webhookUrl: null,
+          createdAt: task.at,
+          updatedAt: task.at,
+          agent: { id: agentId, name: task.agentName },
+          worker: null,
+          applications: [],
+        },
+      });
+    },
+  );
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = app.server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    server: app.server,
+    close: async () => {
+      await app.close();
+      await checkpoints.stop();
+      if (file.inTransaction) commit();
+      file.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
