@@ -86,7 +86,7 @@ function floorLine(r: Results): string {
   if (!bare || !floor) return '';
   const post = rateOf(r, 'POST /tasks', 'sqlite');
   const against = post ? ` SQLite POST /tasks ran at ${(post / floor).toFixed(2)} of it.` : '';
-  return `The floor under SQLite POST /tasks (bench/floor.ts) is a bare Fastify POST route that runs the four statements POST /tasks commits on the app's schema, straight on better-sqlite3 and committed per event-loop turn as the app does, and nothing else (no authentication, rate limit, validation, idempotency, domain code or Kysely). It ran at ${floor.toFixed(0)} req/s (a single run), ${(floor / bare).toFixed(2)} of the ceiling: as fast as POST /tasks could be with this schema on this machine.${against}`;
+  return `The floor under SQLite POST /tasks (bench/floor.ts) is a bare Fastify POST route that runs the five statements POST /tasks commits on the app's schema, straight on better-sqlite3 and committed per event-loop turn as the app does, and nothing else (no authentication, rate limit, validation, idempotency, domain code or Kysely). It ran at ${floor.toFixed(0)} req/s (a single run), ${(floor / bare).toFixed(2)} of the ceiling: as fast as POST /tasks could be with this schema on this machine.${against}`;
 }
 
 /** docs/benchmarks.md, rewritten whole on every run so it never mixes numbers of two runs. */
@@ -106,8 +106,8 @@ ${markdownTable(TARGET_HEADERS, targetRows(r))}
 
 Each rate is divided by its ceiling measured in the same run: the bare Fastify route for the
 SQLite rows (the fastest of its runs against the fastest of the app's, all listed above), and for PostgreSQL \`pgbench\` running the transaction POST /tasks commits
-(bench/pgbench-create-task.sql: the compare-and-set on the balance, which returns the agent,
-then the task, ledger and event inserts) with ${s.connections} clients. ${pgbenchLine(r)}
+(bench/pgbench-create-task.sql: the agent read, the task, ledger and event inserts, the
+compare-and-set on the balance) with ${s.connections} clients. ${pgbenchLine(r)}
 
 ${sameBodyLine(r)}
 

@@ -1,8 +1,8 @@
 /**
  * The floor under SQLite POST /tasks: a bare Fastify POST route, with the body schema's three
- * fields, that runs the four statements POST /tasks commits (bench/pgbench-create-task.sql's
- * transaction: the escrow compare-and-set, which returns the agent, then the task, ledger and
- * event inserts) on the app's own schema, straight on better-sqlite3, and commits the statements
+ * fields, that runs the five statements POST /tasks commits (bench/pgbench-create-task.sql's
+ * transaction: the agent read, the task, ledger and event inserts, the compare-and-set on the
+ * balance) on the app's own schema, straight on better-sqlite3, and commits the statements
  * of one event-loop turn together as the app's driver does (src/db/sqliteDriver.ts), with the
  * app's pragmas and background checkpoints. What it leaves out is everything else the app does:
  * authentication, rate limits, validation, idempotency, the domain, Kysely, the outbox. So it is
@@ -59,8 +59,9 @@ export async function startFloor(): Promise<RunningServer> {
       'insert into agents (id, name, balance_nano, deposited_nano, created_at, updated_at) values (?, ?, ?, ?, ?, ?)',
     )
     .run(agentId, 'Floor agent', BALANCE_NANO, BALANCE_NANO, created, created);
-  const escrow = file.prepare(
-    'update agents set balance_nano = balance_nano - ?, locked_nano = locked_nano + ?, name = coalesce(name, ?), updated_at = ? where id = ? and balance_nano >= ? and coalesce(name, ?) is not null returning *',
+  const readAgent = file.prepare('select * from agents where id = ?');
+  const lockFunds = file.prepare(
+    'update agents set balance_nano = balance_nano - ?, locked_nano = locked_nano + ?, updated_at = ? where id = ? and balance_nano >= ? returning *',
   );
   const insertTask = file.prepare(
     'insert into tasks (id, agent_id, title, description, reward_nano, fee_nano, total_nano, status, payment_status, execution_deadline_days, deadline, execution_deadline, webhook_url, worker_id, created_at, updated_at, assigned_at, completed_at, cancelled_at, cancel_reason) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
@@ -87,10 +88,7 @@ export async function startFloor(): Promise<RunningServer> {
       setImmediate(commit);
     }
     const at = new Date().toISOString();
-    const agent = escrow.get(TOTAL_NANO, TOTAL_NANO, null, at, agentId, TOTAL_NANO, null) as
-      | { name: string }
-      | undefined;
-    if (!agent) throw new Error('the floor agent ran out of balance');
+    const agent = readAgent.get(agentId) as { name: string };
     const taskId = newId('task');
     // Columns in the order of the statement: the same values POST /tasks writes.
     insertTask.run(
@@ -112,6 +110,9 @@ export async function startFloor(): Promise<RunningServer> {
     );
     const data = { taskId, deposit: { amount: '0.65', txHash: null, currency: 'TON' } };
     insertEvent.run(newId('event'), agentId, taskId, 'task.funded', JSON.stringify(data), at);
+    if (!lockFunds.get(TOTAL_NANO, TOTAL_NANO, at, agentId, TOTAL_NANO)) {
+      throw new Error('the floor agent ran out of balance');
+    }
     return { id: taskId, agentName: agent.name, at };
   };
 

@@ -15,7 +15,7 @@ export const BARE_TASK_SCENARIO = 'bare Fastify GET /task (same body as GET /tas
 export const BATCHED_CEILING_SCENARIO = "bare Fastify GET / with the app's response batching";
 
 /**
- * POST /tasks' four statements behind a bare route (bench/floor.ts): how fast POST /tasks could be
+ * POST /tasks' five statements behind a bare route (bench/floor.ts): how fast POST /tasks could be
  * with this schema here. A reference row, not a target's ceiling.
  */
 export const FLOOR_SCENARIO = "bare Fastify POST /tasks running POST /tasks' statements (SQLite floor)";

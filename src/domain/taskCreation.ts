@@ -1,6 +1,6 @@
-import { escrowTaskFunds, findAgent } from '../db/repositories/agents.js';
+import { findAgent, lockFunds, updateAgentProfile } from '../db/repositories/agents.js';
 import { insertApplication } from '../db/repositories/applications.js';
-import type { AgentRow, TaskRow, WorkerRow } from '../db/repositories/executor.js';
+import type { TaskRow, WorkerRow } from '../db/repositories/executor.js';
 import { insertLedgerRow } from '../db/repositories/ledger.js';
 import { listOfferTimes } from '../db/repositories/notifications.js';
 import { insertTask } from '../db/repositories/tasks.js';
@@ -48,7 +48,7 @@ export interface CreatedTask {
 /**
  * Creates a funded task (or a direct offer) and escrows reward + fee from the agent's balance,
  * in one transaction with its ledger row and its task.funded event. The balance check is the
- * compare-and-set in escrowTaskFunds, so concurrent creations can never overdraw.
+ * compare-and-set in lockFunds, so concurrent creations can never overdraw.
  */
 export async function createTask(
   ctx: DomainContext,
@@ -60,21 +60,22 @@ export async function createTask(
   if (fields.webhookUrl) await checkWebhookTarget('webhookUrl', fields.webhookUrl, ctx.webhooks);
   const cost = taskCost(fields.rewardNano);
   const at = now.toISOString();
-  // A display name given on a later task is ignored, as it always was: only a valid one is passed.
-  const named = input.agentName === undefined ? null : checkedName(input.agentName);
-  const firstName = typeof named === 'string' ? named : null;
   return inTransaction(ctx.db, async (trx) => {
-    const worker = input.assignToUserId ? await offerTarget(trx, input.assignToUserId) : null;
-    if (worker instanceof DomainError) throw await refusal(trx, agentId, input, () => worker);
-    // The escrow comes first and reads the agent as it writes: nothing is written before it, so
-    // a refusal here leaves nothing behind (on SQLite a transaction that fails after a write
-    // undoes its whole commit group, sqliteDriver.ts). Its compare-and-set is the guard against
-    // concurrent spending; on PostgreSQL its row lock then queues one agent's creations.
-    const agent = await escrowTaskFunds(trx, agentId, cost.totalNano, firstName, at);
-    if (!agent) {
-      throw await refusal(trx, agentId, input, (found) => insufficientBalance(found.balance_nano, cost));
+    const agent = await findAgent(trx, agentId);
+    if (!agent) throw notFound('Agent');
+    let agentName = agent.name;
+    if (!agentName) {
+      if (input.agentName === undefined) {
+        throw invalid('agentName', 'is required on your first task: it becomes your display name');
+      }
+      agentName = checkName('agentName', input.agentName);
     }
-    const agentName = agent.name!;
+    const worker = input.assignToUserId ? await offerableWorker(trx, input.assignToUserId) : null;
+    // Every refusal so far, and the usual 402 here, comes before anything is written: on SQLite
+    // a transaction that fails after a write undoes its whole commit group (sqliteDriver.ts).
+    // The compare-and-set in lockFunds below stays the guard against concurrent spending.
+    if (agent.balance_nano < cost.totalNano) throw insufficientBalance(agent.balance_nano, cost);
+    if (!agent.name) await updateAgentProfile(trx, agentId, { name: agentName }, at);
     const task: TaskRow = {
       id: newId('task', now.getTime()),
       agent_id: agentId,
@@ -141,8 +142,14 @@ export async function createTask(
       // The task's own URL wins over the agent's, as webhookTarget decides for later events.
       webhookUrl: task.webhook_url ?? agent.webhook_url,
     });
-    // On PostgreSQL the agent's row lock, taken by the escrow, makes its concurrent offers count
-    // one after the other, so none slips past the bound. This offer's own row counts too.
+    // The balance moves last: on PostgreSQL its row lock is then held only until commit, so
+    // one agent's concurrent creations queue for the shortest time. A refusal rolls back the
+    // rows written above.
+    if (!(await lockFunds(trx, agentId, cost.totalNano, at))) {
+      throw insufficientBalance((await findAgent(trx, agentId))?.balance_nano ?? 0n, cost);
+    }
+    // Counted after lockFunds: on PostgreSQL the agent's row lock makes its concurrent offers
+    // count one after the other, so none slips past the bound. This offer's own row counts too.
     if (worker) await checkOfferBound(trx, agentId, worker.id, now);
     return { task, agentName, offeredWorker: worker };
   });
@@ -171,49 +178,15 @@ async function checkOfferBound(trx: DomainContext['db'], agentId: string, worker
   );
 }
 
-/** The worker a direct offer goes to, or why it cannot go (returned: see refusal). */
-async function offerTarget(trx: DomainContext['db'], workerId: string): Promise<WorkerRow | DomainError> {
+async function offerableWorker(trx: DomainContext['db'], workerId: string): Promise<WorkerRow> {
   const worker = isIdOf('worker', workerId) ? await findWorker(trx, workerId) : undefined;
-  if (!worker) return notFound('Worker');
+  if (!worker) throw notFound('Worker');
   if (!worker.wallet_address) {
-    return conflict(
+    throw conflict(
       'This worker has no connected TON wallet yet and cannot receive offers; choose another worker',
     );
   }
   return worker;
-}
-
-/**
- * Why a task cannot be created, in the order the refusals were always given: no such agent, the
- * display name a first task needs (400), then the offered worker (404/409) or the balance (402),
- * which `otherwise` gives. Read only on a refusal, before anything is written.
- */
-async function refusal(
-  trx: DomainContext['db'],
-  agentId: string,
-  input: CreateTaskInput,
-  otherwise: (agent: AgentRow) => DomainError,
-): Promise<DomainError> {
-  const agent = await findAgent(trx, agentId);
-  if (!agent) return notFound('Agent');
-  if (!agent.name) {
-    if (input.agentName === undefined) {
-      return invalid('agentName', 'is required on your first task: it becomes your display name');
-    }
-    const named = checkedName(input.agentName);
-    if (named instanceof DomainError) return named;
-  }
-  return otherwise(agent);
-}
-
-/** The display name checked, or why it is refused. */
-function checkedName(value: string): string | DomainError {
-  try {
-    return checkName('agentName', value);
-  } catch (error) {
-    if (error instanceof DomainError) return error;
-    throw error;
-  }
 }
 
 function checkTaskInput(input: CreateTaskInput, now: Date) {

@@ -97,36 +97,22 @@ export async function totalDeposited(db: Executor): Promise<bigint> {
   return row.total_nano;
 }
 
-/**
- * Escrows a new task's cost: moves `amountNano` from balance to locked, only if the balance
- * covers it and the agent has a display name or `firstName` gives it one (an agent's first task
- * names it). Returns the updated row, so task creation needs no read of its own; undefined when
- * the guard refused, having changed nothing.
- */
-const escrowQuery = compiledOnce(
-  (db: Executor, id: string, amountNano: bigint, firstName: string | null, now: string) =>
-    db
-      .updateTable('agents')
-      .set({
-        balance_nano: sql`balance_nano - ${amountNano}`,
-        locked_nano: sql`locked_nano + ${amountNano}`,
-        name: sql`coalesce(name, ${firstName})`,
-        updated_at: now,
-      })
-      .where('id', '=', id)
-      .where('balance_nano', '>=', amountNano)
-      .where(sql`coalesce(name, ${firstName})`, 'is not', null)
-      .returningAll(),
+/** Moves `amountNano` from balance to locked, only if the balance covers it. */
+const lockFundsQuery = compiledOnce((db: Executor, id: string, amountNano: bigint, now: string) =>
+  db
+    .updateTable('agents')
+    .set({
+      balance_nano: sql`balance_nano - ${amountNano}`,
+      locked_nano: sql`locked_nano + ${amountNano}`,
+      updated_at: now,
+    })
+    .where('id', '=', id)
+    .where('balance_nano', '>=', amountNano)
+    .returningAll(),
 );
 
-export async function escrowTaskFunds(
-  db: Executor,
-  id: string,
-  amountNano: bigint,
-  firstName: string | null,
-  now: string,
-): Promise<AgentRow | undefined> {
-  return (await escrowQuery(db, id, amountNano, firstName, now))[0];
+export async function lockFunds(db: Executor, id: string, amountNano: bigint, now: string) {
+  return (await lockFundsQuery(db, id, amountNano, now))[0];
 }
 
 /** Returns locked money to the balance (cancel, refund). */
