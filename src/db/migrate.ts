@@ -8,7 +8,7 @@ import * as idempotency from './migrations/0006_idempotency.js';
 import * as hardening from './migrations/0007_hardening.js';
 import * as owners from './migrations/0010_owners.js';
 import * as batchOutbox from './migrations/0011_batch_outbox.js';
-import * as taskWorkerIndex from './migrations/0012_task_worker_index.js';
+import * as writePathIndexes from './migrations/0012_write_path_indexes.js';
 import type { Database } from './schema.js';
 
 // Migrations are listed here rather than read from disk, so they work the same from tsx, a
@@ -23,7 +23,7 @@ const migrations: Record<string, Migration> = {
   '0007_hardening': hardening,
   '0010_owners': owners,
   '0011_batch_outbox': batchOutbox,
-  '0012_task_worker_index': taskWorkerIndex,
+  '0012_write_path_indexes': writePathIndexes,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
