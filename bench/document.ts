@@ -182,6 +182,13 @@ ${cpuTable(cpuRows(r))}
   loop: each connection sends its next request when the previous answer arrives.
 - **bare Fastify GET /**: \`fastify()\` with one route returning \`{"hello":"world"}\`. The ceiling
   for Node + Fastify + this load generator on this machine.
+- **The floor** (bench/floor.ts, a reference measured once after the bare routes): a bare
+  Fastify POST /tasks route with the body's three fields in its schema, running the five
+  statements POST /tasks commits (the agent read, the task, ledger and event inserts, the
+  compare-and-set on the balance) with the same values on a schema made by the app's migrations,
+  straight on better-sqlite3 with the app's pragmas and background checkpoints; the statements
+  of one event-loop turn commit together and each answer (POST's body) waits for that commit, as
+  in the app. Nothing else runs, so POST /tasks cannot be faster than it on this schema.
 - **Rounds**: SQLite's two request scenarios run ${s.rounds} times, each round after a run of the
   ceiling, and each side of a SQLite ratio is the fastest of its ${s.rounds} runs. Other tenants of
   this VM only ever slow a run down (the same build's rates have moved by up to 2x between runs
@@ -191,7 +198,7 @@ ${cpuTable(cpuRows(r))}
   jobs polling), logger off, with a fresh temp DATA_DIR and sandbox chain per database; on
   PostgreSQL a fresh schema in the bench database (dropped afterwards) and the app's default
   pool. One agent is created through \`POST /admin/agents\` and funded by a real sandbox deposit.
-  Per-key rate limits are raised to the config's maximum (1,000,000 a minute) so a 429 never
+  Per-key rate limits are raised to the config's maximum (1,000,000,000 a minute) so a 429 never
   stands in for the app; the limiter's bookkeeping still runs on every request. The cap on open
   streams per key is raised to its maximum (100,000) too, webhooks may go to loopback
   (\`WEBHOOK_ALLOW_PRIVATE\`), and the webhook time-out is its maximum (60 s; see the backlog run).
