@@ -5,7 +5,7 @@
  * balance) on the app's own schema, straight on better-sqlite3, and commits the statements
  * of one event-loop turn together as the app's driver does (src/db/sqliteDriver.ts), with the
  * app's pragmas and background checkpoints. What it leaves out is everything else the app does:
- * authentication, rate limits, validation, idempotency, the domain, Kysely, the outbox. So it is
+ * authentication, rate limits, validation, idempotency, the domain, Kysely. So it is
  * as fast as POST /tasks could be with this schema on this machine: a reference row, measured
  * beside the ceiling, that says how much of the gap to the ceiling is the database's writes.
  */

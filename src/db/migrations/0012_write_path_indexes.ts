@@ -1,8 +1,9 @@
 import { type Kysely, sql } from 'kysely';
 
-// Frozen once released. Indexes that every task creation (POST /tasks) wrote and no read needs:
-// each is one more B-tree written by the request, and on SQLite one more page in the commit's
-// WAL frames (about 2 us a request each, measured in place; bench/profile-notes.md, ninth pass).
+// Frozen once released. Index entries that every task creation (POST /tasks) wrote and no read
+// needs: each is one more B-tree written by the request, and on SQLite one more page in the
+// commit's WAL frames (1-2 us a request each, measured in place; bench/profile-notes.md, ninth
+// pass).
 // - tasks_worker finds a worker's tasks (always `worker_id = ?`), yet every open task, which has
 //   no worker, wrote an entry for NULL into it. It now holds only tasks that have a worker;
 //   `worker_id = ?` implies `worker_id IS NOT NULL`, so both databases still use it.
