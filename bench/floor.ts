@@ -20,7 +20,7 @@ import { openDatabase } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { newId } from '../src/domain/ids.js';
 import type { TASK_BODY } from './fixtures.js';
-import type { RunningServer } from './servers.js';
+import { type RunningServer, TASK_ANSWER } from './servers.js';
 
 const REWARD_NANO = 500_000_000n;
 const FEE_NANO = 150_000_000n;
@@ -124,24 +124,17 @@ export async function startFloor(): Promise<RunningServer> {
       const { title, description, reward } = request.body;
       const task = createTask(title, description);
       await new Promise<void>((resolve) => waiting.push(resolve));
+      // The answer of GET /tasks/:id's bare twin, with this task's values.
       return reply.status(201).send({
         task: {
+          ...TASK_ANSWER.task,
           id: task.id,
           title,
           description,
           reward,
-          platformFee: '0.15',
-          totalAmount: '0.65',
-          status: 'FUNDED',
-          paymentStatus: 'DEPOSITED',
-          executionDeadlineDays: 7,
-          executionDeadline: null,
-          webhookUrl: null,
           createdAt: task.at,
           updatedAt: task.at,
           agent: { id: agentId, name: task.agentName },
-          worker: null,
-          applications: [],
         },
       });
     },

@@ -42,7 +42,7 @@ async function listen(app: FastifyInstance): Promise<string> {
  * serving it shows how much of a request's cost is the answer itself (serializing it, writing
  * it to the socket, the client reading it) rather than the app's work.
  */
-const TASK_ANSWER = {
+export const TASK_ANSWER = {
   task: {
     id: 'tsk_01m84x170h00001q5ce9pm57nbd6svscsezwt0xc',
     title: 'Photograph the town hall',
