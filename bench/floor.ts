@@ -13,10 +13,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import SQLite from 'better-sqlite3';
 import Fastify from 'fastify';
 import { startBackgroundCheckpoints } from '../src/db/checkpointer.js';
-import { openDatabase } from '../src/db/database.js';
+import { openDatabase, openSqliteFile } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { newId } from '../src/domain/ids.js';
 import type { TASK_BODY } from './fixtures.js';
@@ -41,15 +40,7 @@ export async function startFloor(): Promise<RunningServer> {
   await migrateToLatest(schema.db);
   await schema.close();
   const filePath = path.join(dataDir, 'handoff.sqlite');
-  const file = new SQLite(filePath);
-  for (const pragma of [
-    'journal_mode = WAL',
-    'synchronous = NORMAL',
-    'foreign_keys = ON',
-    'temp_store = MEMORY',
-  ])
-    file.pragma(pragma);
-  file.defaultSafeIntegers(true);
+  const file = openSqliteFile(filePath);
   const checkpoints = startBackgroundCheckpoints(file, filePath);
 
   const agentId = newId('agent');

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import SQLite from 'better-sqlite3';
+import SQLite, { type Database as SqliteFile } from 'better-sqlite3';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { BigintColumnsPlugin } from './bigintPlugin.js';
@@ -32,8 +32,11 @@ export function openDatabase(options: DatabaseOptions): Db {
   return options.databaseUrl ? openPostgres(options.databaseUrl, options) : openSqlite(options.dataDir);
 }
 
-function openSqlite(dataDir: string): Db {
-  const filePath = path.join(dataDir, 'handoff.sqlite');
+/**
+ * The embedded database's file, opened with the settings the app runs it with (WAL, pragmas,
+ * bigint integers): shared with the bench's floor (bench/floor.ts), which must run as the app.
+ */
+export function openSqliteFile(filePath: string): SqliteFile {
   const file = new SQLite(filePath);
   file.pragma('journal_mode = WAL');
   // NORMAL is durable across application crashes in WAL mode; only an OS crash can lose the
@@ -49,6 +52,12 @@ function openSqlite(dataDir: string): Db {
   file.pragma('temp_store = MEMORY');
   // Integers come back as bigint so nanoton amounts never pass through a float.
   file.defaultSafeIntegers(true);
+  return file;
+}
+
+function openSqlite(dataDir: string): Db {
+  const filePath = path.join(dataDir, 'handoff.sqlite');
+  const file = openSqliteFile(filePath);
   const checkpoints = startBackgroundCheckpoints(file, filePath);
   // The driver applies BigintColumnsPlugin's rule as it builds each row: no plugin pass.
   const db = new Kysely<Database>({

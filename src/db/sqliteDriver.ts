@@ -35,13 +35,13 @@ export interface GroupCommitStats {
  * A member of a group that was undone because another member failed after it wrote: nothing of
  * it was committed or acknowledged, and running it again is safe (inTransaction does).
  */
+export const GROUP_UNDONE_CODE = 'HANDOFF_SQLITE_GROUP_UNDONE';
 export class GroupUndoneError extends Error {
   readonly code = GROUP_UNDONE_CODE;
   constructor() {
     super('Another transaction in this one’s commit group failed, so the group was undone; run it again');
   }
 }
-export const GROUP_UNDONE_CODE = 'HANDOFF_SQLITE_GROUP_UNDONE';
 
 /**
  * How long after a member failed having written every member opens a savepoint of its own again.
@@ -390,18 +390,28 @@ class GroupCommitDriver implements Driver {
     this.#prepare(sql).statement.run();
   }
 
-  #run({ statement, row, readonly, dml }: Prepared, query: CompiledQuery): QueryResult<unknown> {
+  #run(prepared: Prepared, query: CompiledQuery): QueryResult<unknown> {
+    const { statement, row } = prepared;
     const parameters = query.parameters as unknown[];
     if (row) {
       const raw = statement.all(parameters) as unknown[][];
-      if (this.#inMember && !readonly) this.#memberWrote ||= raw.length > 0 || !dml;
+      this.#noteWrite(prepared, raw.length);
       const rows = new Array<unknown>(raw.length);
       for (let i = 0; i < raw.length; i++) rows[i] = row(raw[i]!);
       return { rows };
     }
     const { changes, lastInsertRowid } = statement.run(parameters);
-    if (this.#inMember && !readonly) this.#memberWrote ||= changes > 0 || !dml;
+    this.#noteWrite(prepared, changes);
     return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
+  }
+
+  /**
+   * Whether the running member has now changed something: a statement that is not read-only
+   * did, if it reported rows (changed, or returned by RETURNING, one per changed row), or if it
+   * is not an INSERT, UPDATE or DELETE, whose reports alone say so (see Prepared.dml).
+   */
+  #noteWrite({ readonly, dml }: Prepared, reported: number): void {
+    if (this.#inMember && !readonly) this.#memberWrote ||= reported > 0 || !dml;
   }
 
   /** Prepared statements reused by SQL text: preparing anew cost a fifth of a simple request. */

@@ -37,6 +37,8 @@ function numberToDecimal(value: number): string {
   return /e/i.test(text) ? value.toFixed(20).replace(/0+$/, '').replace(/\.$/, '') : text;
 }
 
+const MAX_EXACT_NANO = BigInt(Number.MAX_SAFE_INTEGER);
+
 /** Nanotons to the JSON form: "6.5", "100", "0.013" (no exponent, no trailing zeros). */
 export function formatTon(nano: bigint): string {
   // Most amounts fit a double exactly: formatted with number arithmetic, a third of the BigInt
@@ -53,8 +55,6 @@ export function formatTon(nano: bigint): string {
   const abs = negative ? -nano : nano;
   return `${negative ? '-' : ''}${withFraction(String(abs / NANO_PER_TON), String(abs % NANO_PER_TON))}`;
 }
-
-const MAX_EXACT_NANO = BigInt(Number.MAX_SAFE_INTEGER);
 
 /** "12" and "500000000" nanotons make "12.5"; a fraction of "0" leaves the whole number. */
 function withFraction(whole: string, fraction: string): string {
