@@ -12,7 +12,7 @@ import {
 } from '../db/repositories/idempotencyKeys.js';
 import type { DomainContext } from './context.js';
 import { conflict, DomainError } from './errors.js';
-import { currentUnit, type Unit } from './idempotencyUnit.js';
+import { forgetUnit, type Unit, withUnit } from './idempotencyUnit.js';
 import { inTransaction, isUniqueViolation } from './transaction.js';
 
 /** Keys are kept this long after their first use, as payments APIs do. */
@@ -65,6 +65,9 @@ export interface IdempotentOutcome extends StoredResponse {
  * result and the stored response is replaced if it differs (completion learns its chain hashes
  * after its commit: a replay then shows them).
  * Without a request (`null`: no Idempotency-Key) the effect simply runs.
+ *
+ * The effect gets a context whose `db` carries the key (idempotencyUnit.ts): it must open its
+ * transactions with `inTransaction(ctx.db, ...)` on that context, as every domain operation does.
  */
 export async function idempotent<R>(
   ctx: DomainContext,
@@ -93,11 +96,16 @@ export async function idempotent<R>(
     },
   };
   let result: R;
+  // The effect's transactions see the unit through a handle of their own on the database.
+  const db = withUnit(ctx.db, unit);
   try {
-    result = await currentUnit.run(unit, () => effect(ctx));
+    result = await effect({ ...ctx, db });
   } catch (error) {
     if (!unit.bound) await releaseIdempotencyKey(ctx.db, { ...keyOf(request), token });
     throw error;
+  } finally {
+    // Settled: work the effect left running (a timer it set) must not bind the key now.
+    forgetUnit(db);
   }
   const response = await respond(result, ctx.db);
   const body = JSON.stringify(response.body);

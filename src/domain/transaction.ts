@@ -28,11 +28,12 @@ export async function inTransaction<T>(
       const result = await db.transaction().execute(async (trx) => {
         const value = await whileRunning(trx, () => work(trx));
         // Under an Idempotency-Key, the request's first transaction also completes the key
-        // (see idempotent()), so the effect and its stored response commit together.
-        bound = await bindIdempotencyKey(trx, value);
+        // (see idempotent(), whose handle `db` is then), so the effect and its stored response
+        // commit together.
+        bound = await bindIdempotencyKey(db, trx, value);
         return value;
       });
-      if (bound) markIdempotencyKeyBound();
+      if (bound) markIdempotencyKeyBound(db);
       return result;
     } catch (error) {
       const code = (error as { code?: unknown }).code;

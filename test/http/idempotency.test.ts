@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findIdempotencyKey, insertIdempotencyKey } from '../../src/db/repositories/idempotencyKeys.js';
+import type { DomainContext } from '../../src/domain/context.js';
 import { idempotent } from '../../src/domain/idempotency.js';
 import { inTransaction } from '../../src/domain/transaction.js';
 import { DIALECT, type TestApp } from '../helpers/app.js';
@@ -245,6 +246,42 @@ describe(`Idempotency-Key on ${DIALECT}`, () => {
     expect(taken.statusCode).toBe(201);
     expect(taken.json().task.id).not.toBe(first.json().task.id);
     expect((await agentMe(t, agent)).balance).toBe('74');
+  });
+
+  it('the key completes in the effect\'s own transaction: a failure after its commit still replays', async () => {
+    const request = { scope: 'test:bound', key: randomUUID(), fingerprint: 'f' };
+    let runs = 0;
+    const effect = async (c: DomainContext) => {
+      const n = await inTransaction(c.db, async () => ++runs);
+      // As a crash after the commit would: the effect's work and its stored answer are in.
+      throw new Error(`failed after transaction ${n} committed`);
+    };
+    const respond = (n: number) => ({ status: 200, body: { n } });
+    await expect(idempotent(t.ctx, request, effect, respond)).rejects.toThrow('after transaction 1');
+    expect(await idempotent(t.ctx, request, effect, respond)).toEqual({
+      status: 200,
+      body: { n: 1 },
+      replayed: true,
+    });
+    expect(runs).toBe(1);
+  });
+
+  it('work an effect leaves running binds no key once the effect has settled', async () => {
+    const request = { scope: 'test:late', key: randomUUID(), fingerprint: 'f' };
+    let late: Promise<string> | null = null;
+    const effect = async (c: DomainContext) => {
+      // A read-only outcome, and a transaction of its own started for later on the same handle.
+      late = new Promise<string>((resolve) => setTimeout(resolve, 20)).then(() =>
+        inTransaction(c.db, async () => 'late'),
+      );
+      return 'answer';
+    };
+    const first = await idempotent(t.ctx, request, effect, (body: string) => ({ status: 200, body }));
+    expect(first).toEqual({ status: 200, body: 'answer', replayed: false });
+    // A late transaction that tried to complete the finished key would have been rolled back.
+    expect(await late).toBe('late');
+    const row = await findIdempotencyKey(t.ctx.db, request.scope, request.key);
+    expect(row?.response_body).toBe(JSON.stringify('answer'));
   });
 
   it('an effect whose transaction rolls back leaves no key behind', async () => {
