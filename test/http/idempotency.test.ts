@@ -271,7 +271,7 @@ describe(`Idempotency-Key on ${DIALECT}`, () => {
     let late: Promise<string> | null = null;
     const effect = async (c: DomainContext) => {
       // A read-only outcome, and a transaction of its own started for later on the same handle.
-      late = new Promise<string>((resolve) => setTimeout(resolve, 20)).then(() =>
+      late = new Promise<void>((resolve) => setTimeout(resolve, 20)).then(() =>
         inTransaction(c.db, async () => 'late'),
       );
       return 'answer';
