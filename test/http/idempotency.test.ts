@@ -248,7 +248,7 @@ describe(`Idempotency-Key on ${DIALECT}`, () => {
     expect((await agentMe(t, agent)).balance).toBe('74');
   });
 
-  it('the key completes in the effect\'s own transaction: a failure after its commit still replays', async () => {
+  it("the key completes in the effect's own transaction: a failure after its commit still replays", async () => {
     const request = { scope: 'test:bound', key: randomUUID(), fingerprint: 'f' };
     let runs = 0;
     const effect = async (c: DomainContext) => {
