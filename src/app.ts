@@ -10,6 +10,7 @@ import { type Clock, systemClock } from './domain/clock.js';
 import type { DomainContext } from './domain/context.js';
 import { StatsCache } from './domain/stats.js';
 import { InProcessFanout, type MessageFanout } from './events/fanout.js';
+import { AccessLog } from './http/accessLog.js';
 import { adminAuth, agentAuth, workerAuth } from './http/auth.js';
 import { AuthFailureThrottle, refuseThrottled } from './http/authThrottle.js';
 import { registerCloseOnShutdown } from './http/closing.js';
@@ -77,6 +78,8 @@ const BODY_LIMIT_BYTES = 1024 * 1024;
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     logger: deps.logger ?? false,
+    // One line a request instead of Fastify's two.
+    logController: new AccessLog(),
     bodyLimit: BODY_LIMIT_BYTES,
     return503OnClosing: true,
     genReqId: requestIdOf,

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
-import { buildApp } from '../../src/app.js';
+import { type AppDeps, buildApp } from '../../src/app.js';
 import type { ChainGateway } from '../../src/chain/gateway.js';
 import { createSandboxGateway } from '../../src/chain/sandboxGateway.js';
 import type { Config } from '../../src/config.js';
@@ -63,6 +63,8 @@ export interface TestAppOptions {
   webhookTimeoutMs?: number;
   /** Enables the Telegram bot against this Bot API server (a local fake); without it there is no bot. */
   telegram?: { apiRoot: string };
+  /** The app's logger, as main.ts gives it (tests of what is logged); none by default. */
+  logger?: AppDeps['logger'];
   /** TON_NETWORK=testnet against a toncenter-v2 fake (test/helpers/fakeToncenter.ts). */
   live?: {
     apiUrl: string;
@@ -136,7 +138,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     chainOverrides,
   });
   const services = { ...opened, chain: options.wrapChain ? options.wrapChain(opened.chain) : opened.chain };
-  const app = await buildApp({ config, ...services, clock });
+  const app = await buildApp({ config, ...services, clock, logger: options.logger });
   const ctx: DomainContext = app.ctx;
   return {
     app,
