@@ -56,6 +56,17 @@ describe(`access log on ${DIALECT}`, () => {
     for (const line of requests) expect(line.ms).toEqual(expect.any(Number));
   });
 
+  it("never logs a signed upload URL's signature", async () => {
+    const before = info.lines.length;
+    const url = '/uploads/upl_nope?expires=4102444800&signature=c2VjcmV0LXNpZ25hdHVyZQ';
+    const put = await t.app.inject({ method: 'PUT', url, payload: 'bytes' });
+    expect(put.statusCode).toBeGreaterThanOrEqual(400);
+    const logged = JSON.stringify(info.lines.slice(before));
+    expect(logged).not.toContain('c2VjcmV0LXNpZ25hdHVyZQ');
+    const line = info.lines.slice(before).find((l) => l.msg === 'request');
+    expect(line?.url).toBe('/uploads/upl_nope?expires=4102444800&signature=[redacted]');
+  });
+
   it('writes none below info', async () => {
     expect((await quiet.app.inject({ url: '/health' })).statusCode).toBe(200);
     expect(warn.lines.filter((l) => l.msg === 'request')).toEqual([]);
