@@ -195,9 +195,12 @@ ${cpuTable(cpuRows(r))}
   minutes apart, the bare route's too), so the fastest run is each side's least disturbed rate;
   every run is listed above with the ratio of the medians beside it.
 - **Handoff** is built as main.ts builds it (\`openServices\` + \`buildApp\` with its background
-  jobs polling), logger off, with a fresh temp DATA_DIR and sandbox chain per database; on
-  PostgreSQL a fresh schema in the bench database (dropped afterwards) and the app's default
-  pool. One agent is created through \`POST /admin/agents\` and funded by a real sandbox deposit.
+  jobs polling), logger off (at \`LOG_LEVEL=info\`, the default, each request writes one access-log
+  line: 3-5 us more server CPU per GET /tasks/:id, profile notes' tenth pass), with a fresh temp
+  DATA_DIR and sandbox chain per database; on PostgreSQL a fresh schema in the bench database
+  (dropped afterwards) and the app's default pool. One agent is created through
+  \`POST /admin/agents\` and funded by a real sandbox deposit, and its first task is created under an
+  \`Idempotency-Key\`, so the app runs as a service does after its first keyed request.
   Per-key rate limits are raised to the config's maximum (1,000,000,000 a minute) so a 429 never
   stands in for the app; the limiter's bookkeeping still runs on every request. The cap on open
   streams per key is raised to its maximum (100,000) too, webhooks may go to loopback
