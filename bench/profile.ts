@@ -10,10 +10,10 @@ import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { makeFixture } from './fixtures.js';
 import { startFloor } from './floor.js';
-import { measure } from './load.js';
+import { measure, type Scenario } from './load.js';
 import { createBenchSchema, dropBenchSchema, preparePostgres } from './postgres.js';
-import { bareScenario, floorScenario, getTask, postTasks } from './scenarios.js';
-import { startBaseline, startHandoff } from './servers.js';
+import { bareScenario, floorScenario, getTask, measureAlone, postTasks } from './scenarios.js';
+import { type RunningServer, startBaseline, startHandoff } from './servers.js';
 import { readSettings } from './settings.js';
 
 const [kind = 'sqlite', which = 'get', secondsArg = '10'] = process.argv.slice(2);
@@ -70,25 +70,18 @@ async function profileApp(): Promise<Measured> {
   }
 }
 
-async function profileBare(): Promise<Measured> {
-  const bare = await startBaseline();
-  try {
-    return await measured(bare.server, () => measure(bareScenario(bare.baseUrl, 'bare', '/'), settings));
-  } finally {
-    await bare.close();
-  }
-}
+/** The bare route or the floor: a server of its own, measured with its CPU. */
+const profileAlone = (start: () => Promise<RunningServer>, scenarioOf: (baseUrl: string) => Scenario) =>
+  measureAlone(start, scenarioOf, (server, scenario) =>
+    measured(server.server, () => measure(scenario, settings)),
+  );
 
-async function profileFloor(): Promise<Measured> {
-  const floor = await startFloor();
-  try {
-    return await measured(floor.server, () => measure(floorScenario(floor.baseUrl), settings));
-  } finally {
-    await floor.close();
-  }
-}
-
-(kind === 'bare' ? profileBare() : kind === 'floor' ? profileFloor() : profileApp()).then(
+(kind === 'bare'
+  ? profileAlone(startBaseline, (baseUrl) => bareScenario(baseUrl, 'bare', '/'))
+  : kind === 'floor'
+    ? profileAlone(startFloor, floorScenario)
+    : profileApp()
+).then(
   (m) => {
     console.log(
       JSON.stringify({

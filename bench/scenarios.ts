@@ -7,7 +7,7 @@ import { startFloor } from './floor.js';
 import { type Measurement, measure, type Scenario } from './load.js';
 import { measurePgbench, type PgbenchMeasurement } from './pgbench.js';
 import { createBenchSchema, databaseName, dropBenchSchema } from './postgres.js';
-import { type DatabaseChoice, startBaseline, startHandoff } from './servers.js';
+import { type DatabaseChoice, type RunningServer, startBaseline, startHandoff } from './servers.js';
 import { type BenchSettings, runsPart } from './settings.js';
 import { measureStreams, type StreamMeasurement } from './streams.js';
 import { BARE_TASK_SCENARIO, BATCHED_CEILING_SCENARIO, CEILING_SCENARIO, FLOOR_SCENARIO } from './targets.js';
@@ -53,9 +53,9 @@ export function getTask(common: Common, taskId: string): Scenario {
 }
 
 /**
- * The bare routes: the ceiling (GET /), the same-body reference (GET /task) and the ceiling's
+ * The bare routes: the ceiling (GET /), the same-body reference (GET /task), the ceiling's
  * route with the app's response batching (a reference: the ratios keep Fastify as it ships as
- * their ceiling). With `ceilingOnly`, the ceiling alone: the bench measures it again before
+ * their ceiling) and the floor under POST /tasks (bench/floor.ts). With `ceilingOnly`, the ceiling alone: the bench measures it again before
  * each round of SQLite's request scenarios.
  */
 export async function benchBaseline(
@@ -73,21 +73,25 @@ export async function benchBaseline(
   } finally {
     await server.close();
   }
-  const batched = await startBaseline({ batched: true });
+  const once = (_: RunningServer, scenario: Scenario) => measure(scenario, settings);
+  log(`${BATCHED_CEILING_SCENARIO} (a reference, not the ceiling)`);
+  const batched = (baseUrl: string) => bareScenario(baseUrl, BATCHED_CEILING_SCENARIO, '/');
+  results.requests.push(await measureAlone(() => startBaseline({ batched: true }), batched, once));
+  log(`${FLOOR_SCENARIO} (a reference)`);
+  results.requests.push(await measureAlone(startFloor, floorScenario, once));
+}
+
+/** One scenario run against a server started for it alone, closed whatever the run does. */
+export async function measureAlone<M>(
+  start: () => Promise<RunningServer>,
+  scenarioOf: (baseUrl: string) => Scenario,
+  run: (server: RunningServer, scenario: Scenario) => Promise<M>,
+): Promise<M> {
+  const server = await start();
   try {
-    log(`${BATCHED_CEILING_SCENARIO} (a reference, not the ceiling)`);
-    results.requests.push(
-      await measure(bareScenario(batched.baseUrl, BATCHED_CEILING_SCENARIO, '/'), settings),
-    );
+    return await run(server, scenarioOf(server.baseUrl));
   } finally {
-    await batched.close();
-  }
-  const floor = await startFloor();
-  try {
-    log(`${FLOOR_SCENARIO} (a reference)`);
-    results.requests.push(await measure(floorScenario(floor.baseUrl), settings));
-  } finally {
-    await floor.close();
+    await server.close();
   }
 }
 
