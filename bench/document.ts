@@ -18,6 +18,7 @@ import {
   BATCHED_CEILING_SCENARIO,
   CEILING_SCENARIO,
   FLOOR_SCENARIO,
+  READ_FLOOR_SCENARIO,
   rateOf,
   TARGET_HEADERS,
   targetRows,
@@ -89,6 +90,16 @@ function floorLine(r: Results): string {
   return `The floor under SQLite POST /tasks (bench/floor.ts) is a bare Fastify POST route that runs the five statements POST /tasks commits on the app's schema, straight on better-sqlite3 and committed per event-loop turn as the app does, and nothing else (no authentication, rate limit, validation, idempotency, domain code or Kysely). It ran at ${floor.toFixed(0)} req/s (a single run), ${(floor / bare).toFixed(2)} of the ceiling: as fast as POST /tasks could be with this schema on this machine.${against}`;
 }
 
+/** GET /tasks/:id's reads alone behind a bare route (bench/readFloor.ts): floorLine's twin. */
+function readFloorLine(r: Results): string {
+  const bare = rateOf(r, CEILING_SCENARIO, 'none');
+  const floor = rateOf(r, READ_FLOOR_SCENARIO, 'sqlite');
+  if (!bare || !floor) return '';
+  const get = rateOf(r, 'GET /tasks/:id', 'sqlite');
+  const against = get ? ` SQLite GET /tasks/:id ran at ${(get / floor).toFixed(2)} of it.` : '';
+  return `The floor under SQLite GET /tasks/:id (bench/readFloor.ts) is its twin for the read path: a bare Fastify GET route that runs the two reads GET /tasks/:id runs (the task with its agent's name; its newest 100 applications with their applicants) on the app's schema, straight on better-sqlite3 in one read transaction per event-loop turn as the app does, and answers the task, and nothing else (no authentication, rate limit, domain code, Kysely or response schema). It ran at ${floor.toFixed(0)} req/s (a single run), ${(floor / bare).toFixed(2)} of the ceiling.${against}`;
+}
+
 /** docs/benchmarks.md, rewritten whole on every run so it never mixes numbers of two runs. */
 export function writeMarkdown(file: string, report: Report): void {
   const { settings: s, machine: m, results: r } = report;
@@ -114,6 +125,8 @@ ${sameBodyLine(r)}
 ${batchingLine(r)}
 
 ${floorLine(r)}
+
+${readFloorLine(r)}
 
 ### Requests
 
@@ -189,6 +202,11 @@ ${cpuTable(cpuRows(r))}
   straight on better-sqlite3 with the app's pragmas and background checkpoints; the statements
   of one event-loop turn commit together and each answer (POST's body) waits for that commit, as
   in the app. Nothing else runs, so POST /tasks cannot be faster than it on this schema.
+- **The read floor** (bench/readFloor.ts, measured once after the floor): a bare Fastify
+  GET /tasks/:id route running GET's two reads (the statements Kysely compiles for the app's
+  repositories) on one task of the same schema, in one read transaction per event-loop turn as
+  the app groups reads, answering the task without a response schema. Nothing else runs, so
+  GET /tasks/:id cannot be faster than it on this schema.
 - **Rounds**: SQLite's two request scenarios run ${s.rounds} times, each round after a run of the
   ceiling, and each side of a SQLite ratio is the fastest of its ${s.rounds} runs. Other tenants of
   this VM only ever slow a run down (the same build's rates have moved by up to 2x between runs

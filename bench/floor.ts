@@ -13,6 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import type { Database as SqliteFile, Statement } from 'better-sqlite3';
 import Fastify from 'fastify';
 import { startBackgroundCheckpoints } from '../src/db/checkpointer.js';
 import { openDatabase, openSqliteFile } from '../src/db/database.js';
@@ -33,9 +34,25 @@ const BODY_SCHEMA = {
   properties: { title: { type: 'string' }, description: { type: 'string' }, reward: { type: 'string' } },
 } as const;
 
-export async function startFloor(): Promise<RunningServer> {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'handoff-floor-'));
-  // The schema comes from the app's migrations, so the floor writes the same B-trees.
+/** A floor's database: the app's schema and settings, one funded agent, nothing else. */
+export interface FloorDatabase {
+  file: SqliteFile;
+  agentId: string;
+  insertTask: Statement;
+  close(): Promise<void>;
+}
+
+/** The task row POST /tasks writes, in insertTask's column order. */
+export function taskValues(taskId: string, agentId: string, title: string, description: string, at: string) {
+  return [
+    ...[taskId, agentId, title, description, REWARD_NANO, FEE_NANO, TOTAL_NANO, 'FUNDED', 'DEPOSITED', 7],
+    ...[null, null, null, null, at, at, null, null, null, null],
+  ];
+}
+
+export async function openFloorDatabase(prefix: string): Promise<FloorDatabase> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), prefix));
+  // The schema comes from the app's migrations, so a floor writes and reads the same B-trees.
   const schema = openDatabase({ databaseUrl: null, dataDir });
   await migrateToLatest(schema.db);
   await schema.close();
@@ -50,22 +67,28 @@ export async function startFloor(): Promise<RunningServer> {
       'insert into agents (id, name, balance_nano, deposited_nano, created_at, updated_at) values (?, ?, ?, ?, ?, ?)',
     )
     .run(agentId, 'Floor agent', BALANCE_NANO, BALANCE_NANO, created, created);
-  const readAgent = file.prepare('select * from agents where id = ?');
-  const lockFunds = file.prepare(
-    'update agents set balance_nano = balance_nano - ?, locked_nano = locked_nano + ?, updated_at = ? where id = ? and balance_nano >= ? returning *',
-  );
   const insertTask = file.prepare(
     'insert into tasks (id, agent_id, title, description, reward_nano, fee_nano, total_nano, status, payment_status, execution_deadline_days, deadline, execution_deadline, webhook_url, worker_id, created_at, updated_at, assigned_at, completed_at, cancelled_at, cancel_reason) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
   );
-  const insertLedgerRow = file.prepare(
-    'insert into transactions (id, agent_id, task_id, type, amount_nano, from_address, to_address, tx_hash, status, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-  );
-  const insertEvent = file.prepare(
-    'insert into events (id, agent_id, task_id, type, data_json, created_at) values (?, ?, ?, ?, ?, ?)',
-  );
+  return {
+    file,
+    agentId,
+    insertTask,
+    close: async () => {
+      await checkpoints.stop();
+      if (file.inTransaction) file.exec('commit');
+      file.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
 
-  // One outer transaction per event-loop turn, committed once the turn's requests have run;
-  // each answer waits for the commit that carries its rows, as in the app.
+/**
+ * Runs `answer` once the statements of this event-loop turn are committed: the first call of a
+ * turn begins one outer transaction, committed once the turn's requests have run, as the app's
+ * driver groups them (src/db/sqliteDriver.ts).
+ */
+export function turnCommits(file: SqliteFile) {
   let waiting: (() => void)[] = [];
   const commit = () => {
     file.exec('commit');
@@ -73,19 +96,39 @@ export async function startFloor(): Promise<RunningServer> {
     waiting = [];
     for (const answer of answered) answer();
   };
+  return {
+    /** Begins the turn's transaction if none is open. */
+    join() {
+      if (!file.inTransaction) {
+        file.exec('begin');
+        setImmediate(commit);
+      }
+    },
+    /** Resolves once the transaction joined is committed. */
+    committed: () => new Promise<void>((resolve) => waiting.push(resolve)),
+  };
+}
+
+export async function startFloor(): Promise<RunningServer> {
+  const { file, agentId, insertTask, close } = await openFloorDatabase('handoff-floor-');
+  const readAgent = file.prepare('select * from agents where id = ?');
+  const lockFunds = file.prepare(
+    'update agents set balance_nano = balance_nano - ?, locked_nano = locked_nano + ?, updated_at = ? where id = ? and balance_nano >= ? returning *',
+  );
+  const insertLedgerRow = file.prepare(
+    'insert into transactions (id, agent_id, task_id, type, amount_nano, from_address, to_address, tx_hash, status, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  );
+  const insertEvent = file.prepare(
+    'insert into events (id, agent_id, task_id, type, data_json, created_at) values (?, ?, ?, ?, ?, ?)',
+  );
+  const turn = turnCommits(file);
+
   const createTask = (title: string, description: string) => {
-    if (!file.inTransaction) {
-      file.exec('begin');
-      setImmediate(commit);
-    }
+    turn.join();
     const at = new Date().toISOString();
     const agent = readAgent.get(agentId) as { name: string };
     const taskId = newId('task');
-    // Columns in the order of the statement: the same values POST /tasks writes.
-    insertTask.run(
-      ...[taskId, agentId, title, description, REWARD_NANO, FEE_NANO, TOTAL_NANO, 'FUNDED', 'DEPOSITED', 7],
-      ...[null, null, null, null, at, at, null, null, null, null],
-    );
+    insertTask.run(...taskValues(taskId, agentId, title, description, at));
     insertLedgerRow.run(
       newId('transaction'),
       agentId,
@@ -114,7 +157,7 @@ export async function startFloor(): Promise<RunningServer> {
     async (request, reply) => {
       const { title, description, reward } = request.body;
       const task = createTask(title, description);
-      await new Promise<void>((resolve) => waiting.push(resolve));
+      await turn.committed();
       // The answer of GET /tasks/:id's bare twin, with this task's values.
       return reply.status(201).send({
         task: {
@@ -137,10 +180,7 @@ export async function startFloor(): Promise<RunningServer> {
     server: app.server,
     close: async () => {
       await app.close();
-      await checkpoints.stop();
-      if (file.inTransaction) commit();
-      file.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      await close();
     },
   };
 }

@@ -2,7 +2,7 @@
  * `node --cpu-prof --import tsx bench/profile.ts <sqlite|postgres|bare|floor> [get|post] [seconds]`:
  * one request scenario of the bench against the real app (or the bare Fastify route), with the
  * bench's settings (BENCH_CONNECTIONS, 50 by default), so a CPU profile shows where a request's
- * time goes (`floor` is bench/floor.ts's route, POST only). Prints autocannon's rate and
+ * time goes (`floor` is bench/floor.ts's route for POST, bench/readFloor.ts's for GET). Prints autocannon's rate and
  * latency, and the server thread's CPU per request (from /proc). Bounded like the bench: at most
  * 60 s of load, loopback only. The main thread's profile (the *.0.001.cpuprofile file) is the server's.
  */
@@ -12,7 +12,15 @@ import { makeFixture } from './fixtures.js';
 import { startFloor } from './floor.js';
 import { measure, type Scenario } from './load.js';
 import { createBenchSchema, dropBenchSchema, preparePostgres } from './postgres.js';
-import { bareScenario, floorScenario, getTask, measureAlone, postTasks } from './scenarios.js';
+import { startReadFloor } from './readFloor.js';
+import {
+  bareScenario,
+  floorScenario,
+  getTask,
+  measureAlone,
+  postTasks,
+  readFloorScenario,
+} from './scenarios.js';
 import { type RunningServer, startBaseline, startHandoff } from './servers.js';
 import { readSettings } from './settings.js';
 
@@ -79,7 +87,9 @@ const profileAlone = (start: () => Promise<RunningServer>, scenarioOf: (baseUrl:
 (kind === 'bare'
   ? profileAlone(startBaseline, (baseUrl) => bareScenario(baseUrl, 'bare', '/'))
   : kind === 'floor'
-    ? profileAlone(startFloor, floorScenario)
+    ? which === 'get'
+      ? profileAlone(startReadFloor, readFloorScenario)
+      : profileAlone(startFloor, floorScenario)
     : profileApp()
 ).then(
   (m) => {

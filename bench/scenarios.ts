@@ -7,10 +7,17 @@ import { startFloor } from './floor.js';
 import { type Measurement, measure, type Scenario } from './load.js';
 import { measurePgbench, type PgbenchMeasurement } from './pgbench.js';
 import { createBenchSchema, databaseName, dropBenchSchema } from './postgres.js';
+import { READ_FLOOR_TASK_ID, startReadFloor } from './readFloor.js';
 import { type DatabaseChoice, type RunningServer, startBaseline, startHandoff } from './servers.js';
 import { type BenchSettings, runsPart } from './settings.js';
 import { measureStreams, type StreamMeasurement } from './streams.js';
-import { BARE_TASK_SCENARIO, BATCHED_CEILING_SCENARIO, CEILING_SCENARIO, FLOOR_SCENARIO } from './targets.js';
+import {
+  BARE_TASK_SCENARIO,
+  BATCHED_CEILING_SCENARIO,
+  CEILING_SCENARIO,
+  FLOOR_SCENARIO,
+  READ_FLOOR_SCENARIO,
+} from './targets.js';
 import { measureWebhooks, type WebhookMeasurement } from './webhooks.js';
 
 /** Everything a run measured, and what could not be measured (one line each). */
@@ -55,7 +62,7 @@ export function getTask(common: Common, taskId: string): Scenario {
 /**
  * The bare routes: the ceiling (GET /), the same-body reference (GET /task), the ceiling's
  * route with the app's response batching (a reference: the ratios keep Fastify as it ships as
- * their ceiling) and the floor under POST /tasks (bench/floor.ts). With `ceilingOnly`, the ceiling alone: the bench measures it again before
+ * their ceiling) and the floors under POST /tasks and GET /tasks/:id (bench/floor.ts, bench/readFloor.ts). With `ceilingOnly`, the ceiling alone: the bench measures it again before
  * each round of SQLite's request scenarios.
  */
 export async function benchBaseline(
@@ -79,6 +86,8 @@ export async function benchBaseline(
   results.requests.push(await measureAlone(() => startBaseline({ batched: true }), batched, once));
   log(`${FLOOR_SCENARIO} (a reference)`);
   results.requests.push(await measureAlone(startFloor, floorScenario, once));
+  log(`${READ_FLOOR_SCENARIO} (a reference)`);
+  results.requests.push(await measureAlone(startReadFloor, readFloorScenario, once));
 }
 
 /** One scenario run against a server started for it alone, closed whatever the run does. */
@@ -99,6 +108,14 @@ export async function measureAlone<M>(
 export function floorScenario(baseUrl: string): Scenario {
   const common = { database: 'sqlite', baseUrl, headers: {}, postgresDatabase: null };
   return { ...postTasks(common), name: FLOOR_SCENARIO };
+}
+
+/** GET /tasks/:id as the app's scenario sends it (less the key), against bench/readFloor.ts's route. */
+export function readFloorScenario(baseUrl: string): Scenario {
+  return {
+    ...bareScenario(baseUrl, READ_FLOOR_SCENARIO, `/tasks/${READ_FLOOR_TASK_ID}`),
+    database: 'sqlite',
+  };
 }
 
 /** A GET of a bare route, answered 200. */

@@ -20,6 +20,13 @@ export const BATCHED_CEILING_SCENARIO = "bare Fastify GET / with the app's respo
  */
 export const FLOOR_SCENARIO = "bare Fastify POST /tasks running POST /tasks' statements (SQLite floor)";
 
+/**
+ * GET /tasks/:id's two reads behind a bare route (bench/readFloor.ts): how fast GET /tasks/:id
+ * could be with this schema here. A reference row, not a target's ceiling.
+ */
+export const READ_FLOOR_SCENARIO =
+  "bare Fastify GET /tasks/:id running GET /tasks/:id's reads (SQLite floor)";
+
 export const TARGET_HEADERS = ['Target', 'Measured', 'Goal', 'Met'];
 
 /** The row of a scenario on a database ('none' for the bare routes) in the requests table. */
