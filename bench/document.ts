@@ -206,7 +206,7 @@ ${cpuTable(cpuRows(r))}
   GET /tasks/:id route running GET's two reads (the statements Kysely compiles for the app's
   repositories) on one task of the same schema, in one read transaction per event-loop turn as
   the app groups reads, answering the task without a response schema. Nothing else runs, so
-  GET /tasks/:id cannot be faster than it on this schema.
+  GET /tasks/:id cannot be faster than it with these two reads on this schema.
 - **Rounds**: SQLite's two request scenarios run ${s.rounds} times, each round after a run of the
   ceiling, and each side of a SQLite ratio is the fastest of its ${s.rounds} runs. Other tenants of
   this VM only ever slow a run down (the same build's rates have moved by up to 2x between runs

@@ -5,8 +5,8 @@
  * straight on better-sqlite3, in one read transaction per event-loop turn as the app's driver
  * groups reads (src/db/sqliteDriver.ts), and answers the task. What it leaves out is everything
  * else the app does: authentication, rate limits, validation, the domain, Kysely, the response
- * schema. So it is as fast as GET /tasks/:id could be with this schema on this machine: the twin
- * of bench/floor.ts for the read path.
+ * schema. So it is as fast as GET /tasks/:id could be with these reads and this schema on this
+ * machine: the twin of bench/floor.ts for the read path.
  */
 import type { AddressInfo } from 'node:net';
 import Fastify from 'fastify';
