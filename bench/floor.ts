@@ -84,9 +84,9 @@ export async function openFloorDatabase(prefix: string): Promise<FloorDatabase> 
 }
 
 /**
- * Runs `answer` once the statements of this event-loop turn are committed: the first call of a
- * turn begins one outer transaction, committed once the turn's requests have run, as the app's
- * driver groups them (src/db/sqliteDriver.ts).
+ * One outer transaction per event-loop turn, as the app's driver groups statements
+ * (src/db/sqliteDriver.ts): the turn's first `join` begins it, and it commits once the turn's
+ * requests have run; a write's answer waits for that commit (`committed`), a read's need not.
  */
 export function turnCommits(file: SqliteFile) {
   let waiting: (() => void)[] = [];

@@ -2,9 +2,10 @@
  * `node --cpu-prof --import tsx bench/profile.ts <sqlite|postgres|bare|floor> [get|post] [seconds]`:
  * one request scenario of the bench against the real app (or the bare Fastify route), with the
  * bench's settings (BENCH_CONNECTIONS, 50 by default), so a CPU profile shows where a request's
- * time goes (`floor` is bench/floor.ts's route for POST, bench/readFloor.ts's for GET). Prints autocannon's rate and
- * latency, and the server thread's CPU per request (from /proc). Bounded like the bench: at most
- * 60 s of load, loopback only. The main thread's profile (the *.0.001.cpuprofile file) is the server's.
+ * time goes (`floor` is bench/floor.ts's route for POST, bench/readFloor.ts's for GET). Prints
+ * autocannon's rate and latency, and the server thread's CPU per request (from /proc). Bounded
+ * like the bench: at most 60 s of load, loopback only. The main thread's profile (the
+ * *.0.001.cpuprofile file) is the server's.
  */
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';

@@ -62,7 +62,8 @@ export function getTask(common: Common, taskId: string): Scenario {
 /**
  * The bare routes: the ceiling (GET /), the same-body reference (GET /task), the ceiling's
  * route with the app's response batching (a reference: the ratios keep Fastify as it ships as
- * their ceiling) and the floors under POST /tasks and GET /tasks/:id (bench/floor.ts, bench/readFloor.ts). With `ceilingOnly`, the ceiling alone: the bench measures it again before
+ * their ceiling) and the floors under POST /tasks and GET /tasks/:id (bench/floor.ts,
+ * bench/readFloor.ts). With `ceilingOnly`, the ceiling alone: the bench measures it again before
  * each round of SQLite's request scenarios.
  */
 export async function benchBaseline(
