@@ -10,17 +10,16 @@
  * beside the ceiling, that says how much of the gap to the ceiling is the database's writes.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { Database as SqliteFile, Statement } from 'better-sqlite3';
-import Fastify from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { startBackgroundCheckpoints } from '../src/db/checkpointer.js';
 import { openDatabase, openSqliteFile } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { newId } from '../src/domain/ids.js';
 import type { TASK_BODY } from './fixtures.js';
-import { type RunningServer, TASK_ANSWER } from './servers.js';
+import { listen, type RunningServer, TASK_ANSWER } from './servers.js';
 
 const REWARD_NANO = 500_000_000n;
 const FEE_NANO = 150_000_000n;
@@ -173,14 +172,21 @@ export async function startFloor(): Promise<RunningServer> {
       });
     },
   );
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const { port } = app.server.address() as AddressInfo;
+  return serveFloor(app, close);
+}
+
+/** A floor's route, listening as the bench's other servers do; closing it closes its database. */
+export async function serveFloor(
+  app: FastifyInstance,
+  closeDatabase: () => Promise<void>,
+): Promise<RunningServer> {
+  const baseUrl = await listen(app);
   return {
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl,
     server: app.server,
     close: async () => {
       await app.close();
-      await close();
+      await closeDatabase();
     },
   };
 }

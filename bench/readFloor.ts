@@ -8,11 +8,10 @@
  * schema. So it is as fast as GET /tasks/:id could be with these reads and this schema on this
  * machine: the twin of bench/floor.ts for the read path.
  */
-import type { AddressInfo } from 'node:net';
 import Fastify from 'fastify';
 import { newId } from '../src/domain/ids.js';
 import { TASK_BODY } from './fixtures.js';
-import { openFloorDatabase, taskValues, turnCommits } from './floor.js';
+import { openFloorDatabase, serveFloor, taskValues, turnCommits } from './floor.js';
 import { type RunningServer, TASK_ANSWER } from './servers.js';
 
 /** The one task the floor serves (the bench's scenario reads it, as it reads the fixture's). */
@@ -75,14 +74,5 @@ export async function startReadFloor(): Promise<RunningServer> {
       },
     };
   });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const { port } = app.server.address() as AddressInfo;
-  return {
-    baseUrl: `http://127.0.0.1:${port}`,
-    server: app.server,
-    close: async () => {
-      await app.close();
-      await database.close();
-    },
-  };
+  return serveFloor(app, database.close);
 }

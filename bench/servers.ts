@@ -31,7 +31,7 @@ export interface HandoffServer extends RunningServer {
 }
 
 /** Every server listens on loopback only, on a port the OS picks, so runs never collide. */
-async function listen(app: FastifyInstance): Promise<string> {
+export async function listen(app: FastifyInstance): Promise<string> {
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as AddressInfo;
   return `http://127.0.0.1:${port}`;
