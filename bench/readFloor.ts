@@ -1,15 +1,22 @@
 /**
  * The floor under SQLite GET /tasks/:id: a bare Fastify GET route that runs the two reads GET
  * /tasks/:id runs (the task with its agent's name, and its newest 100 applications with their
- * applicants, the statements Kysely compiles for src/db/repositories) on the app's own schema,
- * straight on better-sqlite3, in one read transaction per event-loop turn as the app's driver
- * groups reads (src/db/sqliteDriver.ts), and answers the task. What it leaves out is everything
- * else the app does: authentication, rate limits, validation, the domain, Kysely, the response
- * schema. So it is as fast as GET /tasks/:id could be with these reads and this schema on this
- * machine: the twin of bench/floor.ts for the read path.
+ * applicants) on the app's own schema, straight on better-sqlite3, in one read transaction per
+ * event-loop turn as the app's driver groups reads (src/db/sqliteDriver.ts), and answers the
+ * task. The reads' SQL is the app's own query builders', compiled once at start-up by the app's
+ * SQLite compiler, so the twin cannot drift from the app. What it leaves out is everything else
+ * the app does: authentication, rate limits, validation, the domain, Kysely at request time, the
+ * response schema. So it is as fast as GET /tasks/:id could be with these reads and this schema
+ * on this machine: the twin of bench/floor.ts for the read path.
  */
 import Fastify from 'fastify';
+import { DummyDriver, Kysely, SqliteAdapter, SqliteIntrospector } from 'kysely';
+import { LiteralLimitsSqliteQueryCompiler } from '../src/db/literalLimits.js';
+import { taskApplications } from '../src/db/repositories/applications.js';
+import { taskWithAgentNameQuery } from '../src/db/repositories/tasks.js';
+import type { Database } from '../src/db/schema.js';
 import { newId } from '../src/domain/ids.js';
+import { TASK_DETAIL_APPLICATIONS } from '../src/domain/taskQueries.js';
 import { TASK_BODY } from './fixtures.js';
 import { openFloorDatabase, serveFloor, taskValues, turnCommits } from './floor.js';
 import { type RunningServer, TASK_ANSWER } from './servers.js';
@@ -17,10 +24,22 @@ import { type RunningServer, TASK_ANSWER } from './servers.js';
 /** The one task the floor serves (the bench's scenario reads it, as it reads the fixture's). */
 export const READ_FLOOR_TASK_ID = newId('task');
 
-const TASK_WITH_AGENT_NAME =
-  'select "tasks".*, "agents"."name" as "agent_name" from "tasks" inner join "agents" on "agents"."id" = "tasks"."agent_id" where "tasks"."id" = ?';
-const NEWEST_APPLICATIONS =
-  'select "applications".*, "workers"."username" as "worker_username", "workers"."first_name" as "worker_first_name", "workers"."last_name" as "worker_last_name", "workers"."wallet_address" as "worker_wallet_address", "workers"."show_telegram" as "worker_show_telegram" from "applications" inner join "workers" on "workers"."id" = "applications"."worker_id" where "applications"."task_id" = ? order by "applications"."created_at" desc, "applications"."id" desc limit 100';
+/** Compiles only (its driver runs nothing): the SQL text the app's driver would prepare. */
+const compiler = new Kysely<Database>({
+  dialect: {
+    createAdapter: () => new SqliteAdapter(),
+    createDriver: () => new DummyDriver(),
+    createIntrospector: (db) => new SqliteIntrospector(db),
+    createQueryCompiler: () => new LiteralLimitsSqliteQueryCompiler(),
+  },
+});
+const TASK_WITH_AGENT_NAME = taskWithAgentNameQuery(compiler, READ_FLOOR_TASK_ID).compile().sql;
+const NEWEST_APPLICATIONS = taskApplications(
+  compiler,
+  READ_FLOOR_TASK_ID,
+  null,
+  TASK_DETAIL_APPLICATIONS,
+).compile().sql;
 
 interface TaskRow {
   id: string;

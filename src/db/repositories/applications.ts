@@ -59,8 +59,11 @@ export function rejectOtherPending(db: Executor, taskId: string, exceptId: strin
     .execute();
 }
 
-/** Applications of a task with their applicants, newest first. */
-function taskApplications(db: Executor, taskId: string, after: Position | null, limit: number) {
+/**
+ * Applications of a task with their applicants, newest first. Exported for bench/readFloor.ts,
+ * which runs the first page's SQL without the app around it.
+ */
+export function taskApplications(db: Executor, taskId: string, after: Position | null, limit: number) {
   let query = db
     .selectFrom('applications')
     .innerJoin('workers', 'workers.id', 'applications.worker_id')

@@ -15,14 +15,16 @@ const selectTask = compiledOnce((db: Executor, id: string) =>
   db.selectFrom('tasks').selectAll().where('id', '=', id),
 );
 
-const selectTaskWithAgentName = compiledOnce((db: Executor, id: string) =>
+/** Exported for bench/readFloor.ts, which runs this statement's SQL without the app around it. */
+export const taskWithAgentNameQuery = (db: Executor, id: string) =>
   db
     .selectFrom('tasks')
     .innerJoin('agents', 'agents.id', 'tasks.agent_id')
     .selectAll('tasks')
     .select('agents.name as agent_name')
-    .where('tasks.id', '=', id),
-);
+    .where('tasks.id', '=', id);
+
+const selectTaskWithAgentName = compiledOnce(taskWithAgentNameQuery);
 
 /** The task and its agent's display name in one statement (GET /tasks/:id shows both). */
 export async function findTaskWithAgentName(
