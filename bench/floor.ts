@@ -108,8 +108,9 @@ export function turnCommits(file: SqliteFile) {
   };
 }
 
-export async function startFloor(): Promise<RunningServer> {
-  const { file, agentId, insertTask, close } = await openFloorDatabase('handoff-floor-');
+export async function startFloor(): Promise<FloorServer> {
+  const database = await openFloorDatabase('handoff-floor-');
+  const { file, agentId, insertTask } = database;
   const readAgent = file.prepare('select * from agents where id = ?');
   const lockFunds = file.prepare(
     'update agents set balance_nano = balance_nano - ?, locked_nano = locked_nano + ?, updated_at = ? where id = ? and balance_nano >= ? returning *',
@@ -149,6 +150,8 @@ export async function startFloor(): Promise<RunningServer> {
     return { id: taskId, agentName: agent.name, at };
   };
 
+  // POST /tasks' answer is GET /tasks/:id's without the applications, with the new task's values.
+  const { applications: _, ...createdFields } = TASK_ANSWER.task;
   const app = Fastify({ logger: false });
   app.post<{ Body: typeof TASK_BODY }>(
     '/tasks',
@@ -157,10 +160,9 @@ export async function startFloor(): Promise<RunningServer> {
       const { title, description, reward } = request.body;
       const task = createTask(title, description);
       await turn.committed();
-      // The answer of GET /tasks/:id's bare twin, with this task's values.
       return reply.status(201).send({
         task: {
-          ...TASK_ANSWER.task,
+          ...createdFields,
           id: task.id,
           title,
           description,
@@ -172,21 +174,26 @@ export async function startFloor(): Promise<RunningServer> {
       });
     },
   );
-  return serveFloor(app, close);
+  return serveFloor(app, database);
+}
+
+/** A floor's server, with its database file (test/bench/floors.test.ts reads what it wrote). */
+export interface FloorServer extends RunningServer {
+  file: SqliteFile;
+  agentId: string;
 }
 
 /** A floor's route, listening as the bench's other servers do; closing it closes its database. */
-export async function serveFloor(
-  app: FastifyInstance,
-  closeDatabase: () => Promise<void>,
-): Promise<RunningServer> {
+export async function serveFloor(app: FastifyInstance, database: FloorDatabase): Promise<FloorServer> {
   const baseUrl = await listen(app);
   return {
     baseUrl,
     server: app.server,
+    file: database.file,
+    agentId: database.agentId,
     close: async () => {
       await app.close();
-      await closeDatabase();
+      await database.close();
     },
   };
 }

@@ -18,8 +18,8 @@ import type { Database } from '../src/db/schema.js';
 import { newId } from '../src/domain/ids.js';
 import { TASK_DETAIL_APPLICATIONS } from '../src/domain/taskQueries.js';
 import { TASK_BODY } from './fixtures.js';
-import { openFloorDatabase, serveFloor, taskValues, turnCommits } from './floor.js';
-import { type RunningServer, TASK_ANSWER } from './servers.js';
+import { type FloorServer, openFloorDatabase, serveFloor, taskValues, turnCommits } from './floor.js';
+import { TASK_ANSWER } from './servers.js';
 
 /** The one task the floor serves (the bench's scenario reads it, as it reads the fixture's). */
 export const READ_FLOOR_TASK_ID = newId('task');
@@ -58,7 +58,7 @@ interface ApplicationRow {
   created_at: string;
 }
 
-export async function startReadFloor(): Promise<RunningServer> {
+export async function startReadFloor(): Promise<FloorServer> {
   const database = await openFloorDatabase('handoff-read-floor-');
   const { file, agentId } = database;
   const at = new Date().toISOString();
@@ -93,5 +93,5 @@ export async function startReadFloor(): Promise<RunningServer> {
       },
     };
   });
-  return serveFloor(app, database.close);
+  return serveFloor(app, database);
 }
