@@ -87,7 +87,7 @@ function floorLine(r: Results): string {
   if (!bare || !floor) return '';
   const post = rateOf(r, 'POST /tasks', 'sqlite');
   const against = post ? ` SQLite POST /tasks ran at ${(post / floor).toFixed(2)} of it.` : '';
-  return `The floor under SQLite POST /tasks (bench/floor.ts) is a bare Fastify POST route that runs the five statements POST /tasks commits on the app's schema, straight on better-sqlite3 and committed per event-loop turn as the app does, and nothing else (no authentication, rate limit, validation, idempotency, domain code or Kysely). It ran at ${floor.toFixed(0)} req/s (a single run), ${(floor / bare).toFixed(2)} of the ceiling: as fast as POST /tasks could be with this schema on this machine.${against}`;
+  return `The floor under SQLite POST /tasks (bench/floor.ts) is a bare Fastify POST route that runs the five statements POST /tasks commits on the app's schema, straight on better-sqlite3 and committed per event-loop turn as the app does, and nothing else (no authentication, rate limit, validation, idempotency, domain code or Kysely). It ran at ${floor.toFixed(0)} req/s (the fastest of its runs), ${(floor / bare).toFixed(2)} of the ceiling: as fast as POST /tasks could be with this schema on this machine.${against}`;
 }
 
 /** GET /tasks/:id's reads alone behind a bare route (bench/readFloor.ts): floorLine's twin. */
@@ -97,7 +97,7 @@ function readFloorLine(r: Results): string {
   if (!bare || !floor) return '';
   const get = rateOf(r, 'GET /tasks/:id', 'sqlite');
   const against = get ? ` SQLite GET /tasks/:id ran at ${(get / floor).toFixed(2)} of it.` : '';
-  return `The floor under SQLite GET /tasks/:id (bench/readFloor.ts) is its twin for the read path: a bare Fastify GET route that runs the two reads GET /tasks/:id runs (the task with its agent's name; its newest 100 applications with their applicants) on the app's schema, straight on better-sqlite3 in one read transaction per event-loop turn as the app does, and answers the task, and nothing else (no authentication, rate limit, domain code, Kysely or response schema). It ran at ${floor.toFixed(0)} req/s (a single run), ${(floor / bare).toFixed(2)} of the ceiling.${against}`;
+  return `The floor under SQLite GET /tasks/:id (bench/readFloor.ts) is its twin for the read path: a bare Fastify GET route that runs the two reads GET /tasks/:id runs (the task with its agent's name; its newest 100 applications with their applicants) on the app's schema, straight on better-sqlite3 in one read transaction per event-loop turn as the app does, and answers the task, and nothing else (no authentication, rate limit, domain code, Kysely or response schema). It ran at ${floor.toFixed(0)} req/s (the fastest of its runs), ${(floor / bare).toFixed(2)} of the ceiling.${against}`;
 }
 
 /** docs/benchmarks.md, rewritten whole on every run so it never mixes numbers of two runs. */
@@ -195,20 +195,20 @@ ${cpuTable(cpuRows(r))}
   loop: each connection sends its next request when the previous answer arrives.
 - **bare Fastify GET /**: \`fastify()\` with one route returning \`{"hello":"world"}\`. The ceiling
   for Node + Fastify + this load generator on this machine.
-- **The floor** (bench/floor.ts, a reference measured once after the bare routes): a bare
+- **The floor** (bench/floor.ts, a reference measured in every round, before the app): a bare
   Fastify POST /tasks route with the body's three fields in its schema, running the five
   statements POST /tasks commits (the agent read, the task, ledger and event inserts, the
   compare-and-set on the balance) with the same values on a schema made by the app's migrations,
   straight on better-sqlite3 with the app's pragmas and background checkpoints; the statements
   of one event-loop turn commit together and each answer (POST's body) waits for that commit, as
   in the app. Nothing else runs, so POST /tasks cannot be faster than it on this schema.
-- **The read floor** (bench/readFloor.ts, measured once after the floor): a bare Fastify
+- **The read floor** (bench/readFloor.ts, measured in every round after the floor): a bare Fastify
   GET /tasks/:id route running GET's two reads (the statements Kysely compiles for the app's
   repositories) on one task of the same schema, in one read transaction per event-loop turn as
   the app groups reads, answering the task without a response schema. Nothing else runs, so
   GET /tasks/:id cannot be faster than it with these two reads on this schema.
-- **Rounds**: SQLite's two request scenarios run ${s.rounds} times, each round after a run of the
-  ceiling, and each side of a SQLite ratio is the fastest of its ${s.rounds} runs. Other tenants of
+- **Rounds**: SQLite's two request scenarios and the two floors run ${s.rounds} times, each round
+  after a run of the ceiling, and each side of a SQLite ratio is the fastest of its ${s.rounds} runs. Other tenants of
   this VM only ever slow a run down (the same build's rates have moved by up to 2x between runs
   minutes apart, the bare route's too), so the fastest run is each side's least disturbed rate;
   every run is listed above with the ratio of the medians beside it.

@@ -37,11 +37,11 @@ const REPORT_FILE = path.join(ROOT, 'docs', 'benchmarks.md');
 /** App start-ups (sandbox chain, migrations), fixtures and shutdowns, on top of the load runs. */
 const SETUP_ALLOWANCE_S = 120;
 /**
- * Load runs at most: the ceiling, the same-body route, the batched ceiling and the two floors;
+ * Load runs at most: the ceiling, the same-body route and the batched ceiling; the two floors and
  * SQLite's two request scenarios per round, with a run of the ceiling before each round after the
  * first; PostgreSQL's two; pgbench.
  */
-const scenariosAtMost = (rounds: number) => 5 + 2 * rounds + (rounds - 1) + 2 + 1;
+const scenariosAtMost = (rounds: number) => 3 + 4 * rounds + (rounds - 1) + 2 + 1;
 /** Streams and webhooks run once per database. */
 const DATABASES = 2;
 
