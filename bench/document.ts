@@ -77,27 +77,18 @@ function batchingLine(r: Results): string {
 }
 
 /**
- * POST /tasks' statements alone behind a bare route (bench/floor.ts), against the ceiling and
- * against the app: how much of POST's gap to the ceiling is the database's writes, which no
- * work on the app's own code can take away.
+ * A floor (POST /tasks' statements alone behind a bare route, bench/floor.ts; GET /tasks/:id's
+ * reads, bench/readFloor.ts) against the ceiling and against its app route: how much of the
+ * route's gap to the ceiling is the database's work, which no work on the app's own code can
+ * take away.
  */
-function floorLine(r: Results): string {
+function floorLine(r: Results, floorScenario: string, route: string, what: string): string {
   const bare = rateOf(r, CEILING_SCENARIO, 'none');
-  const floor = rateOf(r, FLOOR_SCENARIO, 'sqlite');
+  const floor = rateOf(r, floorScenario, 'sqlite');
   if (!bare || !floor) return '';
-  const post = rateOf(r, 'POST /tasks', 'sqlite');
-  const against = post ? ` SQLite POST /tasks ran at ${(post / floor).toFixed(2)} of it.` : '';
-  return `The floor under SQLite POST /tasks (bench/floor.ts) is a bare Fastify POST route that runs the five statements POST /tasks commits on the app's schema, straight on better-sqlite3 and committed per event-loop turn as the app does, and nothing else (no authentication, rate limit, validation, idempotency, domain code or Kysely). It ran at ${floor.toFixed(0)} req/s (the fastest of its runs), ${(floor / bare).toFixed(2)} of the ceiling: as fast as POST /tasks could be with this schema on this machine.${against}`;
-}
-
-/** GET /tasks/:id's reads alone behind a bare route (bench/readFloor.ts): floorLine's twin. */
-function readFloorLine(r: Results): string {
-  const bare = rateOf(r, CEILING_SCENARIO, 'none');
-  const floor = rateOf(r, READ_FLOOR_SCENARIO, 'sqlite');
-  if (!bare || !floor) return '';
-  const get = rateOf(r, 'GET /tasks/:id', 'sqlite');
-  const against = get ? ` SQLite GET /tasks/:id ran at ${(get / floor).toFixed(2)} of it.` : '';
-  return `The floor under SQLite GET /tasks/:id (bench/readFloor.ts) is its twin for the read path: a bare Fastify GET route that runs the two reads GET /tasks/:id runs (the task with its agent's name; its newest 100 applications with their applicants) on the app's schema, straight on better-sqlite3 in one read transaction per event-loop turn as the app does, and answers the task, and nothing else (no authentication, rate limit, domain code, Kysely or response schema). It ran at ${floor.toFixed(0)} req/s (the fastest of its runs), ${(floor / bare).toFixed(2)} of the ceiling.${against}`;
+  const app = rateOf(r, route, 'sqlite');
+  const against = app ? ` SQLite ${route} ran at ${(app / floor).toFixed(2)} of it.` : '';
+  return `${what} It ran at ${floor.toFixed(0)} req/s (the fastest of its runs), ${(floor / bare).toFixed(2)} of the ceiling: as fast as ${route} could be with this schema on this machine.${against}`;
 }
 
 /** docs/benchmarks.md, rewritten whole on every run so it never mixes numbers of two runs. */
@@ -124,9 +115,9 @@ ${sameBodyLine(r)}
 
 ${batchingLine(r)}
 
-${floorLine(r)}
+${floorLine(r, FLOOR_SCENARIO, 'POST /tasks', "The floor under SQLite POST /tasks (bench/floor.ts) is a bare Fastify POST route that runs the five statements POST /tasks commits on the app's schema, straight on better-sqlite3 and committed per event-loop turn as the app does, and nothing else (no authentication, rate limit, validation, idempotency, domain code or Kysely).")}
 
-${readFloorLine(r)}
+${floorLine(r, READ_FLOOR_SCENARIO, 'GET /tasks/:id', "The floor under SQLite GET /tasks/:id (bench/readFloor.ts) is its twin for the read path: a bare Fastify GET route that runs the two reads GET /tasks/:id runs (the task with its agent's name; its newest 100 applications with their applicants) on the app's schema, straight on better-sqlite3 in one read transaction per event-loop turn as the app does, and answers the task, and nothing else (no authentication, rate limit, domain code, Kysely or response schema).")}
 
 ### Requests
 
@@ -208,10 +199,10 @@ ${cpuTable(cpuRows(r))}
   the app groups reads, answering the task without a response schema. Nothing else runs, so
   GET /tasks/:id cannot be faster than it with these two reads on this schema.
 - **Rounds**: SQLite's two request scenarios and the two floors run ${s.rounds} times, each round
-  after a run of the ceiling, and each side of a SQLite ratio is the fastest of its ${s.rounds} runs. Other tenants of
-  this VM only ever slow a run down (the same build's rates have moved by up to 2x between runs
-  minutes apart, the bare route's too), so the fastest run is each side's least disturbed rate;
-  every run is listed above with the ratio of the medians beside it.
+  after a run of the ceiling, and each side of a SQLite ratio is the fastest of its ${s.rounds} runs.
+  Other tenants of this VM only ever slow a run down (the same build's rates have moved by up to
+  2x between runs minutes apart, the bare route's too), so the fastest run is each side's least
+  disturbed rate; every run is listed above with the ratio of the medians beside it.
 - **Handoff** is built as main.ts builds it (\`openServices\` + \`buildApp\` with its background
   jobs polling), logger off (at \`LOG_LEVEL=info\`, the default, each request writes one access-log
   line: 3-5 us more server CPU per GET /tasks/:id, profile notes' tenth pass), with a fresh temp

@@ -14,9 +14,11 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Database as SqliteFile, Statement } from 'better-sqlite3';
 import Fastify, { type FastifyInstance } from 'fastify';
+import type { Compilable } from 'kysely';
 import { startBackgroundCheckpoints } from '../src/db/checkpointer.js';
 import { openDatabase, openSqliteFile } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
+import type { Executor } from '../src/db/repositories/executor.js';
 import { newId } from '../src/domain/ids.js';
 import type { TASK_BODY } from './fixtures.js';
 import { listen, type RunningServer, TASK_ANSWER } from './servers.js';
@@ -38,6 +40,8 @@ export interface FloorDatabase {
   file: SqliteFile;
   agentId: string;
   insertTask: Statement;
+  /** The SQL text of the queries given to openFloorDatabase, as the app's dialect compiles them. */
+  sql: string[];
   close(): Promise<void>;
 }
 
@@ -49,11 +53,19 @@ export function taskValues(taskId: string, agentId: string, title: string, descr
   ];
 }
 
-export async function openFloorDatabase(prefix: string): Promise<FloorDatabase> {
+/**
+ * `queries` are built on the app's own handle, which migrates the file first: a floor that runs
+ * them gets the very SQL the app's driver prepares.
+ */
+export async function openFloorDatabase(
+  prefix: string,
+  queries: (db: Executor) => Compilable<unknown>[] = () => [],
+): Promise<FloorDatabase> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), prefix));
   // The schema comes from the app's migrations, so a floor writes and reads the same B-trees.
   const schema = openDatabase({ databaseUrl: null, dataDir });
   await migrateToLatest(schema.db);
+  const sql = queries(schema.db).map((query) => query.compile().sql);
   await schema.close();
   const filePath = path.join(dataDir, 'handoff.sqlite');
   const file = openSqliteFile(filePath);
@@ -73,6 +85,7 @@ export async function openFloorDatabase(prefix: string): Promise<FloorDatabase> 
     file,
     agentId,
     insertTask,
+    sql,
     close: async () => {
       await checkpoints.stop();
       if (file.inTransaction) file.exec('commit');

@@ -3,18 +3,15 @@
  * /tasks/:id runs (the task with its agent's name, and its newest 100 applications with their
  * applicants) on the app's own schema, straight on better-sqlite3, in one read transaction per
  * event-loop turn as the app's driver groups reads (src/db/sqliteDriver.ts), and answers the
- * task. The reads' SQL is the app's own query builders', compiled once at start-up by the app's
- * SQLite compiler, so the twin cannot drift from the app. What it leaves out is everything else
+ * task. The reads' SQL is the app's own query builders', compiled once at start-up on the app's
+ * own database handle, so the twin cannot drift from the app. What it leaves out is everything else
  * the app does: authentication, rate limits, validation, the domain, Kysely at request time, the
  * response schema. So it is as fast as GET /tasks/:id could be with these reads and this schema
  * on this machine: the twin of bench/floor.ts for the read path.
  */
 import Fastify from 'fastify';
-import { DummyDriver, Kysely, SqliteAdapter, SqliteIntrospector } from 'kysely';
-import { LiteralLimitsSqliteQueryCompiler } from '../src/db/literalLimits.js';
 import { taskApplications } from '../src/db/repositories/applications.js';
 import { taskWithAgentNameQuery } from '../src/db/repositories/tasks.js';
-import type { Database } from '../src/db/schema.js';
 import { newId } from '../src/domain/ids.js';
 import { TASK_DETAIL_APPLICATIONS } from '../src/domain/taskQueries.js';
 import { TASK_BODY } from './fixtures.js';
@@ -23,23 +20,6 @@ import { TASK_ANSWER } from './servers.js';
 
 /** The one task the floor serves (the bench's scenario reads it, as it reads the fixture's). */
 export const READ_FLOOR_TASK_ID = newId('task');
-
-/** Compiles only (its driver runs nothing): the SQL text the app's driver would prepare. */
-const compiler = new Kysely<Database>({
-  dialect: {
-    createAdapter: () => new SqliteAdapter(),
-    createDriver: () => new DummyDriver(),
-    createIntrospector: (db) => new SqliteIntrospector(db),
-    createQueryCompiler: () => new LiteralLimitsSqliteQueryCompiler(),
-  },
-});
-const TASK_WITH_AGENT_NAME = taskWithAgentNameQuery(compiler, READ_FLOOR_TASK_ID).compile().sql;
-const NEWEST_APPLICATIONS = taskApplications(
-  compiler,
-  READ_FLOOR_TASK_ID,
-  null,
-  TASK_DETAIL_APPLICATIONS,
-).compile().sql;
 
 interface TaskRow {
   id: string;
@@ -59,14 +39,18 @@ interface ApplicationRow {
 }
 
 export async function startReadFloor(): Promise<FloorServer> {
-  const database = await openFloorDatabase('handoff-read-floor-');
+  const database = await openFloorDatabase('handoff-read-floor-', (db) => [
+    taskWithAgentNameQuery(db, READ_FLOOR_TASK_ID),
+    taskApplications(db, READ_FLOOR_TASK_ID, null, TASK_DETAIL_APPLICATIONS),
+  ]);
   const { file, agentId } = database;
+  const [taskSql, applicationsSql] = database.sql as [string, string];
   const at = new Date().toISOString();
   database.insertTask.run(
     ...taskValues(READ_FLOOR_TASK_ID, agentId, TASK_BODY.title, TASK_BODY.description, at),
   );
-  const readTask = file.prepare(TASK_WITH_AGENT_NAME);
-  const readApplications = file.prepare(NEWEST_APPLICATIONS);
+  const readTask = file.prepare(taskSql);
+  const readApplications = file.prepare(applicationsSql);
   const turn = turnCommits(file);
 
   const app = Fastify({ logger: false });

@@ -5,10 +5,11 @@ const SIGNATURE = /([?&]signature=)[^&#]*/gi;
 
 /**
  * Fastify's request logging with one line a request instead of two: nothing when a request
- * comes in, and when it is answered one `request` line with its method, URL, status, the
- * client's address (as TRUST_PROXY resolves it) and the time it took, with its `reqId` as
- * every line of the request has (a signed upload URL's signature redacted). A failed response is logged at error level, with its error,
- * as Fastify does; Fastify's other lines (its error handler's, not found, stream errors) stay.
+ * comes in, and when it is answered one `request` line with its method, URL (a signed upload
+ * URL's signature redacted), status, the client's address (as TRUST_PROXY resolves it) and the
+ * time it took, with its `reqId` as every line of the request has. A failed response is logged
+ * at error level, with its error, as Fastify does; Fastify's other lines (its error handler's,
+ * not found, stream errors) stay.
  *
  * Why: Fastify's two lines ("incoming request", which serialises the request, then "request
  * completed") cost more than the request path around them. On the benchmark's 2-core VM, at
