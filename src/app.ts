@@ -38,6 +38,7 @@ import { conversationRoutes } from './http/routes/conversation.js';
 import { fileRoutes } from './http/routes/files.js';
 import { taskRoutes } from './http/routes/tasks.js';
 import { telegramRoutes } from './http/routes/telegram.js';
+import { tonConnectRoutes } from './http/routes/tonconnect.js';
 import { serveTonConnectManifest, serveWebApp, WEB_APPS } from './http/routes/webApps.js';
 import { webhookRoutes } from './http/routes/webhooks.js';
 import { workerRoutes } from './http/routes/worker.js';
@@ -49,6 +50,8 @@ import { mcpRoutes } from './mcp/httpRoute.js';
 import { RouteTable } from './mcp/routeTable.js';
 import { type FileStorage, LocalDiskStorage } from './storage/fileStorage.js';
 import { createTelegramBot, registerWebhookOnListen, telegramSettings } from './telegram/bot.js';
+import { WalletsCatalog } from './tonconnect/walletsCatalog.js';
+import { startWalletsRefresh } from './tonconnect/walletsRefresh.js';
 
 export interface AppDeps {
   config: Config;
@@ -61,6 +64,8 @@ export interface AppDeps {
   logger?: FastifyServerOptions['logger'];
   /** Run background jobs (pending transfers, webhook delivery) while the app is up. */
   jobs?: boolean;
+  /** The TON Connect wallets list the web apps are served (tests give one; else the snapshot). */
+  wallets?: WalletsCatalog;
 }
 
 declare module 'fastify' {
@@ -178,9 +183,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(mcpRoutes, { routes: options, rateLimits, routeTable });
   await app.register(fileRoutes, options);
+  const wallets = deps.wallets ?? new WalletsCatalog();
   await app.register(async (web) => {
-    for (const { name, prefix } of WEB_APPS) serveWebApp(web, name, prefix);
+    for (const { name, prefix } of WEB_APPS) serveWebApp(web, name, prefix, () => wallets.bridgeOrigins());
     serveTonConnectManifest(web, config);
+    tonConnectRoutes(web, wallets);
   });
   const botSettings = telegramSettings(config);
   const telegram = botSettings ? createTelegramBot(ctx, botSettings, app.log) : null;
@@ -188,6 +195,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   if (deps.jobs) {
     if (telegram) registerWebhookOnListen(app, telegram, config.publicUrl);
+    if (config.tonConnectWalletsUrl) {
+      const refresh = startWalletsRefresh(wallets, config.tonConnectWalletsUrl, app.log);
+      app.addHook('onClose', async () => refresh.stop());
+    }
     const jobs = startBackgroundJobs(ctx, app.log, telegram?.sender ?? null);
     app.addHook('onClose', () => jobs.stop());
   }

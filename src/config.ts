@@ -5,6 +5,7 @@ import path from 'node:path';
 import { Address } from '@ton/core';
 import type { TonNetwork } from './chain/gateway.js';
 import type { WebhookSettings } from './events/dispatcher.js';
+import { OFFICIAL_WALLETS_URL } from './tonconnect/walletsRefresh.js';
 
 export interface Config {
   port: number;
@@ -50,6 +51,11 @@ export interface Config {
   sseMaxStreamsPerKey: number;
   /** Domains (host[:port]) a worker's TON Connect wallet proof may be signed for. */
   tonProofDomains: string[];
+  /**
+   * Where the background job refreshes the TON Connect wallets list the web apps are served
+   * (src/tonconnect/walletsRefresh.ts); absent: never, the shipped snapshot is served.
+   */
+  tonConnectWalletsUrl?: string;
 }
 
 /** Settings of network mode (TON_NETWORK=testnet|mainnet). */
@@ -125,6 +131,7 @@ export function loadConfig(env: Env = process.env): { config: Config; notices: C
     apiKeyCacheTtlMs: intSetting(env, 'API_KEY_CACHE_TTL_MS', 10_000, 0, 60_000),
     sseMaxStreamsPerKey: intSetting(env, 'SSE_MAX_STREAMS_PER_KEY', 10, 1, 100_000),
     tonProofDomains: [],
+    ...walletsUrlSetting(env),
   };
   if (config.tonNetwork !== 'sandbox') config.tonLive = tonLiveSettings(env, config.tonNetwork);
   config.tonProofDomains = parseDomains(env.TON_PROOF_DOMAINS, config.publicUrl);
@@ -164,6 +171,17 @@ function adminToken(value: string): string {
     );
   }
   return value;
+}
+
+/** TONCONNECT_WALLETS_URL: the official list by default, `off` for none (an https URL otherwise). */
+function walletsUrlSetting(env: Env): { tonConnectWalletsUrl?: string } {
+  const raw = env.TONCONNECT_WALLETS_URL;
+  if (raw === 'off') return {};
+  const value = raw || OFFICIAL_WALLETS_URL;
+  if (!/^https:\/\/[^/]/.test(value)) {
+    throw new Error(`TONCONNECT_WALLETS_URL must be an https URL or off, got "${value}"`);
+  }
+  return { tonConnectWalletsUrl: value };
 }
 
 function urlSetting(env: Env, name: string, fallback: string): string {

@@ -4,15 +4,16 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Config } from '../../config.js';
+import { type WebAppName, webSecurityHeaders } from '../webSecurityHeaders.js';
 
 /** Where `npm run build:web` puts each app under web/ (dist/web/<name>). */
 export const WEB_BUILD_DIR = fileURLToPath(new URL('../../../dist/web/', import.meta.url));
 
 /** The web apps and the paths they are served at. */
-export const WEB_APPS = [
+export const WEB_APPS: readonly { name: WebAppName; prefix: string }[] = [
   { name: 'miniapp', prefix: '/app' },
   { name: 'console', prefix: '/console' },
-] as const;
+];
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -33,14 +34,22 @@ const MAX_PATH_CHARS = 300;
 /**
  * Serves a built single-page app at `prefix`: its files, and index.html for every other path
  * (the app routes on the client). index.html is revalidated on every load so a new build shows
- * at once; hashed assets under assets/ are cached for a year.
+ * at once; hashed assets under assets/ are cached for a year. Every file carries the app's
+ * Content-Security-Policy (webSecurityHeaders.ts), whose connect-src names `bridgeOrigins()`.
  */
-export function serveWebApp(app: FastifyInstance, name: string, prefix: string, buildDir = WEB_BUILD_DIR) {
+export function serveWebApp(
+  app: FastifyInstance,
+  name: WebAppName,
+  prefix: string,
+  bridgeOrigins: () => readonly string[],
+  buildDir = WEB_BUILD_DIR,
+) {
   const root = path.join(buildDir, name);
   const handler = async (requested: string, reply: FastifyReply) => {
     const file = await findFile(root, requested);
     if (file) {
       const immutable = requested.startsWith('assets/');
+      reply.headers(webSecurityHeaders(name, bridgeOrigins()));
       return sendFile(reply, file, immutable ? IMMUTABLE : 'no-cache');
     }
     // A missing asset is a 404 (a stale page asking for an old build), not the app's page; so is
@@ -52,6 +61,7 @@ export function serveWebApp(app: FastifyInstance, name: string, prefix: string, 
     if (!index) {
       return reply.status(503).send({ error: `The ${name} web app is not built: run npm run build:web` });
     }
+    reply.headers(webSecurityHeaders(name, bridgeOrigins()));
     return sendFile(reply, index, 'no-cache');
   };
   app.get(prefix, { schema: { hide: true } }, (_request, reply) => reply.redirect(`${prefix}/`));

@@ -1,4 +1,4 @@
-import { TonConnectUIProvider, type UIWallet } from '@tonconnect/ui-react';
+import { TonConnect, TonConnectUIProvider, type UIWallet } from '@tonconnect/ui-react';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App';
@@ -14,9 +14,24 @@ const manifestUrl = `${window.location.origin}/console/tonconnect-manifest.json`
  */
 const includeWallets = (window as { handoffConsoleWallets?: UIWallet[] }).handoffConsoleWallets ?? [];
 
+/**
+ * The wallets list and icons come from the service (/tonconnect/wallets.json), not from
+ * config.ton.org and the wallets' image hosts; TON Connect's analytics are off. Nothing leaves
+ * for anyone else until the person chooses a wallet (docs/decisions.md says what goes where).
+ */
+const connector = new TonConnect({
+  manifestUrl,
+  walletsListSource: `${window.location.origin}/tonconnect/wallets.json`,
+  analytics: { mode: 'off' },
+});
+
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
-    <TonConnectUIProvider manifestUrl={manifestUrl} walletsListConfiguration={{ includeWallets }}>
+    <TonConnectUIProvider
+      connector={connector}
+      walletsListConfiguration={{ includeWallets }}
+      analytics={{ mode: 'off' }}
+    >
       <App />
     </TonConnectUIProvider>
   </StrictMode>,

@@ -19,11 +19,11 @@ if (!launch) {
 } else {
   setInitData(launch.initData);
   const manifestUrl = `${location.origin}/tonconnect-manifest.json`;
-  // The wallets list ships with the app (no request to config.ton.org at run time); if it cannot
-  // be read, TON Connect falls back to its own built-in list. No analytics are sent.
+  // The service serves the wallets list and their icons (no request to config.ton.org or the
+  // wallets' image hosts before a wallet is chosen). No analytics are sent.
   const connector = new TonConnect({
     manifestUrl,
-    walletsListSource: `${location.origin}/app/tonconnect-wallets.json`,
+    walletsListSource: `${location.origin}/tonconnect/wallets.json`,
     analytics: { mode: 'off' },
   });
   root.render(

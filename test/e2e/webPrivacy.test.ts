@@ -1,0 +1,173 @@
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+import { launchChromium } from './browser.js';
+import { LIGHT_THEME, launchHash, telegramInitData, telegramWebviewScript } from './telegramHost.js';
+
+/**
+ * Before anyone chooses a wallet, the web apps ask nothing of anyone but the service: the console
+ * and the Mini App, with TON Connect's wallet modal open (its list and icons), load only from
+ * their own origin, under the Content-Security-Policy the service sends, with no violation.
+ */
+const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS
+  ? fileURLToPath(new URL('../../docs/screenshots/', import.meta.url))
+  : mkdtempSync(path.join(os.tmpdir(), 'handoff-screenshots-'));
+const PHONE = { width: 360, height: 740 };
+const WAIT_MS = 30_000;
+
+let t: TestApp;
+let origin: string;
+let browser: Browser;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = t.app.server.address() as AddressInfo;
+  origin = `http://127.0.0.1:${port}`;
+  t.config.publicUrl = origin;
+  browser = await launchChromium();
+  mkdirSync(SCREENSHOTS, { recursive: true });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+});
+
+/** What a page asked for, and what it reported: CSP violations and console errors. */
+interface Recorded {
+  requests: string[];
+  /** Requests started and not yet finished or failed. */
+  pending: number;
+  violations: string[];
+  errors: string[];
+}
+
+/**
+ * A fresh phone-sized context whose every request is recorded; requests for anywhere but the
+ * service are refused (the machine has no internet, and a test must not reach it anyway).
+ * Each CSP violation the page sees (securitypolicyviolation) is recorded too.
+ */
+async function openRecorded(): Promise<{ context: BrowserContext; page: Page; seen: Recorded }> {
+  const seen: Recorded = { requests: [], pending: 0, violations: [], errors: [] };
+  const context = await browser.newContext({ viewport: PHONE, deviceScaleFactor: 1 });
+  context.setDefaultTimeout(WAIT_MS);
+  await context.route('**/*', (route) => {
+    const url = route.request().url();
+    seen.requests.push(url);
+    return url.startsWith(`${origin}/`) ? route.continue() : route.abort();
+  });
+  context.on('request', () => seen.pending++);
+  context.on('requestfinished', () => seen.pending--);
+  context.on('requestfailed', () => seen.pending--);
+  const page = await context.newPage();
+  await page.exposeFunction('__cspViolation', (text: string) => seen.violations.push(text));
+  await page.addInitScript(() => {
+    const w = globalThis as unknown as {
+      addEventListener: (type: string, listener: (event: Record<string, string>) => void) => void;
+      __cspViolation: (text: string) => void;
+    };
+    w.addEventListener('securitypolicyviolation', (e) =>
+      w.__cspViolation(`${e.violatedDirective} blocked ${e.blockedURI} (${e.sourceFile}:${e.lineNumber})`),
+    );
+  });
+  page.on('console', (message) => {
+    if (message.type() === 'error') seen.errors.push(message.text());
+  });
+  page.on('pageerror', (error) => seen.errors.push(error.message));
+  return { context, page, seen };
+}
+
+/**
+ * Waits until the page has asked for wallet icons and no request is still open, so the record
+ * holds everything the open modal loads.
+ */
+async function iconsSettled(seen: Recorded) {
+  await expect
+    .poll(
+      () => seen.requests.some((url) => url.includes('/tonconnect/wallet-icons/')) && seen.pending === 0,
+      {
+        timeout: WAIT_MS,
+      },
+    )
+    .toBe(true);
+}
+
+const offOrigin = (seen: Recorded) => seen.requests.filter((url) => !url.startsWith(`${origin}/`));
+
+describe('the web apps ask nothing of third parties before a wallet is chosen', () => {
+  it('sends a Content-Security-Policy and its companions on both apps', async () => {
+    for (const prefix of ['/console/', '/app/']) {
+      const res = await fetch(`${origin}${prefix}`);
+      expect(res.status).toBe(200);
+      const csp = res.headers.get('content-security-policy') ?? '';
+      expect(csp, prefix).toContain("default-src 'self'");
+      expect(csp, prefix).toContain("script-src 'self'");
+      expect(csp, prefix).not.toMatch(/script-src[^;]*'unsafe-(inline|eval)'/);
+      expect(csp, prefix).toContain("img-src 'self' data: blob:");
+      // connect-src: the service, and the bridges of the served wallets (for after the choice).
+      const connect = csp.split('; ').find((d) => d.startsWith('connect-src ')) ?? '';
+      expect(connect.split(' ').slice(0, 2), prefix).toEqual(['connect-src', "'self'"]);
+      expect(connect.split(' '), prefix).toContain('https://bridge.tonapi.io');
+      expect(connect.split(' '), prefix).toContain('https://walletbot.me');
+      expect(csp, prefix).toContain("object-src 'none'");
+      expect(csp, prefix).toContain("base-uri 'none'");
+      expect(res.headers.get('referrer-policy'), prefix).toBe('no-referrer');
+      expect(res.headers.get('x-content-type-options'), prefix).toBe('nosniff');
+      await res.body?.cancel();
+    }
+    const consoleCsp = (await fetch(`${origin}/console/`)).headers.get('content-security-policy');
+    expect(consoleCsp).toContain("frame-ancestors 'none'");
+    const appCsp = (await fetch(`${origin}/app/`)).headers.get('content-security-policy');
+    expect(appCsp).toContain('frame-ancestors https://web.telegram.org');
+    // Assets carry the policy too (an SVG opened on its own is a document).
+    expect((await fetch(`${origin}/app/icon.png`)).headers.get('content-security-policy')).toBeTruthy();
+  });
+
+  it('the console, wallet modal open: everything from the service, no CSP violation', async () => {
+    const { context, page, seen } = await openRecorded();
+    try {
+      await page.goto(`${origin}/console/`);
+      await page.getByRole('button', { name: 'Sign in with wallet' }).click();
+      // The modal lists the wallets of the list the service serves, with their icons.
+      await page.getByText('Tonkeeper', { exact: true }).first().waitFor();
+      await iconsSettled(seen);
+      await page.screenshot({ path: path.join(SCREENSHOTS, 'console-wallet-modal.png') });
+      expect(offOrigin(seen)).toEqual([]);
+      expect(seen.requests).toContain(`${origin}/tonconnect/wallets.json`);
+      expect(seen.requests.some((url) => url.startsWith(`${origin}/tonconnect/wallet-icons/`))).toBe(true);
+      expect(seen.violations).toEqual([]);
+      expect(seen.errors.filter((e) => /Content.Security.Policy|Refused to/i.test(e))).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 120_000);
+
+  it('the Mini App in Telegram, wallet modal open: everything from the service, no CSP violation', async () => {
+    const { context, page, seen } = await openRecorded();
+    try {
+      await page.addInitScript(telegramWebviewScript(LIGHT_THEME));
+      const initData = telegramInitData(
+        { id: 7_100_001, first_name: 'Cleo' },
+        t.config.telegramBotToken,
+        t.clock.now(),
+      );
+      await page.goto(`${origin}/app/${launchHash({ initData, theme: LIGHT_THEME })}`);
+      await page.getByRole('tab', { name: 'Profile' }).click();
+      await page.getByRole('button', { name: 'Connect wallet' }).click();
+      await page.getByText('Tonkeeper', { exact: true }).first().waitFor();
+      await iconsSettled(seen);
+      expect(offOrigin(seen)).toEqual([]);
+      expect(seen.requests).toContain(`${origin}/tonconnect/wallets.json`);
+      expect(seen.violations).toEqual([]);
+      expect(seen.errors.filter((e) => /Content.Security.Policy|Refused to/i.test(e))).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 120_000);
+});
