@@ -18,6 +18,7 @@ const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS
   ? fileURLToPath(new URL('../../docs/screenshots/', import.meta.url))
   : mkdtempSync(path.join(os.tmpdir(), 'handoff-screenshots-'));
 const PHONE = { width: 360, height: 740 };
+const DESKTOP = { width: 1200, height: 900 };
 const WAIT_MS = 30_000;
 
 let t: TestApp;
@@ -53,9 +54,11 @@ interface Recorded {
  * service are refused (the machine has no internet, and a test must not reach it anyway).
  * Each CSP violation the page sees (securitypolicyviolation) is recorded too.
  */
-async function openRecorded(): Promise<{ context: BrowserContext; page: Page; seen: Recorded }> {
+async function openRecorded(
+  viewport = PHONE,
+): Promise<{ context: BrowserContext; page: Page; seen: Recorded }> {
   const seen: Recorded = { requests: [], pending: 0, violations: [], errors: [] };
-  const context = await browser.newContext({ viewport: PHONE, deviceScaleFactor: 1 });
+  const context = await browser.newContext({ viewport, deviceScaleFactor: 1 });
   context.setDefaultTimeout(WAIT_MS);
   await context.route('**/*', (route) => {
     const url = route.request().url();
@@ -129,24 +132,40 @@ describe('the web apps ask nothing of third parties before a wallet is chosen', 
     expect((await fetch(`${origin}/app/icon.png`)).headers.get('content-security-policy')).toBeTruthy();
   });
 
-  it('the console, wallet modal open: everything from the service, no CSP violation', async () => {
-    const { context, page, seen } = await openRecorded();
-    try {
-      await page.goto(`${origin}/console/`);
-      await page.getByRole('button', { name: 'Sign in with wallet' }).click();
-      // The modal lists the wallets of the list the service serves, with their icons.
-      await page.getByText('Tonkeeper', { exact: true }).first().waitFor();
-      await iconsSettled(seen);
-      await page.screenshot({ path: path.join(SCREENSHOTS, 'console-wallet-modal.png') });
-      expect(offOrigin(seen)).toEqual([]);
-      expect(seen.requests).toContain(`${origin}/tonconnect/wallets.json`);
-      expect(seen.requests.some((url) => url.startsWith(`${origin}/tonconnect/wallet-icons/`))).toBe(true);
-      expect(seen.violations).toEqual([]);
-      expect(seen.errors.filter((e) => /Content.Security.Policy|Refused to/i.test(e))).toEqual([]);
-    } finally {
-      await context.close();
-    }
-  }, 120_000);
+  for (const viewport of [PHONE, DESKTOP]) {
+    it(`the console at ${viewport.width} px, wallets listed: everything from the service, no CSP violation`, async () => {
+      const { context, page, seen } = await openRecorded(viewport);
+      try {
+        await page.goto(`${origin}/console/`);
+        await page.getByRole('button', { name: 'Sign in with wallet' }).click();
+        // The page lists the wallets of the service's list, with the service's icons.
+        const wallets = page.getByRole('list', { name: 'Wallets' });
+        await wallets.getByRole('button', { name: 'Tonkeeper', exact: true }).waitFor();
+        await iconsSettled(seen);
+        if (viewport === PHONE) {
+          await page.screenshot({ path: path.join(SCREENSHOTS, 'console-sign-in-wallets.png') });
+        }
+        expect(offOrigin(seen)).toEqual([]);
+        expect(seen.requests).toContain(`${origin}/tonconnect/wallets.json`);
+        expect(seen.requests).toContain(`${origin}/tonconnect/wallet-icons/tonkeeper`);
+        expect(seen.violations).toEqual([]);
+        expect(seen.errors.filter((e) => /Content.Security.Policy|Refused to/i.test(e))).toEqual([]);
+
+        // Choosing a wallet contacts that wallet's bridge, and only it, which the policy allows.
+        await wallets.getByRole('button', { name: 'Tonkeeper', exact: true }).click();
+        await expect.poll(() => offOrigin(seen).length, { timeout: WAIT_MS }).toBeGreaterThan(0);
+        const hosts = new Set(offOrigin(seen).map((url) => new URL(url).origin));
+        expect([...hosts]).toEqual(['https://bridge.tonapi.io']);
+        expect(seen.violations).toEqual([]);
+        if (viewport === PHONE) {
+          await page.getByText('Tonkeeper', { exact: true }).last().waitFor();
+          await page.screenshot({ path: path.join(SCREENSHOTS, 'console-sign-in-tonkeeper.png') });
+        }
+      } finally {
+        await context.close();
+      }
+    }, 120_000);
+  }
 
   it('the Mini App in Telegram, wallet modal open: everything from the service, no CSP violation', async () => {
     const { context, page, seen } = await openRecorded();
