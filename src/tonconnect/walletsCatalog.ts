@@ -43,10 +43,10 @@ export const UI_ICONS_PATH = '/tonconnect/ui-icons';
 export const UI_ICONS_ORIGIN = 'https://raw.githubusercontent.com/ton-connect/sdk/main/assets/';
 export const UI_ICONS = ['ton-icon-48.png', 'tg.png', 'walletconnect-icon-288.png'] as const;
 
-const isHttpsUrl = (value: unknown): value is string => {
+const isUrl = (value: unknown, protocols: readonly string[]): value is string => {
   if (typeof value !== 'string' || value.length > MAX_FIELD_CHARS) return false;
   try {
-    return new URL(value).protocol === 'https:';
+    return protocols.includes(new URL(value).protocol);
   } catch {
     return false;
   }
@@ -54,10 +54,13 @@ const isHttpsUrl = (value: unknown): value is string => {
 
 /**
  * The entries of a wallets list that TON Connect can use (the checks of its own
- * isCorrectWalletConfigDTO, plus https URLs and a safe app_name, which names the icon's path);
- * others are dropped, as TON Connect drops them. Null when `value` is not a list at all.
+ * isCorrectWalletConfigDTO, plus https image and bridge URLs, which the service fetches and the
+ * pages' policy names, and a safe app_name, which names the icon's path); others are dropped, as
+ * TON Connect drops them. Null when `value` is not a list at all. `allowHttpImages` is for tests,
+ * whose image host is a local http server.
  */
-export function validWallets(value: unknown): WalletEntry[] | null {
+export function validWallets(value: unknown, allowHttpImages = false): WalletEntry[] | null {
+  const imageProtocols = allowHttpImages ? ['https:', 'http:'] : ['https:'];
   if (!Array.isArray(value)) return null;
   const seen = new Set<string>();
   const wallets: WalletEntry[] = [];
@@ -66,7 +69,9 @@ export function validWallets(value: unknown): WalletEntry[] | null {
     const w = item as Record<string, unknown>;
     if (typeof w.app_name !== 'string' || !APP_NAME.test(w.app_name) || seen.has(w.app_name)) continue;
     if (typeof w.name !== 'string' || w.name.length === 0 || w.name.length > 100) continue;
-    if (!isHttpsUrl(w.image) || !isHttpsUrl(w.about_url)) continue;
+    if (!isUrl(w.image, imageProtocols)) continue;
+    // Shown as a link only; the official list has one with a zero-width space before https.
+    if (typeof w.about_url !== 'string' || w.about_url.length > MAX_FIELD_CHARS) continue;
     if (!Array.isArray(w.platforms) || w.platforms.length === 0) continue;
     if (!w.platforms.every((p) => typeof p === 'string' && p.length <= 40)) continue;
     if (!Array.isArray(w.bridge) || w.bridge.length === 0) continue;
@@ -74,7 +79,7 @@ export function validWallets(value: unknown): WalletEntry[] | null {
       (b) =>
         b &&
         typeof b === 'object' &&
-        ((b.type === 'sse' && isHttpsUrl(b.url)) ||
+        ((b.type === 'sse' && isUrl(b.url, ['https:'])) ||
           (b.type === 'js' && typeof b.key === 'string' && b.key.length <= 100)),
     );
     if (!bridgesOk) continue;

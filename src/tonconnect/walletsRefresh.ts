@@ -87,7 +87,7 @@ export async function refreshWallets(
   } catch {
     throw new Error(`${url} is not JSON`);
   }
-  const wallets = validWallets(parsed);
+  const wallets = validWallets(parsed, options.allowPrivate ?? false);
   if (!wallets || wallets.length === 0) throw new Error(`${url} holds no usable wallet`);
   catalog.replace(wallets, `${url} at ${now.toISOString()}`);
   let iconsFetched = 0;

@@ -65,6 +65,8 @@ export interface TestAppOptions {
   telegram?: { apiRoot: string };
   /** The app's logger, as main.ts gives it (tests of what is logged); none by default. */
   logger?: AppDeps['logger'];
+  /** The TON Connect wallets catalog the web apps are served (the shipped snapshot by default). */
+  wallets?: AppDeps['wallets'];
   /** TON_NETWORK=testnet against a toncenter-v2 fake (test/helpers/fakeToncenter.ts). */
   live?: {
     apiUrl: string;
@@ -138,7 +140,13 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     chainOverrides,
   });
   const services = { ...opened, chain: options.wrapChain ? options.wrapChain(opened.chain) : opened.chain };
-  const app = await buildApp({ config, ...services, clock, logger: options.logger });
+  const app = await buildApp({
+    config,
+    ...services,
+    clock,
+    logger: options.logger,
+    ...(options.wallets ? { wallets: options.wallets } : {}),
+  });
   const ctx: DomainContext = app.ctx;
   return {
     app,

@@ -51,7 +51,7 @@ describe('the Mini App at /app (built by the test run’s global setup)', () => 
     }
   });
 
-  it('serves the TON Connect manifest and the wallets list that ships with the app', async () => {
+  it('serves the TON Connect manifest and the wallets list (the service’s, for both apps)', async () => {
     const manifest = await get('/tonconnect-manifest.json');
     expect(manifest.statusCode).toBe(200);
     expect(manifest.json()).toEqual({
@@ -62,7 +62,7 @@ describe('the Mini App at /app (built by the test run’s global setup)', () => 
     const icon = await get('/app/icon.png');
     expect(icon.statusCode).toBe(200);
     expect(icon.headers['content-type']).toBe('image/png');
-    const wallets = await get('/app/tonconnect-wallets.json');
+    const wallets = await get('/tonconnect/wallets.json');
     expect(wallets.statusCode).toBe(200);
     expect((wallets.json() as { app_name: string }[]).map((w) => w.app_name)).toContain('tonkeeper');
   });

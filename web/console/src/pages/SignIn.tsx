@@ -90,7 +90,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
           <ul aria-label="Wallets" className="wallets">
             {choices.wallets.map((w) => (
               <li key={w.appName}>
-                <button type="button" onClick={() => choose(w, choices.payload)}>
+                <button type="button" className="wallet-tile" onClick={() => choose(w, choices.payload)}>
                   <img src={w.imageUrl} alt="" width={48} height={48} />
                   <span>{w.name}</span>
                 </button>
