@@ -195,9 +195,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   if (deps.jobs) {
     if (telegram) registerWebhookOnListen(app, telegram, config.publicUrl);
-    if (config.tonConnectWalletsUrl) {
-      const refresh = startWalletsRefresh(wallets, config.tonConnectWalletsUrl, app.log);
-      app.addHook('onClose', async () => refresh.stop());
+    const walletsUrl = config.tonConnectWalletsUrl;
+    if (walletsUrl) {
+      // Once listening: an instance that cannot take its port fetches nothing.
+      let refresh: { stop(): void } | undefined;
+      app.addHook('onListen', async () => {
+        refresh = startWalletsRefresh(wallets, walletsUrl, app.log);
+      });
+      app.addHook('onClose', async () => refresh?.stop());
     }
     const jobs = startBackgroundJobs(ctx, app.log, telegram?.sender ?? null);
     app.addHook('onClose', () => jobs.stop());

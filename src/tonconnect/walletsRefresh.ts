@@ -137,7 +137,7 @@ export function startWalletsRefresh(
       } catch (error) {
         next = RETRY_INTERVAL_MS;
         log.warn(
-          { err: (error as Error).message },
+          { err: (error as Error).message, serving: catalog.source },
           'TON Connect wallets list not refreshed: serving the list the service has',
         );
       }
