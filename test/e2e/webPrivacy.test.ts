@@ -19,6 +19,8 @@ const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS
   : mkdtempSync(path.join(os.tmpdir(), 'handoff-screenshots-'));
 const PHONE = { width: 360, height: 740 };
 const DESKTOP = { width: 1200, height: 900 };
+/** Tonkeeper's bridge and its universal link (https://app.tonkeeper.com/ton-connect), from the list. */
+const TONKEEPER = ['https://bridge.tonapi.io', 'https://app.tonkeeper.com'];
 const WAIT_MS = 30_000;
 
 let t: TestApp;
@@ -151,11 +153,12 @@ describe('the web apps ask nothing of third parties before a wallet is chosen', 
         expect(seen.violations).toEqual([]);
         expect(seen.errors.filter((e) => /Content.Security.Policy|Refused to/i.test(e))).toEqual([]);
 
-        // Choosing a wallet contacts that wallet's bridge, and only it, which the policy allows.
+        // Choosing a wallet contacts that wallet alone; its bridge is in the policy's connect-src.
         await wallets.getByRole('button', { name: 'Tonkeeper', exact: true }).click();
         await expect.poll(() => offOrigin(seen).length, { timeout: WAIT_MS }).toBeGreaterThan(0);
+        // Its bridge, and (on a phone, opening the wallet) its universal link: nothing else.
         const hosts = new Set(offOrigin(seen).map((url) => new URL(url).origin));
-        expect([...hosts]).toEqual(['https://bridge.tonapi.io']);
+        expect([...hosts].filter((h) => !TONKEEPER.includes(h))).toEqual([]);
         expect(seen.violations).toEqual([]);
         if (viewport === PHONE) {
           await page.getByText('Tonkeeper', { exact: true }).last().waitFor();
@@ -167,26 +170,41 @@ describe('the web apps ask nothing of third parties before a wallet is chosen', 
     }, 120_000);
   }
 
-  it('the Mini App in Telegram, wallet modal open: everything from the service, no CSP violation', async () => {
-    const { context, page, seen } = await openRecorded();
-    try {
-      await page.addInitScript(telegramWebviewScript(LIGHT_THEME));
-      const initData = telegramInitData(
-        { id: 7_100_001, first_name: 'Cleo' },
-        t.config.telegramBotToken,
-        t.clock.now(),
-      );
-      await page.goto(`${origin}/app/${launchHash({ initData, theme: LIGHT_THEME })}`);
-      await page.getByRole('tab', { name: 'Profile' }).click();
-      await page.getByRole('button', { name: 'Connect wallet' }).click();
-      await page.getByText('Tonkeeper', { exact: true }).first().waitFor();
-      await iconsSettled(seen);
-      expect(offOrigin(seen)).toEqual([]);
-      expect(seen.requests).toContain(`${origin}/tonconnect/wallets.json`);
-      expect(seen.violations).toEqual([]);
-      expect(seen.errors.filter((e) => /Content.Security.Policy|Refused to/i.test(e))).toEqual([]);
-    } finally {
-      await context.close();
-    }
-  }, 120_000);
+  for (const viewport of [PHONE, DESKTOP]) {
+    it(`the Mini App in Telegram at ${viewport.width} px, wallets listed: everything from the service, no CSP violation`, async () => {
+      const { context, page, seen } = await openRecorded(viewport);
+      try {
+        await page.addInitScript(telegramWebviewScript(LIGHT_THEME));
+        const initData = telegramInitData(
+          { id: 7_100_001 + viewport.width, first_name: 'Cleo' },
+          t.config.telegramBotToken,
+          t.clock.now(),
+        );
+        await page.goto(`${origin}/app/${launchHash({ initData, theme: LIGHT_THEME })}`);
+        await page.getByRole('tab', { name: 'Profile' }).click();
+        await page.getByRole('button', { name: 'Connect wallet' }).click();
+        const wallets = page.getByRole('list', { name: 'Wallets' });
+        await wallets.getByRole('button', { name: 'Tonkeeper', exact: true }).waitFor();
+        await iconsSettled(seen);
+        await page.screenshot({
+          path: path.join(os.tmpdir(), `handoff-miniapp-wallets-${viewport.width}.png`),
+        });
+        expect(offOrigin(seen)).toEqual([]);
+        expect(seen.requests).toContain(`${origin}/tonconnect/wallets.json`);
+        expect(seen.requests).toContain(`${origin}/tonconnect/wallet-icons/tonkeeper`);
+        expect(seen.violations).toEqual([]);
+        expect(seen.errors.filter((e) => /Content.Security.Policy|Refused to/i.test(e))).toEqual([]);
+
+        // Choosing a wallet contacts that wallet alone; its bridge is in the policy's connect-src.
+        await wallets.getByRole('button', { name: 'Tonkeeper', exact: true }).click();
+        await expect.poll(() => offOrigin(seen).length, { timeout: WAIT_MS }).toBeGreaterThan(0);
+        // Its bridge, and (on a phone, opening the wallet) its universal link: nothing else.
+        const hosts = new Set(offOrigin(seen).map((url) => new URL(url).origin));
+        expect([...hosts].filter((h) => !TONKEEPER.includes(h))).toEqual([]);
+        expect(seen.violations).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    }, 120_000);
+  }
 });

@@ -1,4 +1,9 @@
-import type { UIWallet } from '@tonconnect/ui-react';
+import {
+  isWalletInfoCurrentlyInjected,
+  isWalletInfoRemote,
+  type UIWallet,
+  type WalletInfo,
+} from '@tonconnect/ui-react';
 
 type Bridge = { tonconnect?: { walletInfo?: Record<string, unknown>; isWalletBrowser?: boolean } };
 
@@ -37,4 +42,47 @@ export function embeddedWallet(): UIWallet | null {
           ?.isWalletBrowser === true,
     ) ?? null
   );
+}
+
+/** A wallet the worker can choose: one injected into this page, or one reached through its bridge. */
+export interface WalletChoice {
+  appName: string;
+  name: string;
+  imageUrl: string;
+  /** Injected: connect through the page's JS bridge; remote: TON Connect's modal for this wallet. */
+  jsBridgeKey: string | null;
+}
+
+/**
+ * The wallets to offer, in the list's order: those injected into the page, then those of the
+ * service's list (/tonconnect/wallets.json, icons from the service) that are injected or have an
+ * HTTP bridge. Listing them here, not in TON Connect's modal, means nothing is contacted until
+ * one is chosen (the modal, in a window wider than 440 px, listens on every bridge at once).
+ */
+export function walletChoices(listed: WalletInfo[]): WalletChoice[] {
+  const choices = new Map<string, WalletChoice>();
+  for (const w of injectedWallets()) {
+    if ('jsBridgeKey' in w) {
+      choices.set(w.appName, {
+        appName: w.appName,
+        name: w.name,
+        imageUrl: w.imageUrl,
+        jsBridgeKey: w.jsBridgeKey,
+      });
+    }
+  }
+  for (const w of listed) {
+    if (choices.has(w.appName)) continue;
+    if (isWalletInfoCurrentlyInjected(w)) {
+      choices.set(w.appName, {
+        appName: w.appName,
+        name: w.name,
+        imageUrl: w.imageUrl,
+        jsBridgeKey: w.jsBridgeKey,
+      });
+    } else if (isWalletInfoRemote(w)) {
+      choices.set(w.appName, { appName: w.appName, name: w.name, imageUrl: w.imageUrl, jsBridgeKey: null });
+    }
+  }
+  return [...choices.values()];
 }

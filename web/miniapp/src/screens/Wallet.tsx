@@ -3,7 +3,7 @@ import { useEffect, useRef, useState } from 'react';
 import { api, type Worker } from '../api';
 import { haptic } from '../telegram';
 import { ErrorNote } from '../ui';
-import { embeddedWallet } from '../wallets';
+import { embeddedWallet, type WalletChoice, walletChoices } from '../wallets';
 
 /**
  * Connecting a wallet proves it is the worker's: the service issues a single-use payload, the
@@ -14,6 +14,7 @@ export function WalletSection({ me, onSaved }: { me: Worker; onSaved: (worker: W
   const [tonConnectUI] = useTonConnectUI();
   const [state, setState] = useState<'idle' | 'waiting' | 'saving'>('idle');
   const [error, setError] = useState<unknown>(null);
+  const [choices, setChoices] = useState<{ payload: string; wallets: WalletChoice[] } | null>(null);
   const waiting = useRef(false);
 
   const saveLatest = useRef<(wallet: Wallet) => Promise<void>>(async () => undefined);
@@ -58,6 +59,7 @@ export function WalletSection({ me, onSaved }: { me: Worker; onSaved: (worker: W
       haptic.error();
     } finally {
       setState('idle');
+      setChoices(null);
       // The address is saved; the session is not needed (a later change asks for a new proof).
       await tonConnectUI.disconnect().catch(() => undefined);
     }
@@ -70,10 +72,32 @@ export function WalletSection({ me, onSaved }: { me: Worker; onSaved: (worker: W
       if (tonConnectUI.connected) await tonConnectUI.disconnect();
       const { payload } = await api<{ payload: string }>('POST', '/worker/me/wallet/challenge');
       tonConnectUI.setConnectRequestParameters({ state: 'ready', value: { tonProof: payload } });
-      waiting.current = true;
       const embedded = embeddedWallet();
-      if (embedded) await tonConnectUI.openSingleWalletModal(embedded.appName);
-      else await tonConnectUI.openModal();
+      if (embedded) {
+        waiting.current = true;
+        await tonConnectUI.openSingleWalletModal(embedded.appName);
+      } else {
+        setChoices({ payload, wallets: walletChoices(await tonConnectUI.getWallets()) });
+        setState('idle');
+      }
+    } catch (e) {
+      waiting.current = false;
+      setState('idle');
+      setError(e);
+    }
+  };
+
+  /** Only now is the chosen wallet contacted: its bridge, link or QR code, or the page's bridge. */
+  const choose = async (wallet: WalletChoice, payload: string) => {
+    setError(null);
+    setState('waiting');
+    waiting.current = true;
+    try {
+      if (wallet.jsBridgeKey) {
+        await tonConnectUI.connector.connect({ jsBridgeKey: wallet.jsBridgeKey }, { tonProof: payload });
+      } else {
+        await tonConnectUI.openSingleWalletModal(wallet.appName);
+      }
     } catch (e) {
       waiting.current = false;
       setState('idle');
@@ -101,6 +125,21 @@ export function WalletSection({ me, onSaved }: { me: Worker; onSaved: (worker: W
               ? 'Change wallet'
               : 'Connect wallet'}
       </button>
+      {choices && state !== 'saving' ? (
+        <div className="wallet-choice">
+          <p className="small muted">Choose your wallet. Nothing is sent to a wallet until you choose it.</p>
+          <ul aria-label="Wallets" className="wallets">
+            {choices.wallets.map((w) => (
+              <li key={w.appName}>
+                <button type="button" className="wallet-tile" onClick={() => choose(w, choices.payload)}>
+                  <img src={w.imageUrl} alt="" width={44} height={44} />
+                  <span>{w.name}</span>
+                </button>
+              </li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
     </section>
   );
 }
