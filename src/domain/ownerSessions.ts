@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { type TonProofReply, verifyTonProof } from '../chain/tonProof.js';
 import {
   consumeOwnerChallenge,
@@ -12,6 +12,7 @@ import {
   pruneOwnerSessions,
   upsertOwner,
 } from '../db/repositories/owners.js';
+import { safeEqual } from './apiKeys.js';
 import type { DomainContext } from './context.js';
 import { DomainError, invalid } from './errors.js';
 import { newId } from './ids.js';
@@ -70,7 +71,7 @@ export async function signInOwner(
     maxAgeMs: TON_PROOF_MAX_AGE_MS,
     network: ctx.chain.network,
   });
-  const token = randomBytes(32).toString('base64url');
+  const token = newSessionToken(ctx.secretKey);
   const csrfToken = randomBytes(32).toString('base64url');
   const expiresAt = new Date(now.getTime() + OWNER_SESSION_TTL_MS).toISOString();
   const ownerId = await inTransaction(ctx.db, async (trx) => {
@@ -101,17 +102,55 @@ export async function signInOwner(
   return { token, session: { ownerId, walletAddress: wallet.address, csrfToken, expiresAt } };
 }
 
-/** The live session a cookie token names, or null (unknown, signed out or expired). */
-export async function findOwnerSession(ctx: DomainContext, token: string): Promise<OwnerSession | null> {
-  if (token.length === 0 || token.length > 100) return null;
+/**
+ * What a session cookie names: a live session; `ended`, a session this service issued that was
+ * signed out, dropped for a newer one or expired (a stale browser tab, not a guess); or `forged`,
+ * a token this service never issued (its tag does not verify), which is looked up nowhere.
+ */
+export type SessionLookup = { session: OwnerSession } | { ended: true } | { forged: true };
+
+export async function findOwnerSession(ctx: DomainContext, token: string): Promise<SessionLookup> {
+  if (!isIssuedToken(ctx.secretKey, token)) return { forged: true };
   const row = await findLiveOwnerSession(ctx.db, hashToken(token), ctx.clock.now().toISOString());
-  if (!row) return null;
+  if (!row) return { ended: true };
   return {
-    ownerId: row.owner_id,
-    walletAddress: row.wallet_address,
-    csrfToken: row.csrf_token,
-    expiresAt: row.expires_at,
+    session: {
+      ownerId: row.owner_id,
+      walletAddress: row.wallet_address,
+      csrfToken: row.csrf_token,
+      expiresAt: row.expires_at,
+    },
   };
+}
+
+/**
+ * A session token is 32 random bytes and a tag (an HMAC of them under SECRET_KEY), both
+ * base64url, joined by a dot. The tag tells a token this service issued (however old) from a
+ * made-up one without a database look-up: a stale tab is told to sign in again, while made-up
+ * tokens count as failed sign-ins.
+ */
+function newSessionToken(secretKey: Buffer): string {
+  const id = randomBytes(32).toString('base64url');
+  return `${id}.${sessionTag(secretKey, id)}`;
+}
+
+const SESSION_ID_CHARS = 43;
+const SESSION_TAG_CHARS = 22;
+
+function isIssuedToken(secretKey: Buffer, token: string): boolean {
+  if (token.length !== SESSION_ID_CHARS + 1 + SESSION_TAG_CHARS) return false;
+  const id = token.slice(0, SESSION_ID_CHARS);
+  return (
+    token[SESSION_ID_CHARS] === '.' && safeEqual(token.slice(SESSION_ID_CHARS + 1), sessionTag(secretKey, id))
+  );
+}
+
+function sessionTag(secretKey: Buffer, id: string): string {
+  return createHmac('sha256', secretKey)
+    .update(`owner-session:${id}`)
+    .digest()
+    .subarray(0, 16)
+    .toString('base64url');
 }
 
 export async function signOutOwner(ctx: DomainContext, token: string): Promise<void> {
