@@ -13,6 +13,8 @@ declare module 'fastify' {
 }
 
 export const SESSION_COOKIE = 'handoff_console';
+/** Binds a sign-in challenge to the browser that asked for it (see issueOwnerChallenge). */
+export const SIGN_IN_COOKIE = 'handoff_signin';
 export const CSRF_HEADER = 'x-csrf-token';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -36,6 +38,19 @@ export function sessionCookie(token: string, options: { secure: boolean; maxAgeS
   const parts = [
     `${SESSION_COOKIE}=${token}`,
     'Path=/console',
+    'HttpOnly',
+    'SameSite=Strict',
+    `Max-Age=${options.maxAgeS}`,
+  ];
+  if (options.secure) parts.push('Secure');
+  return parts.join('; ');
+}
+
+/** The sign-in cookie: like the session's, but sent to the sign-in routes only. */
+export function signInCookie(value: string, options: { secure: boolean; maxAgeS: number }): string {
+  const parts = [
+    `${SIGN_IN_COOKIE}=${value}`,
+    'Path=/console/api/auth',
     'HttpOnly',
     'SameSite=Strict',
     `Max-Age=${options.maxAgeS}`,

@@ -24,7 +24,9 @@ describe('owner sign-in with a TON Connect proof', () => {
     const payload = await challengePayload(t);
     const res = await login(signTonProof(wallet, { payload, timestamp: unixSeconds(t.clock.now()) }));
     expect(res.statusCode, res.body).toBe(200);
-    const cookie = String(res.headers['set-cookie']);
+    const cookie = ([] as string[])
+      .concat(res.headers['set-cookie'] as string | string[])
+      .find((c) => c.startsWith('handoff_console='))!;
     expect(cookie).toMatch(
       /^handoff_console=[A-Za-z0-9_-]{43}\.[A-Za-z0-9_-]{22}; Path=\/console; HttpOnly; SameSite=Strict; Max-Age=43200$/,
     );
