@@ -12,9 +12,10 @@ import { StatsCache } from './domain/stats.js';
 import { InProcessFanout, type MessageFanout } from './events/fanout.js';
 import { AccessLog } from './http/accessLog.js';
 import { adminAuth, agentAuth, workerAuth } from './http/auth.js';
-import { AuthFailureThrottle, refuseThrottled } from './http/authThrottle.js';
+import { AuthFailureThrottle } from './http/authThrottle.js';
+import { clientGroup } from './http/clientAddress.js';
 import { registerCloseOnShutdown } from './http/closing.js';
-import { ownedAgentAuth, ownerSessionAuth } from './http/consoleAuth.js';
+import { failedLoginThrottle, ownedAgentAuth, ownerSessionAuth, secureCookies } from './http/consoleAuth.js';
 import { registerBodyDrain } from './http/drain.js';
 import { registerErrorHandling } from './http/errors.js';
 import { registerJsonParser } from './http/jsonBody.js';
@@ -230,21 +231,18 @@ async function registerConsoleApi(
         route.schema = { ...route.schema, hide: true };
       });
       await consoleApi.register(async (signIn) => {
-        // A refused wallet proof is a failed sign-in: it counts, and a throttled address is
-        // answered 429 before its proof is checked.
-        signIn.addHook('onRequest', async (request, reply) => {
-          if (refuseThrottled(options.authThrottle, request, reply)) return reply;
-        });
-        signIn.addHook('onResponse', async (request, reply) => {
-          if (request.url.endsWith('/auth/login') && reply.statusCode >= 400 && reply.statusCode < 429) {
-            options.authThrottle.fail(request.ip);
-          }
-        });
-        signIn.addHook('onRequest', rateLimitHook({ ...rateLimits, keyOf: (r) => `console-ip:${r.ip}` }));
+        signIn.addHook('onSend', failedLoginThrottle(options.authThrottle));
+        signIn.addHook(
+          'onRequest',
+          rateLimitHook({ ...rateLimits, keyOf: (r) => `console-ip:${clientGroup(r.ip)}` }),
+        );
         await signIn.register(consoleSignInRoutes, options);
       });
       await consoleApi.register(async (owned) => {
-        owned.addHook('onRequest', ownerSessionAuth(ctx, options.authThrottle));
+        owned.addHook(
+          'onRequest',
+          ownerSessionAuth(ctx, options.authThrottle, secureCookies(options.config.publicUrl)),
+        );
         owned.addHook(
           'onRequest',
           rateLimitHook({ ...rateLimits, keyOf: (r) => `owner:${r.owner!.ownerId}` }),

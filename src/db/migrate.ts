@@ -9,6 +9,7 @@ import * as hardening from './migrations/0007_hardening.js';
 import * as owners from './migrations/0010_owners.js';
 import * as batchOutbox from './migrations/0011_batch_outbox.js';
 import * as writePathIndexes from './migrations/0012_write_path_indexes.js';
+import * as accessLimits from './migrations/0013_access_limits.js';
 import type { Database } from './schema.js';
 
 // Migrations are listed here rather than read from disk, so they work the same from tsx, a
@@ -24,6 +25,7 @@ const migrations: Record<string, Migration> = {
   '0010_owners': owners,
   '0011_batch_outbox': batchOutbox,
   '0012_write_path_indexes': writePathIndexes,
+  '0013_access_limits': accessLimits,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

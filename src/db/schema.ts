@@ -57,6 +57,19 @@ export interface OwnerChallengeTable {
   expires_at: string;
   used_at: string | null;
   created_at: string;
+  /** Who asked: an IPv4 address or an IPv6 /64 (clientGroup), for the per-client cap. */
+  client: Generated<string>;
+  /** SHA-256 of the sign-in cookie of the browser that asked: only it may present the proof. */
+  browser_hash: Generated<string>;
+}
+
+/** A sandbox faucet top-up an owner took, counted against the owner's faucet allowance. */
+export interface FaucetGrantTable {
+  id: string;
+  owner_id: string;
+  agent_id: string;
+  amount_nano: bigint;
+  created_at: string;
 }
 
 /** A console session: the cookie holds the token, the table its SHA-256 (a leaked table signs no one in). */
@@ -391,6 +404,7 @@ export interface Database {
   telegram_updates: TelegramUpdateTable;
   owners: OwnerTable;
   owner_challenges: OwnerChallengeTable;
+  faucet_grants: FaucetGrantTable;
   owner_sessions: OwnerSessionTable;
   uncredited_deposits: UncreditedDepositTable;
 }

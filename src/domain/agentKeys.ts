@@ -9,6 +9,7 @@ import { encryptApiKey, generateApiKey, hashApiKey, keyHint } from './apiKeys.js
 import type { DomainContext } from './context.js';
 import { conflict, invalid, notFound } from './errors.js';
 import { newId } from './ids.js';
+import { checkKeyCreation } from './ownerLimits.js';
 import { textLength } from './text.js';
 import { inTransaction } from './transaction.js';
 
@@ -24,13 +25,22 @@ export function listApiKeys(ctx: DomainContext, agentId: string): Promise<ApiKey
   return listAgentKeys(ctx.db, agentId, MAX_LISTED_KEYS);
 }
 
-/** A new named key for the agent; the plaintext is returned here and never again. */
-export async function createApiKey(ctx: DomainContext, agentId: string, input: { name: string }) {
+/**
+ * A new named key for the agent; the plaintext is returned here and never again. Made by an
+ * owner (`by.ownerId`), it counts against the owner's hourly bound on new keys.
+ */
+export async function createApiKey(
+  ctx: DomainContext,
+  agentId: string,
+  input: { name: string },
+  by: { ownerId: string | null } = { ownerId: null },
+) {
   const name = checkKeyName(input.name);
   const now = ctx.clock.now();
   const apiKey = generateApiKey();
   const id = newId('apiKey', now.getTime());
   await inTransaction(ctx.db, async (trx) => {
+    if (by.ownerId !== null) await checkKeyCreation(trx, by.ownerId, now);
     if ((await countLiveAgentKeys(trx, agentId)) >= MAX_LIVE_KEYS_PER_AGENT) {
       throw conflict(`An agent can hold at most ${MAX_LIVE_KEYS_PER_AGENT} live keys; revoke one first`);
     }

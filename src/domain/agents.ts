@@ -273,7 +273,7 @@ function creditOnce(ctx: DomainContext, agentId: string, deposit: Deposit): Prom
   });
 }
 
-function parseDepositAmount(amount: string | number): bigint {
+export function parseDepositAmount(amount: string | number): bigint {
   let nano: bigint;
   try {
     nano = parseTon(amount);

@@ -17,6 +17,7 @@ export const ID_PREFIX = {
   notification: 'ntf',
   batch: 'cbt',
   owner: 'own',
+  faucetGrant: 'fgr',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

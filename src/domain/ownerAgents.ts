@@ -1,10 +1,11 @@
 import { countOwnerAgents, findAgent, listOwnerAgents } from '../db/repositories/agents.js';
 import type { AgentRow } from '../db/repositories/executor.js';
 import { dailyLedgerTotals } from '../db/repositories/ledger.js';
-import { createAgent, depositFromChain } from './agents.js';
+import { createAgent, depositFromChain, parseDepositAmount } from './agents.js';
 import type { DomainContext } from './context.js';
 import { conflict, notFound } from './errors.js';
 import { isIdOf } from './ids.js';
+import { checkAgentCreation, takeFaucetGrant } from './ownerLimits.js';
 import { inTransaction } from './transaction.js';
 
 /** Agents one owner may create (a typo or script guard; an operator can create more). */
@@ -33,6 +34,7 @@ export function listAgentsOfOwner(ctx: DomainContext, ownerId: string): Promise<
 /** An agent owned by the owner, with its first key (named "default"); the plaintext is shown once. */
 export function createOwnedAgent(ctx: DomainContext, ownerId: string, input: { name: string }) {
   return inTransaction(ctx.db, async (trx) => {
+    await checkAgentCreation(trx, ownerId, ctx.clock.now());
     if ((await countOwnerAgents(trx, ownerId)) >= MAX_AGENTS_PER_OWNER) {
       throw conflict(`An owner can have at most ${MAX_AGENTS_PER_OWNER} agents`);
     }
@@ -40,14 +42,28 @@ export function createOwnedAgent(ctx: DomainContext, ownerId: string, input: { n
   });
 }
 
-/** Sandbox only: a real faucet transfer to the deposit wallet with the agent's memo, credited once. */
-export async function sandboxFaucet(ctx: DomainContext, agentId: string, amount: string | number) {
+/**
+ * Sandbox only: a real faucet transfer to the deposit wallet with the agent's memo, credited
+ * once. It comes out of the owner's faucet allowance (takeFaucetGrant), given back if it fails.
+ */
+export async function sandboxFaucet(
+  ctx: DomainContext,
+  ownerId: string,
+  agentId: string,
+  amount: string | number,
+) {
   if (ctx.chain.network !== 'sandbox') {
     throw conflict(
       `The faucet exists in the sandbox only; on ${ctx.chain.network}, send TON to the deposit address with the memo`,
     );
   }
-  return depositFromChain(ctx, agentId, amount);
+  const grant = await takeFaucetGrant(ctx, ownerId, agentId, parseDepositAmount(amount));
+  try {
+    return await depositFromChain(ctx, agentId, amount);
+  } catch (error) {
+    await grant.release();
+    throw error;
+  }
 }
 
 /** Deposits and spending (rewards and fees paid) per UTC day over the last SPENDING_DAYS days. */

@@ -12,6 +12,7 @@ import { CURRENCY, recordEvent } from './events.js';
 import { isIdOf, newId } from './ids.js';
 import { formatTon, MAX_REWARD_NANO, MIN_REWARD_NANO, parseTon, type TaskCost, taskCost } from './money.js';
 import { notifyWorker } from './notifications.js';
+import { checkOffersToWorker, recheckOffersToWorker } from './ownerLimits.js';
 import { isBlank, textLength } from './text.js';
 import { inTransaction } from './transaction.js';
 import { checkWebhookTarget, checkWebhookUrl } from './webhookUrl.js';
@@ -71,6 +72,7 @@ export async function createTask(
       agentName = checkName('agentName', input.agentName);
     }
     const worker = input.assignToUserId ? await offerableWorker(trx, input.assignToUserId) : null;
+    if (worker) await checkOffersToWorker(trx, worker.id, agent.owner_id, now, false);
     // Every refusal so far, and the usual 402 here, comes before anything is written: on SQLite
     // a transaction that fails after a write undoes its whole commit group (sqliteDriver.ts).
     // The compare-and-set in lockFunds below stays the guard against concurrent spending.
@@ -150,7 +152,11 @@ export async function createTask(
     }
     // Counted after lockFunds: on PostgreSQL the agent's row lock makes its concurrent offers
     // count one after the other, so none slips past the bound. This offer's own row counts too.
-    if (worker) await checkOfferBound(trx, agentId, worker.id, now);
+    if (worker) {
+      await checkOfferBound(trx, agentId, worker.id, now);
+      // And across agents and owners, under the worker's row lock (ownerLimits.ts).
+      await recheckOffersToWorker(trx, worker.id, agent.owner_id, now);
+    }
     return { task, agentName, offeredWorker: worker };
   });
 }

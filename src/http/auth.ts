@@ -4,7 +4,7 @@ import { looksLikeApiKey, safeEqual } from '../domain/apiKeys.js';
 import type { DomainContext } from '../domain/context.js';
 import { signInWorker } from '../domain/workerProfile.js';
 import { verifyInitData } from '../telegram/initData.js';
-import { type AuthFailureThrottle, refuseThrottled } from './authThrottle.js';
+import { type AuthFailureThrottle, throttleFailure } from './authThrottle.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -46,7 +46,6 @@ export function agentAuth(ctx: DomainContext, throttle: AuthFailureThrottle) {
   // A callback hook: a key in the cache of live keys (nearly every request) costs no promise.
   // Answering stops the hook chain by not calling `done`.
   return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
-    if (refuseThrottled(throttle, request, reply)) return;
     if (!request.headers.authorization)
       return void unauthorized(reply, 'missing', `No API key. ${AGENT_HINT}`);
     // The header is read once: this runs on every agent request.
@@ -79,7 +78,7 @@ function admitAgent(
     done();
     return;
   }
-  throttle.fail(request.ip);
+  if (throttleFailure(throttle, request, reply)) return;
   void unauthorized(
     reply,
     'unknown',
@@ -90,7 +89,6 @@ function admitAgent(
 /** `Authorization: Bearer <ADMIN_TOKEN>` for the operator API. */
 export function adminAuth(adminToken: string, throttle: AuthFailureThrottle) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
-    if (refuseThrottled(throttle, request, reply)) return reply;
     const problem = credentialProblem(request, 'bearer');
     const hint = 'Send the ADMIN_TOKEN as: Authorization: Bearer <ADMIN_TOKEN>';
     if (problem)
@@ -101,7 +99,7 @@ export function adminAuth(adminToken: string, throttle: AuthFailureThrottle) {
       );
     const token = credential(request, 'bearer')!;
     if (!safeEqual(token, adminToken)) {
-      throttle.fail(request.ip);
+      if (throttleFailure(throttle, request, reply)) return reply;
       return unauthorized(reply, 'unknown', `Wrong token. ${hint}`);
     }
   };
@@ -110,7 +108,6 @@ export function adminAuth(adminToken: string, throttle: AuthFailureThrottle) {
 /** `Authorization: tma <initData>`: a valid Mini App sign-in registers the worker on first use. */
 export function workerAuth(ctx: DomainContext, botToken: string, throttle: AuthFailureThrottle) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
-    if (refuseThrottled(throttle, request, reply)) return reply;
     const hint = 'Send fresh Telegram Mini App init data as: Authorization: tma <initData>';
     const problem = credentialProblem(request, 'tma');
     if (problem)
@@ -121,7 +118,7 @@ export function workerAuth(ctx: DomainContext, botToken: string, throttle: AuthF
       );
     const user = verifyInitData(credential(request, 'tma')!, botToken, ctx.clock.now());
     if (!user) {
-      throttle.fail(request.ip);
+      if (throttleFailure(throttle, request, reply)) return reply;
       return unauthorized(
         reply,
         'unknown',

@@ -1,15 +1,18 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../domain/clock.js';
+import { clientGroup } from './clientAddress.js';
 
 /** Failed sign-ins from one address count within windows of this length. */
 export const AUTH_FAILURE_WINDOW_MS = 15 * 60_000;
 const SWEEP_AT_ENTRIES = 10_000;
 
 /**
- * Guessing credentials (API keys, the admin token, Mini App init data, console sessions) costs
- * one request per guess; after `limit` failed attempts from one client address within the window,
- * every further request from that address on an authenticated route is answered 429 before any
- * credential is looked at, so a throttled caller reaches neither the key cache nor the database.
+ * Guessing credentials (API keys, the admin token, Mini App init data, console sessions and
+ * wallet proofs) costs one request per guess. Failures are counted per client address (an IPv6
+ * client by its /64, see clientGroup); once `limit` failed within the window, every further
+ * failure from that address is answered 429 instead of 401 until the window ends. A credential
+ * that verifies always goes through: one bad client behind a shared NAT or proxy must not lock
+ * out the valid agents and owners there, and the credentials themselves are too long to guess.
  * Counted in memory per instance, like the rate limits; other addresses are not affected.
  */
 export class AuthFailureThrottle {
@@ -21,13 +24,14 @@ export class AuthFailureThrottle {
     private readonly windowMs = AUTH_FAILURE_WINDOW_MS,
   ) {}
 
-  /** Seconds until this address may try again; 0 when it is not throttled. */
+  /** Seconds until failures from this address are answered 401 again; 0 when it is not throttled. */
   blockedFor(ip: string): number {
-    const entry = this.failures.get(ip);
+    const key = clientGroup(ip);
+    const entry = this.failures.get(key);
     if (!entry || entry.count < this.limit) return 0;
     const left = entry.startMs + this.windowMs - this.clock.now().getTime();
     if (left <= 0) {
-      this.failures.delete(ip);
+      this.failures.delete(key);
       return 0;
     }
     return Math.ceil(left / 1000);
@@ -35,33 +39,49 @@ export class AuthFailureThrottle {
 
   /** One failed attempt from this address. */
   fail(ip: string): void {
+    const key = clientGroup(ip);
     const nowMs = this.clock.now().getTime();
-    let entry = this.failures.get(ip);
+    let entry = this.failures.get(key);
     if (!entry || nowMs >= entry.startMs + this.windowMs) {
       if (this.failures.size >= SWEEP_AT_ENTRIES) this.sweep(nowMs);
       entry = { startMs: nowMs, count: 0 };
-      this.failures.set(ip, entry);
+      this.failures.set(key, entry);
     }
     entry.count++;
   }
 
   /** Bounds memory: forget windows that have ended. */
   private sweep(nowMs: number): void {
-    for (const [ip, entry] of this.failures) {
-      if (nowMs >= entry.startMs + this.windowMs) this.failures.delete(ip);
+    for (const [key, entry] of this.failures) {
+      if (nowMs >= entry.startMs + this.windowMs) this.failures.delete(key);
     }
   }
 }
 
-/** Answers 429 when the caller's address is throttled; true when it did (stop there). */
-export function refuseThrottled(throttle: AuthFailureThrottle, request: FastifyRequest, reply: FastifyReply) {
-  const retryAfter = throttle.blockedFor(request.ip);
-  if (retryAfter === 0) return false;
-  reply.header('retry-after', retryAfter);
-  void reply.status(429).send({
+/** The 429 a throttled address gets for a failed attempt. */
+export function throttledAnswer(throttle: AuthFailureThrottle, retryAfter: number) {
+  return {
     error: 'Too many failed sign-in attempts',
     retryAfter,
     message: `${throttle.limit} failed authentication attempts came from your address within ${AUTH_FAILURE_WINDOW_MS / 60_000} minutes; check your credentials and retry in ${retryAfter} s`,
-  });
+  };
+}
+
+/**
+ * A credential that did not verify: answers 429 when the caller's address is already over the
+ * limit (true: stop there), otherwise counts the failure and returns false (answer 401).
+ */
+export function throttleFailure(
+  throttle: AuthFailureThrottle,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): boolean {
+  const retryAfter = throttle.blockedFor(request.ip);
+  if (retryAfter === 0) {
+    throttle.fail(request.ip);
+    return false;
+  }
+  reply.header('retry-after', retryAfter);
+  void reply.status(429).send(throttledAnswer(throttle, retryAfter));
   return true;
 }

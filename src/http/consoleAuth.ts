@@ -3,7 +3,7 @@ import { safeEqual } from '../domain/apiKeys.js';
 import type { DomainContext } from '../domain/context.js';
 import { requireOwnedAgent } from '../domain/ownerAgents.js';
 import { findOwnerSession, type OwnerSession } from '../domain/ownerSessions.js';
-import { type AuthFailureThrottle, refuseThrottled } from './authThrottle.js';
+import { type AuthFailureThrottle, throttledAnswer, throttleFailure } from './authThrottle.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -13,6 +13,8 @@ declare module 'fastify' {
 }
 
 export const SESSION_COOKIE = 'handoff_console';
+/** Binds a sign-in challenge to the browser that asked for it (see issueOwnerChallenge). */
+export const SIGN_IN_COOKIE = 'handoff_signin';
 export const CSRF_HEADER = 'x-csrf-token';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -44,6 +46,19 @@ export function sessionCookie(token: string, options: { secure: boolean; maxAgeS
   return parts.join('; ');
 }
 
+/** The sign-in cookie: like the session's, but sent to the sign-in routes only. */
+export function signInCookie(value: string, options: { secure: boolean; maxAgeS: number }): string {
+  const parts = [
+    `${SIGN_IN_COOKIE}=${value}`,
+    'Path=/console/api/auth',
+    'HttpOnly',
+    'SameSite=Strict',
+    `Max-Age=${options.maxAgeS}`,
+  ];
+  if (options.secure) parts.push('Secure');
+  return parts.join('; ');
+}
+
 /** Cookies are Secure everywhere but a local development host. */
 export function secureCookies(publicUrl: string): boolean {
   const url = new URL(publicUrl);
@@ -55,21 +70,30 @@ export function secureCookies(publicUrl: string): boolean {
  * Console session: a live session cookie, and on every state-changing request the session's
  * CSRF token in X-CSRF-Token. A cross-site page can make the browser send the cookie (where
  * SameSite does not stop it) but cannot read the token, so its POST is refused.
+ *
+ * A cookie naming no live session is answered 401 with a Set-Cookie that clears it, so the
+ * browser stops sending it. A session this service issued that has ended (signed out, dropped
+ * for a newer one, expired: a stale tab still polling) is not a failed sign-in; only a made-up
+ * token counts with the auth throttle.
  */
-export function ownerSessionAuth(ctx: DomainContext, throttle: AuthFailureThrottle) {
+export function ownerSessionAuth(ctx: DomainContext, throttle: AuthFailureThrottle, secure: boolean) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
-    if (refuseThrottled(throttle, request, reply)) return reply;
     const token = readCookie(request, SESSION_COOKIE);
-    const session = token ? await findOwnerSession(ctx, token) : null;
-    if (!session) {
-      // A cookie that names no session is a guess (or an old session): it counts as a failure.
-      if (token) throttle.fail(request.ip);
+    const found = token ? await findOwnerSession(ctx, token) : null;
+    if (!found || !('session' in found)) {
+      if (found && 'forged' in found && throttleFailure(throttle, request, reply)) return reply;
+      if (token !== null) reply.header('set-cookie', sessionCookie('', { secure, maxAgeS: 0 }));
+      const reason = !found ? 'missing' : 'ended' in found ? 'ended' : 'unknown';
       return reply.status(401).send({
         error: 'Unauthorized',
-        reason: token ? 'unknown' : 'missing',
-        message: 'Your console session has ended or is missing: sign in with your wallet',
+        reason,
+        message:
+          reason === 'ended'
+            ? 'Your console session has ended: sign in again with your wallet'
+            : 'No console session: sign in with your wallet',
       });
     }
+    const { session } = found;
     if (!SAFE_METHODS.has(request.method)) {
       const sent = request.headers[CSRF_HEADER];
       if (typeof sent !== 'string' || !safeEqual(sent, session.csrfToken)) {
@@ -91,5 +115,30 @@ export function ownedAgentAuth(ctx: DomainContext) {
     const { agentId } = request.params as { agentId?: string };
     const agent = await requireOwnedAgent(ctx, request.owner!.ownerId, agentId ?? '');
     request.agentId = agent.id;
+  };
+}
+
+const LOGIN_ROUTE = '/console/api/auth/login';
+
+/**
+ * A refused wallet proof is a failed sign-in: it counts with the auth throttle, and once the
+ * address is over the limit the refusal is a 429. Matched by route pattern, so a query string
+ * (`/auth/login?x=1`) changes nothing; a proof that verifies always signs in. An onSend hook,
+ * because a proof is refused in several places (body validation, the proof checks, the payload).
+ */
+export function failedLoginThrottle(throttle: AuthFailureThrottle) {
+  return async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    const status = reply.statusCode;
+    if (request.routeOptions.url !== LOGIN_ROUTE || status < 400 || status >= 429) return payload;
+    const retryAfter = throttle.blockedFor(request.ip);
+    if (retryAfter === 0) {
+      throttle.fail(request.ip);
+      return payload;
+    }
+    reply
+      .status(429)
+      .header('retry-after', retryAfter)
+      .header('content-type', 'application/json; charset=utf-8');
+    return JSON.stringify(throttledAnswer(throttle, retryAfter));
   };
 }

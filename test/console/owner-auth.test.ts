@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OWNER_SESSION_TTL_MS } from '../../src/domain/ownerSessions.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import { challengePayload, consoleCall, consoleOk, signInOwner } from '../helpers/consoleApi.js';
+import {
+  challengePayload,
+  consoleCall,
+  consoleOk,
+  loginWithProof,
+  signInOwner,
+} from '../helpers/consoleApi.js';
 import { newTonWallet, signTonProof, unixSeconds } from '../helpers/tonConnect.js';
 
 let t: TestApp;
@@ -10,8 +16,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const login = (body: unknown) =>
-  t.app.inject({ method: 'POST', url: '/console/api/auth/login', payload: body as object });
+const login = (body: unknown) => loginWithProof(t, body);
 
 describe('owner sign-in with a TON Connect proof', () => {
   it('signs in, sets an HttpOnly SameSite cookie (not Secure on localhost) and knows the session', async () => {
@@ -19,9 +24,11 @@ describe('owner sign-in with a TON Connect proof', () => {
     const payload = await challengePayload(t);
     const res = await login(signTonProof(wallet, { payload, timestamp: unixSeconds(t.clock.now()) }));
     expect(res.statusCode, res.body).toBe(200);
-    const cookie = String(res.headers['set-cookie']);
+    const cookie = ([] as string[])
+      .concat(res.headers['set-cookie'] as string | string[])
+      .find((c) => c.startsWith('handoff_console='))!;
     expect(cookie).toMatch(
-      /^handoff_console=[A-Za-z0-9_-]{43}; Path=\/console; HttpOnly; SameSite=Strict; Max-Age=43200$/,
+      /^handoff_console=[A-Za-z0-9_-]{43}\.[A-Za-z0-9_-]{22}; Path=\/console; HttpOnly; SameSite=Strict; Max-Age=43200$/,
     );
     const session = await consoleOk(
       t,

@@ -220,6 +220,42 @@ describe('the owner console in Chromium', () => {
     },
     FLOW_TIMEOUT_MS,
   );
+
+  it(
+    'a tab whose session ended shows the sign-in page, forgets the cookie and stops polling',
+    async () => {
+      const { context, page } = await newPage();
+      await injectTonConnectWallet(page, newTonWallet('v5r1'), () => unixSeconds(t.clock.now()));
+      const calls: string[] = [];
+      page.on('request', (request) => {
+        if (new URL(request.url()).pathname.startsWith('/console/api/')) calls.push(request.url());
+      });
+      try {
+        nextMinute();
+        await signIn(page);
+        await page.getByRole('textbox', { name: 'Agent name' }).fill('Stale tab');
+        await page.getByRole('button', { name: 'Create agent' }).click();
+        await page.getByRole('button', { name: 'Done' }).click();
+        await page.getByRole('heading', { name: 'Stale tab' }).waitFor();
+        const cookieNames = async () => (await context.cookies()).map((c) => c.name);
+        expect(await cookieNames()).toContain('handoff_console');
+
+        // The session ends elsewhere (signed out in another browser, dropped, expired): the
+        // agent page's next poll is a 401, and the tab goes back to the sign-in page.
+        await t.ctx.db.deleteFrom('owner_sessions').execute();
+        await page.getByRole('button', { name: 'Sign in with wallet' }).waitFor();
+        expect(await cookieNames()).not.toContain('handoff_console');
+
+        // Nothing polls any more: two refresh periods (5 s each) pass without a request.
+        const asked = calls.length;
+        await page.waitForTimeout(11_000);
+        expect(calls.slice(asked)).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    },
+    FLOW_TIMEOUT_MS,
+  );
 });
 
 /**

@@ -14,20 +14,64 @@ export interface TestOwner {
 
 type Method = NonNullable<InjectOptions['method']>;
 
-export async function challengePayload(t: TestApp): Promise<string> {
-  const res = await t.app.inject({ method: 'POST', url: '/console/api/auth/challenge' });
+/** The sign-in cookie each challenge was issued with: its proof is accepted only with it. */
+const challengeCookies = new Map<string, string>();
+
+/** The first `name=value` of a Set-Cookie header naming `name`, or null. */
+export function setCookieOf(res: LightMyRequestResponse, name: string): string | null {
+  const header = res.headers['set-cookie'];
+  const all = header === undefined ? [] : Array.isArray(header) ? header : [String(header)];
+  const found = all.find((c) => c.startsWith(`${name}=`));
+  return found ? found.split(';')[0]! : null;
+}
+
+/** A sign-in challenge asked for as a browser does (from `ip` when given); its cookie is kept for the login. */
+export async function challengePayload(t: TestApp, options: { ip?: string } = {}): Promise<string> {
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/console/api/auth/challenge',
+    ...(options.ip ? { remoteAddress: options.ip } : {}),
+  });
   expect(res.statusCode, res.body).toBe(200);
-  return res.json().payload;
+  const payload: string = res.json().payload;
+  const cookie = setCookieOf(res, 'handoff_signin');
+  if (cookie) challengeCookies.set(payload, cookie);
+  return payload;
+}
+
+/** POST /auth/login with a proof, carrying the sign-in cookie its challenge was issued with. */
+export function loginWithProof(
+  t: TestApp,
+  proof: unknown,
+  options: { ip?: string; cookie?: string | null } = {},
+): Promise<LightMyRequestResponse> {
+  const payload = (proof as { proof?: { payload?: unknown } })?.proof?.payload;
+  const cookie =
+    options.cookie !== undefined
+      ? options.cookie
+      : typeof payload === 'string'
+        ? (challengeCookies.get(payload) ?? null)
+        : null;
+  return t.app.inject({
+    method: 'POST',
+    url: '/console/api/auth/login',
+    payload: proof as InjectOptions['payload'],
+    ...(cookie ? { headers: { cookie } } : {}),
+    ...(options.ip ? { remoteAddress: options.ip } : {}),
+  });
 }
 
 /** Signs in with a fresh wallet (or the given one) through a real ton_proof for the test domain. */
-export async function signInOwner(t: TestApp, wallet: TestTonWallet = newTonWallet()): Promise<TestOwner> {
-  const payload = await challengePayload(t);
+export async function signInOwner(
+  t: TestApp,
+  wallet: TestTonWallet = newTonWallet(),
+  options: { ip?: string } = {},
+): Promise<TestOwner> {
+  const payload = await challengePayload(t, options);
   const proof = signTonProof(wallet, { payload, timestamp: unixSeconds(t.clock.now()) });
-  const res = await t.app.inject({ method: 'POST', url: '/console/api/auth/login', payload: proof });
+  const res = await loginWithProof(t, proof, options);
   expect(res.statusCode, res.body).toBe(200);
-  const setCookie = String(res.headers['set-cookie']);
-  const cookie = setCookie.split(';')[0]!;
+  const cookie = setCookieOf(res, 'handoff_console')!;
   const body = res.json();
   return { wallet, ownerId: body.owner.id, cookie, csrfToken: body.csrfToken };
 }

@@ -1,17 +1,21 @@
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
+import { OWNER_SESSION_TTL_MS } from '../../src/domain/ownerSessions.js';
 import { AUTH_FAILURE_WINDOW_MS } from '../../src/http/authThrottle.js';
 import { createTestApp, type TestApp, workerAuth } from '../helpers/app.js';
+import { signInOwner } from '../helpers/consoleApi.js';
 import { createAgent, type TestAgent } from '../helpers/fixtures.js';
+import { newTonWallet } from '../helpers/tonConnect.js';
 
 const LIMIT = 3;
 const WRONG_KEY = `hr_${'0'.repeat(64)}`;
 
 /**
  * Guessing credentials costs one request per guess, so failed authentication is throttled per
- * client address: after LIMIT failures within the window, that address gets 429 with
- * Retry-After on every authenticated route, before any credential is looked at.
+ * client address (an IPv6 client by its /64): after LIMIT failures within the window, every
+ * further failure from that address gets 429 with Retry-After; a credential that verifies still
+ * goes through, so one bad client behind a shared address locks out nobody else there.
  */
 describe('throttling of failed authentication', () => {
   let t: TestApp;
@@ -50,54 +54,57 @@ describe('throttling of failed authentication', () => {
     });
   }
 
-  it('wrong API keys: after the limit the address gets 429, even with a good key, and the key is not looked up; other addresses are unaffected', async () => {
+  it('wrong API keys: after the limit a wrong key from the address gets 429, a valid key still goes through, and other addresses are unaffected', async () => {
     const ip = '203.0.113.1';
     for (let i = 0; i < LIMIT; i++) {
       expect((await asAgent(ip, { authorization: `Bearer ${WRONG_KEY}` })).statusCode).toBe(401);
     }
     expectThrottled(await asAgent(ip, { authorization: `Bearer ${WRONG_KEY}` }));
-
-    // A valid key never used before: a look-up would record its first use.
-    const fresh = await createAgent(t);
-    expectThrottled(await asAgent(ip, fresh.headers));
-    const key = await t.ctx.db
-      .selectFrom('api_keys')
-      .select('last_used_at')
-      .where('agent_id', '=', fresh.id)
-      .executeTakeFirstOrThrow();
-    expect(key.last_used_at).toBeNull();
-    // MCP takes the same keys and is throttled alike.
     expectThrottled(
       await from(ip, {
         method: 'POST',
         url: '/mcp',
-        headers: { ...fresh.headers, host: 'localhost:3000' },
+        headers: { authorization: `Bearer ${WRONG_KEY}`, host: 'localhost:3000' },
         payload: {},
       }),
     );
 
-    // Another address signs in as usual, with either agent's key.
-    expect((await asAgent('203.0.113.2', agent.headers)).statusCode).toBe(200);
-    expect((await asAgent('203.0.113.2', fresh.headers)).statusCode).toBe(200);
-
-    // The window ends and the address may try again.
-    t.clock.advance(AUTH_FAILURE_WINDOW_MS);
+    // One bad client behind a shared address must not lock out the valid agents there: a key
+    // that verifies goes through, on REST and on MCP.
+    const fresh = await createAgent(t);
     expect((await asAgent(ip, fresh.headers)).statusCode).toBe(200);
+    expect((await asAgent(ip, agent.headers)).statusCode).toBe(200);
+    const mcp = await from(ip, {
+      method: 'POST',
+      url: '/mcp',
+      headers: {
+        ...fresh.headers,
+        host: 'localhost:3000',
+        accept: 'application/json, text/event-stream',
+      },
+      payload: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+    });
+    expect(mcp.statusCode, mcp.body).toBe(200);
+
+    // Another address is not throttled at all.
+    expect((await asAgent('203.0.113.2', { authorization: `Bearer ${WRONG_KEY}` })).statusCode).toBe(401);
+
+    // The window ends and a wrong key is a plain 401 again.
+    t.clock.advance(AUTH_FAILURE_WINDOW_MS);
+    expect((await asAgent(ip, { authorization: `Bearer ${WRONG_KEY}` })).statusCode).toBe(401);
   });
 
-  it('a wrong admin token is throttled the same way', async () => {
+  it('a wrong admin token is throttled the same way; the right one goes through', async () => {
     const ip = '203.0.113.3';
     const wrong = { authorization: `Bearer ${'x'.repeat(32)}` };
     for (let i = 0; i < LIMIT; i++) {
       expect((await from(ip, { method: 'GET', url: '/admin/audit', headers: wrong })).statusCode).toBe(401);
     }
-    expectThrottled(await from(ip, { method: 'GET', url: '/admin/audit', headers: t.admin }));
-    expect(
-      (await from('203.0.113.4', { method: 'GET', url: '/admin/audit', headers: t.admin })).statusCode,
-    ).toBe(200);
+    expectThrottled(await from(ip, { method: 'GET', url: '/admin/audit', headers: wrong }));
+    expect((await from(ip, { method: 'GET', url: '/admin/audit', headers: t.admin })).statusCode).toBe(200);
   });
 
-  it('forged Mini App init data is throttled the same way', async () => {
+  it('forged Mini App init data is throttled the same way; valid init data goes through', async () => {
     const ip = '203.0.113.5';
     const good = workerAuth(t, 880_001);
     const forged = { authorization: good.authorization.replace(/hash=[0-9a-f]{4}/, 'hash=0000') };
@@ -105,13 +112,11 @@ describe('throttling of failed authentication', () => {
       const res = await from(ip, { method: 'GET', url: '/worker/me', headers: forged });
       expect(res.statusCode, res.body).toBe(401);
     }
-    expectThrottled(await from(ip, { method: 'GET', url: '/worker/me', headers: good }));
-    expect((await from('203.0.113.6', { method: 'GET', url: '/worker/me', headers: good })).statusCode).toBe(
-      200,
-    );
+    expectThrottled(await from(ip, { method: 'GET', url: '/worker/me', headers: forged }));
+    expect((await from(ip, { method: 'GET', url: '/worker/me', headers: good })).statusCode).toBe(200);
   });
 
-  it('unknown console session cookies and refused wallet proofs are throttled the same way', async () => {
+  it('made-up console session cookies and refused wallet proofs are throttled the same way; a valid proof and session go through', async () => {
     const ip = '203.0.113.7';
     const bogus = { cookie: `handoff_console=${'a'.repeat(43)}` };
     for (let i = 0; i < LIMIT - 1; i++) {
@@ -121,11 +126,71 @@ describe('throttling of failed authentication', () => {
     // A proof that does not verify is a failed sign-in too.
     const login = await from(ip, { method: 'POST', url: '/console/api/auth/login', payload: {} });
     expect(login.statusCode, login.body).toBe(400);
-    expectThrottled(await from(ip, { method: 'POST', url: '/console/api/auth/challenge' }));
     expectThrottled(await from(ip, { method: 'GET', url: '/console/api/session', headers: bogus }));
-    expect(
-      (await from('203.0.113.8', { method: 'POST', url: '/console/api/auth/challenge' })).statusCode,
-    ).toBe(200);
+    expectThrottled(await from(ip, { method: 'POST', url: '/console/api/auth/login', payload: {} }));
+
+    // A wallet that signs a real proof signs in from that address, and its session works there.
+    const owner = await signInOwner({ ...t, app }, newTonWallet(), { ip });
+    const session = await from(ip, {
+      method: 'GET',
+      url: '/console/api/session',
+      headers: { cookie: owner.cookie },
+    });
+    expect(session.statusCode, session.body).toBe(200);
+  });
+
+  it('counts failed console logins by route, whatever query string the URL carries', async () => {
+    const ip = '203.0.113.9';
+    for (let i = 0; i < LIMIT; i++) {
+      const res = await from(ip, { method: 'POST', url: '/console/api/auth/login?x=1', payload: {} });
+      expect(res.statusCode, res.body).toBe(400);
+    }
+    expectThrottled(await from(ip, { method: 'POST', url: '/console/api/auth/login?y=2', payload: {} }));
+  });
+
+  it('a dropped or expired console session is not a failure: a stale tab polling it is told to sign in (and its cookie cleared), never locked out', async () => {
+    const ip = '203.0.113.10';
+    const signedOut = await signInOwner({ ...t, app }, newTonWallet(), { ip });
+    const out = await from(ip, {
+      method: 'POST',
+      url: '/console/api/auth/logout',
+      headers: { cookie: signedOut.cookie, 'x-csrf-token': signedOut.csrfToken },
+    });
+    expect(out.statusCode, out.body).toBe(200);
+    const expired = await signInOwner({ ...t, app }, newTonWallet(), { ip });
+    t.clock.advance(OWNER_SESSION_TTL_MS);
+    for (const stale of [signedOut, expired]) {
+      for (let i = 0; i < LIMIT * 3; i++) {
+        const res = await from(ip, {
+          method: 'GET',
+          url: '/console/api/agents',
+          headers: { cookie: stale.cookie },
+        });
+        expect(res.statusCode, res.body).toBe(401);
+        expect(res.json()).toMatchObject({ error: 'Unauthorized', reason: 'ended' });
+        // The browser forgets the cookie, so the tab's next request carries none.
+        expect(String(res.headers['set-cookie'])).toMatch(
+          /^handoff_console=; Path=\/console; HttpOnly; SameSite=Strict; Max-Age=0/,
+        );
+      }
+    }
+    // Nothing was counted: a wrong key from that address is a plain 401.
+    expect((await asAgent(ip, { authorization: `Bearer ${WRONG_KEY}` })).statusCode).toBe(401);
+  });
+
+  it('counts an IPv6 client by its /64: other addresses of that network are throttled with it, the next network is not', async () => {
+    const wrong = { authorization: `Bearer ${WRONG_KEY}` };
+    for (let i = 0; i < LIMIT; i++) {
+      expect((await asAgent(`2001:db8:7:1::${i + 1}`, wrong)).statusCode).toBe(401);
+    }
+    expectThrottled(await asAgent('2001:db8:7:1:ffff:ffff:ffff:ffff', wrong));
+    expectThrottled(await asAgent('2001:0db8:0007:0001:0:0:0:abcd', wrong));
+    expect((await asAgent('2001:db8:7:2::1', wrong)).statusCode).toBe(401);
+    // An IPv4-mapped address is its IPv4 address.
+    for (let i = 0; i < LIMIT; i++)
+      expect((await asAgent('::ffff:198.51.100.77', wrong)).statusCode).toBe(401);
+    expectThrottled(await asAgent('198.51.100.77', wrong));
+    expect((await asAgent('198.51.100.78', wrong)).statusCode).toBe(401);
   });
 });
 
@@ -172,14 +237,14 @@ describe('throttling of failed authentication behind a reverse proxy (TRUST_PROX
   it('with TRUST_PROXY naming the proxy, two forwarded clients are throttled separately', async () => {
     const base = await listening(['127.0.0.1']);
     for (let i = 0; i < LIMIT; i++) expect(await asAgent(base, '198.51.100.1', wrong)).toBe(401);
-    expect(await asAgent(base, '198.51.100.1', agent.headers)).toBe(429);
+    expect(await asAgent(base, '198.51.100.1', wrong)).toBe(429);
     // The proxy appends the address it saw: the last entry is the client, what it claimed is not.
-    expect(await asAgent(base, '198.51.100.2, 198.51.100.1', agent.headers)).toBe(429);
+    expect(await asAgent(base, '198.51.100.2, 198.51.100.1', wrong)).toBe(429);
+    expect(await asAgent(base, '198.51.100.1', agent.headers)).toBe(200);
 
-    expect(await asAgent(base, '198.51.100.2', agent.headers)).toBe(200);
     expect(await asAgent(base, '198.51.100.2', wrong)).toBe(401);
     // The proxy's own requests (no header) are its own address, not throttled either.
-    expect(await asAgent(base, null, agent.headers)).toBe(200);
+    expect(await asAgent(base, null, wrong)).toBe(401);
   });
 
   it('without TRUST_PROXY, or from a peer it does not name, X-Forwarded-For is ignored', async () => {
@@ -187,8 +252,9 @@ describe('throttling of failed authentication behind a reverse proxy (TRUST_PROX
       const base = await listening(trustProxy);
       for (let i = 0; i < LIMIT; i++) expect(await asAgent(base, '198.51.100.3', wrong)).toBe(401);
       // Every request is 127.0.0.1's, whatever it forwards for.
-      expect(await asAgent(base, '198.51.100.4', agent.headers)).toBe(429);
-      expect(await asAgent(base, null, agent.headers)).toBe(429);
+      expect(await asAgent(base, '198.51.100.4', wrong)).toBe(429);
+      expect(await asAgent(base, null, wrong)).toBe(429);
+      expect(await asAgent(base, '198.51.100.4', agent.headers)).toBe(200);
     }
   });
 });

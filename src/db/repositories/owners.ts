@@ -20,11 +20,18 @@ export function findOwner(db: Executor, id: string): Promise<OwnerRow | undefine
 
 export async function insertOwnerChallenge(
   db: Executor,
-  row: { payload: string; expiresAt: string; now: string },
+  row: { payload: string; expiresAt: string; now: string; client: string; browserHash: string },
 ) {
   await db
     .insertInto('owner_challenges')
-    .values({ payload: row.payload, expires_at: row.expiresAt, used_at: null, created_at: row.now })
+    .values({
+      payload: row.payload,
+      expires_at: row.expiresAt,
+      used_at: null,
+      created_at: row.now,
+      client: row.client,
+      browser_hash: row.browserHash,
+    })
     .execute();
 }
 
@@ -36,22 +43,73 @@ export async function pruneOwnerChallenges(db: Executor, now: string): Promise<v
     .execute();
 }
 
-export async function countOpenOwnerChallenges(db: Executor, now: string): Promise<number> {
-  const row = await db
-    .selectFrom('owner_challenges')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
+/** Drops a browser's open challenges: it asked for a new one, which replaces them. */
+export async function deleteBrowserChallenges(db: Executor, browserHash: string): Promise<void> {
+  await db
+    .deleteFrom('owner_challenges')
+    .where('browser_hash', '=', browserHash)
     .where('used_at', 'is', null)
-    .where('expires_at', '>', now)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
+    .execute();
 }
 
-/** Uses a challenge once: compare-and-set on `used_at`, so of two sign-ins with one payload one wins. */
-export async function consumeOwnerChallenge(db: Executor, payload: string, now: string): Promise<boolean> {
+/** Open challenges in all, or of one client; with the oldest one's expiry (null when none). */
+export async function countOpenOwnerChallenges(
+  db: Executor,
+  now: string,
+  client?: string,
+): Promise<{ count: number; oldestExpiresAt: string | null }> {
+  let query = db
+    .selectFrom('owner_challenges')
+    .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('expires_at').as('oldest')])
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now);
+  if (client !== undefined) query = query.where('client', '=', client);
+  const row = await query.executeTakeFirstOrThrow();
+  return { count: Number(row.n), oldestExpiresAt: (row.oldest as string | null) ?? null };
+}
+
+/** Deletes the oldest open challenge of the client holding the most; false when there is none. */
+export async function evictFromHeaviestClient(db: Executor, now: string): Promise<boolean> {
+  const heaviest = await db
+    .selectFrom('owner_challenges')
+    .select('client')
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .groupBy('client')
+    .orderBy((eb) => eb.fn.countAll(), 'desc')
+    .orderBy('client')
+    .limit(1)
+    .executeTakeFirst();
+  if (!heaviest) return false;
+  const oldest = await db
+    .selectFrom('owner_challenges')
+    .select('payload')
+    .where('client', '=', heaviest.client)
+    .where('used_at', 'is', null)
+    .orderBy('created_at')
+    .orderBy('payload')
+    .limit(1)
+    .executeTakeFirst();
+  if (!oldest) return false;
+  await db.deleteFrom('owner_challenges').where('payload', '=', oldest.payload).execute();
+  return true;
+}
+
+/**
+ * Uses a challenge once, presented by the browser it was issued to: compare-and-set on
+ * `used_at`, so of two sign-ins with one payload one wins.
+ */
+export async function consumeOwnerChallenge(
+  db: Executor,
+  payload: string,
+  browserHash: string,
+  now: string,
+): Promise<boolean> {
   const row = await db
     .updateTable('owner_challenges')
     .set({ used_at: now })
     .where('payload', '=', payload)
+    .where('browser_hash', '=', browserHash)
     .where('used_at', 'is', null)
     .where('expires_at', '>', now)
     .returning('payload')

@@ -106,7 +106,9 @@ export const consoleOwnerRoutes: Routes = async (app, { ctx }) => {
     },
     async (request, reply) => {
       const agent = await requireOwnedAgent(ctx, owner(request).ownerId, request.params.agentId);
-      const { key, apiKey } = await createApiKey(ctx, agent.id, request.body);
+      const { key, apiKey } = await createApiKey(ctx, agent.id, request.body, {
+        ownerId: owner(request).ownerId,
+      });
       return reply.status(201).send({ key: apiKeyView(key), apiKey });
     },
   );
@@ -136,7 +138,7 @@ export const consoleOwnerRoutes: Routes = async (app, { ctx }) => {
     },
     async (request, reply) => {
       const agent = await requireOwnedAgent(ctx, owner(request).ownerId, request.params.agentId);
-      const row = await sandboxFaucet(ctx, agent.id, request.body.amount);
+      const row = await sandboxFaucet(ctx, owner(request).ownerId, agent.id, request.body.amount);
       return reply.status(201).send({ transaction: transactionView({ ...row, task_title: null }) });
     },
   );

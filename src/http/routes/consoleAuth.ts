@@ -1,24 +1,43 @@
 import { Type } from 'typebox';
 import {
   issueOwnerChallenge,
+  OWNER_CHALLENGE_TTL_MS,
   OWNER_SESSION_TTL_MS,
   signInOwner,
   signOutOwner,
 } from '../../domain/ownerSessions.js';
-import { readCookie, SESSION_COOKIE, secureCookies, sessionCookie } from '../consoleAuth.js';
+import { clientGroup } from '../clientAddress.js';
+import {
+  readCookie,
+  SESSION_COOKIE,
+  SIGN_IN_COOKIE,
+  secureCookies,
+  sessionCookie,
+  signInCookie,
+} from '../consoleAuth.js';
 import type { Routes } from '../routeTypes.js';
 import { errors } from '../schemas/common.js';
 import { OwnerSessionView } from '../schemas/console.js';
 import { TonConnectProof, WalletChallenge } from '../schemas/wallet.js';
 
 const SESSION_MAX_AGE_S = Math.floor(OWNER_SESSION_TTL_MS / 1000);
+const SIGN_IN_MAX_AGE_S = Math.floor(OWNER_CHALLENGE_TTL_MS / 1000);
 
 /** Sign-in: anyone may ask for a challenge and present a proof (rate-limited per client address). */
 export const consoleSignInRoutes: Routes = async (app, { ctx, config }) => {
   const secure = secureCookies(config.publicUrl);
 
-  app.post('/auth/challenge', { schema: { response: { 200: WalletChallenge, ...errors(429) } } }, () =>
-    issueOwnerChallenge(ctx),
+  app.post(
+    '/auth/challenge',
+    { schema: { response: { 200: WalletChallenge, ...errors(429) } } },
+    async (request, reply) => {
+      const { payload, expiresAt, browser } = await issueOwnerChallenge(ctx, {
+        client: clientGroup(request.ip),
+        browser: readCookie(request, SIGN_IN_COOKIE),
+      });
+      reply.header('set-cookie', signInCookie(browser, { secure, maxAgeS: SIGN_IN_MAX_AGE_S }));
+      return { payload, expiresAt };
+    },
   );
 
   app.post(
@@ -33,8 +52,12 @@ export const consoleSignInRoutes: Routes = async (app, { ctx, config }) => {
       // Read at request time: the allowed domains may be set after the server learns its port.
       const { token, session } = await signInOwner(ctx, request.body, {
         allowedDomains: config.tonProofDomains,
+        browser: readCookie(request, SIGN_IN_COOKIE),
       });
-      reply.header('set-cookie', sessionCookie(token, { secure, maxAgeS: SESSION_MAX_AGE_S }));
+      reply.header('set-cookie', [
+        sessionCookie(token, { secure, maxAgeS: SESSION_MAX_AGE_S }),
+        signInCookie('', { secure, maxAgeS: 0 }),
+      ]);
       return {
         owner: { id: session.ownerId, walletAddress: session.walletAddress },
         csrfToken: session.csrfToken,

@@ -45,8 +45,9 @@ export const ValidationErrorBody = Type.Object(
 export const UnauthorizedBody = Type.Object(
   {
     error: Type.Literal('Unauthorized'),
-    reason: Type.Enum(['missing', 'malformed', 'unknown'], {
-      description: 'No credential sent, not in the expected form, or not one the service knows',
+    reason: Type.Enum(['missing', 'malformed', 'unknown', 'ended'], {
+      description:
+        'No credential sent, not in the expected form, not one the service knows, or (console) a session that has ended',
     }),
     message: Type.String({ description: 'What to send instead' }),
   },

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { api, type Json, setCsrfToken } from './api';
+import { api, type Json, onSessionEnded, setCsrfToken } from './api';
 import { AgentPage } from './pages/AgentPage';
 import { AgentsPage } from './pages/AgentsPage';
 import { OperatorPage } from './pages/OperatorPage';
@@ -31,6 +31,7 @@ export function App() {
   const [session, setSession] = useState<Session | null | undefined>(undefined);
 
   useEffect(() => {
+    onSessionEnded(() => setSession(null));
     api('GET', '/session')
       .then((s: Session) => {
         setCsrfToken(s.csrfToken);

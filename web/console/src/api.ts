@@ -5,6 +5,17 @@ export function setCsrfToken(token: string) {
   csrfToken = token;
 }
 
+let sessionEnded: () => void = () => undefined;
+
+/**
+ * Called when the server answers 401 to a signed-in call: the session has ended (signed out
+ * elsewhere, dropped for a newer one, expired). The app shows the sign-in page, which unmounts
+ * every polling page, so a stale tab stops asking; the server has already cleared the cookie.
+ */
+export function onSessionEnded(handler: () => void) {
+  sessionEnded = handler;
+}
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -27,6 +38,7 @@ export async function api(method: string, path: string, body?: unknown): Promise
     credentials: 'same-origin',
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
+  if (res.status === 401 && !path.startsWith('/auth/')) sessionEnded();
   const text = await res.text();
   const json = text ? JSON.parse(text) : {};
   if (!res.ok) {
