@@ -25,6 +25,7 @@ import {
   type RateLimits,
   rateLimitHook,
 } from './http/rateLimit.js';
+import { type Readiness, registerReadiness } from './http/readiness.js';
 import { registerRequestId, requestIdOf } from './http/requestId.js';
 import { registerResponseBatching } from './http/responseBatching.js';
 import { adminOverviewRoutes, adminRoutes } from './http/routes/admin.js';
@@ -67,6 +68,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The domain context the routes use; tests reach the database and clock through it. */
     ctx: DomainContext;
+    /** GET /ready's state: main.ts sets `draining` on SIGTERM. */
+    readiness: Readiness;
   }
 }
 
@@ -148,6 +151,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     async () => ({ status: 'ok' as const }),
   );
+  app.decorate('readiness', registerReadiness(app, ctx.db));
 
   const agentApiRoutes = [
     agentRoutes,

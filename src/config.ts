@@ -50,6 +50,8 @@ export interface Config {
   sseMaxStreamsPerKey: number;
   /** Domains (host[:port]) a worker's TON Connect wallet proof may be signed for. */
   tonProofDomains: string[];
+  /** After SIGTERM, how long requests are still served (GET /ready says 503) before the close. */
+  shutdownDelayMs: number;
 }
 
 /** Settings of network mode (TON_NETWORK=testnet|mainnet). */
@@ -125,6 +127,7 @@ export function loadConfig(env: Env = process.env): { config: Config; notices: C
     apiKeyCacheTtlMs: intSetting(env, 'API_KEY_CACHE_TTL_MS', 10_000, 0, 60_000),
     sseMaxStreamsPerKey: intSetting(env, 'SSE_MAX_STREAMS_PER_KEY', 10, 1, 100_000),
     tonProofDomains: [],
+    shutdownDelayMs: intSetting(env, 'SHUTDOWN_DELAY_MS', 0, 0, 60_000),
   };
   if (config.tonNetwork !== 'sandbox') config.tonLive = tonLiveSettings(env, config.tonNetwork);
   config.tonProofDomains = parseDomains(env.TON_PROOF_DOMAINS, config.publicUrl);

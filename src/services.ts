@@ -20,6 +20,8 @@ export async function openServices(
     pgSchema?: string;
     pgPoolSize?: number;
     log?: (msg: string) => void;
+    /** Called with `databaseMs` once migrated and `chainMs` once the chain is open (start-up timing). */
+    onSpan?: (name: 'databaseMs' | 'chainMs') => void;
     /** Tests: the chain's clock and faster resends for network mode. */
     chainOverrides?: Partial<
       Pick<NetworkGatewayOptions, 'nowSeconds' | 'resendMs' | 'createdAtLagSec' | 'requestTimeoutMs'>
@@ -34,6 +36,7 @@ export async function openServices(
   });
   try {
     await migrateToLatest(db.db);
+    options.onSpan?.('databaseMs');
     const clock = options.clock;
     const live = config.tonLive;
     const chain =
@@ -55,6 +58,7 @@ export async function openServices(
             log: options.log,
             ...(clock ? { nowSeconds: () => Math.floor(clock.now().getTime() / 1000) } : {}),
           });
+    options.onSpan?.('chainMs');
     return { db, chain };
   } catch (error) {
     await db.close();
