@@ -22,18 +22,22 @@ async function main(): Promise<void> {
 async function serve(
   onConfig: (config: { port: number; databaseUrl: string | null }) => void,
 ): Promise<void> {
-  const spans: Record<string, number> = {};
-  let mark = performance.now();
+  // Start-up time by phase, wall and CPU (on a busy machine the wall time is mostly waiting for a
+  // core), logged once listening: docs/benchmarks.md says what each phase spends.
+  const wallMs: Record<string, number> = {};
+  const cpuMs: Record<string, number> = {};
+  let mark = { wall: performance.now(), cpu: cpuNow() };
   const span = (name: string) => {
-    const now = performance.now();
-    spans[name] = Math.round(now - mark);
+    const now = { wall: performance.now(), cpu: cpuNow() };
+    wallMs[name] = Math.round(now.wall - mark.wall);
+    cpuMs[name] = Math.round(now.cpu - mark.cpu);
     mark = now;
   };
   const { config, notices } = loadConfig();
   onConfig(config);
   // Before anything heavy: a second instance on a busy port says so at once.
   await probePort(config.port, config.host);
-  span('configMs');
+  span('config');
   // The app's modules (Fastify, every route, the TON libraries) load only once the port is known
   // to be free; a failed start never pays for them.
   const [{ buildApp }, { systemClock }, { closeServices, openServices }] = await Promise.all([
@@ -41,7 +45,7 @@ async function serve(
     import('./domain/clock.js'),
     import('./services.js'),
   ]);
-  span('modulesMs');
+  span('modules');
   const services = await openServices(config, {
     log: (msg) => console.log(`[chain] ${msg}`),
     onSpan: span,
@@ -53,7 +57,7 @@ async function serve(
     logger: { level: process.env.LOG_LEVEL || 'info' },
     jobs: true,
   });
-  span('appMs');
+  span('app');
   for (const notice of notices) app.log.warn(notice.message);
 
   // SIGTERM (an orchestrator or process manager stopping the instance) drains first: /ready goes
@@ -104,15 +108,26 @@ async function serve(
     await closeServices(services).catch(() => {});
     throw error;
   }
-  span('listenMs');
+  span('listen');
   app.log.info(
     `Handoff is serving on ${config.publicUrl} (${services.db.dialect}, TON ${config.tonNetwork}); API docs at ${config.publicUrl}/docs`,
   );
   app.log.info(
     `Deposit wallet ${services.chain.depositAddress}; hot wallet ${services.chain.hotWalletAddress}`,
   );
-  const totalMs = Object.values(spans).reduce((sum, ms) => sum + ms, 0);
-  app.log.info({ startup: { ...spans, totalMs } }, `Started in ${totalMs} ms`);
+  const total = (spans: Record<string, number>) => Object.values(spans).reduce((sum, ms) => sum + ms, 0);
+  wallMs.total = total(wallMs);
+  cpuMs.total = total(cpuMs);
+  app.log.info(
+    { startup: { wallMs, cpuMs } },
+    `Started in ${wallMs.total} ms (${cpuMs.total} ms of CPU after the process began)`,
+  );
+}
+
+/** CPU time (user + system) this process has used, in milliseconds. */
+function cpuNow(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
 }
 
 void main();
