@@ -26,6 +26,7 @@ import {
   type RateLimits,
   rateLimitHook,
 } from './http/rateLimit.js';
+import { type Readiness, registerReadiness } from './http/readiness.js';
 import { registerRequestId, requestIdOf } from './http/requestId.js';
 import { registerResponseBatching } from './http/responseBatching.js';
 import { adminOverviewRoutes, adminRoutes } from './http/routes/admin.js';
@@ -73,6 +74,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The domain context the routes use; tests reach the database and clock through it. */
     ctx: DomainContext;
+    /** GET /ready's state: main.ts sets `draining` on SIGTERM. */
+    readiness: Readiness;
   }
 }
 
@@ -154,6 +157,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     async () => ({ status: 'ok' as const }),
   );
+  app.decorate('readiness', registerReadiness(app, ctx.db));
 
   const agentApiRoutes = [
     agentRoutes,

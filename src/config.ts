@@ -56,6 +56,8 @@ export interface Config {
    * (src/tonconnect/walletsRefresh.ts); absent: never, the shipped snapshot is served.
    */
   tonConnectWalletsUrl?: string;
+  /** After SIGTERM, how long requests are still served (GET /ready says 503) before the close. */
+  shutdownDelayMs: number;
 }
 
 /** Settings of network mode (TON_NETWORK=testnet|mainnet). */
@@ -132,6 +134,7 @@ export function loadConfig(env: Env = process.env): { config: Config; notices: C
     sseMaxStreamsPerKey: intSetting(env, 'SSE_MAX_STREAMS_PER_KEY', 10, 1, 100_000),
     tonProofDomains: [],
     ...walletsUrlSetting(env),
+    shutdownDelayMs: intSetting(env, 'SHUTDOWN_DELAY_MS', 0, 0, 60_000),
   };
   if (config.tonNetwork !== 'sandbox') config.tonLive = tonLiveSettings(env, config.tonNetwork);
   config.tonProofDomains = parseDomains(env.TON_PROOF_DOMAINS, config.publicUrl);

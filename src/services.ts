@@ -1,7 +1,6 @@
 import path from 'node:path';
 import type { ChainGateway } from './chain/gateway.js';
-import { createNetworkGateway, type NetworkGatewayOptions } from './chain/networkGateway.js';
-import { createSandboxGateway } from './chain/sandboxGateway.js';
+import type { NetworkGatewayOptions } from './chain/networkGateway.js';
 import type { Config } from './config.js';
 import { type Db, openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
@@ -20,6 +19,8 @@ export async function openServices(
     pgSchema?: string;
     pgPoolSize?: number;
     log?: (msg: string) => void;
+    /** Called with `database` once migrated and `chain` once the chain is open (start-up timing). */
+    onSpan?: (name: 'database' | 'chain') => void;
     /** Tests: the chain's clock and faster resends for network mode. */
     chainOverrides?: Partial<
       Pick<NetworkGatewayOptions, 'nowSeconds' | 'resendMs' | 'createdAtLagSec' | 'requestTimeoutMs'>
@@ -34,11 +35,15 @@ export async function openServices(
   });
   try {
     await migrateToLatest(db.db);
+    options.onSpan?.('database');
     const clock = options.clock;
     const live = config.tonLive;
+    // Each gateway's module is loaded only when it is the one configured: the sandbox's emulator
+    // (@ton/sandbox, a WebAssembly TON VM) is the heaviest import of the app and testnet or
+    // mainnet never needs it.
     const chain =
       config.tonNetwork !== 'sandbox' && live
-        ? await createNetworkGateway({
+        ? await (await import('./chain/networkGateway.js')).createNetworkGateway({
             network: config.tonNetwork,
             apiUrl: live.apiUrl,
             apiKey: live.apiKey,
@@ -50,11 +55,12 @@ export async function openServices(
             log: options.log,
             ...options.chainOverrides,
           })
-        : await createSandboxGateway({
+        : await (await import('./chain/sandboxGateway.js')).createSandboxGateway({
             stateDir: path.join(config.dataDir, 'chain'),
             log: options.log,
             ...(clock ? { nowSeconds: () => Math.floor(clock.now().getTime() / 1000) } : {}),
           });
+    options.onSpan?.('chain');
     return { db, chain };
   } catch (error) {
     await db.close();

@@ -125,6 +125,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
         webhookTimeoutMs: options.webhookTimeoutMs ?? 2_000,
         sseMaxStreamsPerKey: 10,
         tonProofDomains: ['handoff.test'],
+        shutdownDelayMs: 0,
         authFailureLimit: 30,
         trustProxy: false,
       };

@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Json } from '../helpers/agentApi.js';
 import { runExampleAgent } from '../helpers/exampleAgent.js';
+import { launch, isAlive as processAlive, refused } from '../helpers/launch.js';
 import { connectHttp, REQUIRED_TOOLS, runWholeTask, toolError } from '../helpers/mcp.js';
 import { expectStatus, newAgent, newWorker, send, serviceAt } from '../helpers/service.js';
 import { serviceDatabase } from '../helpers/serviceProcess.js';
@@ -274,6 +275,29 @@ describe('the production build', () => {
       rmSync(server.dataDir, { recursive: true, force: true });
     }
   }, 300_000);
+
+  // npm runs a script through `sh -c`, which did not pass npm's SIGTERM on: the server outlived
+  // npm. The script execs node, so npm's child is the server itself.
+  it('npm run start:prod: a SIGTERM sent to npm stops the server, which exits cleanly', async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'handoff-prod-'));
+    const npm = await launch('npm', ['run', 'start:prod'], {
+      ...(await databaseEnv()),
+      DATA_DIR: dataDir,
+      RATE_LIMIT_STANDARD: '100000',
+    });
+    try {
+      expect(npm.serverPid).not.toBe(npm.child.pid);
+      expect((await fetch(`${npm.url}/ready`)).status).toBe(200);
+      npm.child.kill('SIGTERM'); // to npm only, as a process manager does
+      expect(await npm.exited).toEqual({ code: 0, signal: null });
+      expect(processAlive(npm.serverPid), 'the server outlived npm').toBe(false);
+      expect(npm.output()).toContain('"msg":"Closed cleanly"');
+      expect(await refused(npm.url)).toBe(true);
+    } finally {
+      await npm.kill();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   describe('startup errors: one line that says what to do, and a non-zero exit', () => {
     async function failedStart(env: Record<string, string>) {

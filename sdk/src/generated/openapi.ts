@@ -22,6 +22,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness: whether to route requests here
+         * @description Readiness: whether to route requests here. No authentication. Errors: 503, each as JSON `{error}`.
+         */
+        get: operations["getReady"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/agents/me": {
         parameters: {
             query?: never;
@@ -2124,6 +2144,13 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /** Error */
+        Error: {
+            /** @description What went wrong and what to do about it */
+            error: string;
+        } & {
+            [key: string]: unknown;
+        };
         /** AgentMe */
         AgentMe: {
             /** @description Agent id (agt_...) */
@@ -2357,13 +2384,6 @@ export interface components {
              * @description ISO 8601 timestamp, UTC
              */
             memberSince: string;
-        };
-        /** Error */
-        Error: {
-            /** @description What went wrong and what to do about it */
-            error: string;
-        } & {
-            [key: string]: unknown;
         };
         /** CreateTaskBody */
         CreateTaskBody: {
@@ -2966,6 +2986,40 @@ export interface operations {
                         /** @enum {string} */
                         status: "ok";
                     };
+                };
+            };
+        };
+    };
+    getReady: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ready";
+                    };
+                };
+            };
+            /** @description The service is shutting down; retry on another instance */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
