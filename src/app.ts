@@ -13,11 +13,13 @@ import { InProcessFanout, type MessageFanout } from './events/fanout.js';
 import { AccessLog } from './http/accessLog.js';
 import { adminAuth, agentAuth, workerAuth } from './http/auth.js';
 import { AuthFailureThrottle } from './http/authThrottle.js';
+import { registerBodylessRoutes } from './http/bodylessRoutes.js';
 import { clientGroup } from './http/clientAddress.js';
 import { registerCloseOnShutdown } from './http/closing.js';
 import { failedLoginThrottle, ownedAgentAuth, ownerSessionAuth, secureCookies } from './http/consoleAuth.js';
 import { registerBodyDrain } from './http/drain.js';
 import { registerErrorHandling } from './http/errors.js';
+import { registerHttpLimits, requestTimeoutBackstopMs } from './http/httpLimits.js';
 import { registerJsonParser } from './http/jsonBody.js';
 import { registerOpenApi } from './http/openapi.js';
 import {
@@ -93,6 +95,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return503OnClosing: true,
     genReqId: requestIdOf,
     trustProxy: deps.config.trustProxy,
+    requestTimeout: requestTimeoutBackstopMs(deps.config.httpLimits),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const { config } = deps;
@@ -135,6 +138,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorateRequest('agentId', '');
   app.decorateRequest('workerId', '');
   registerRequestId(app);
+  registerHttpLimits(app, config.httpLimits, config.trustProxy);
   app.decorateRequest('owner', null);
   registerErrorHandling(app);
   registerValidation(app);
@@ -142,6 +146,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerBodyDrain(app);
   registerCloseOnShutdown(app);
   registerJsonParser(app);
+  registerBodylessRoutes(app);
   registerResponseBatching(app);
   await registerOpenApi(app, config.publicUrl);
 

@@ -58,7 +58,27 @@ export interface Config {
   tonConnectWalletsUrl?: string;
   /** After SIGTERM, how long requests are still served (GET /ready says 503) before the close. */
   shutdownDelayMs: number;
+  /** Deadlines and connection caps of the HTTP server (docs/decisions.md, "Request bodies..."). */
+  httpLimits: HttpLimits;
 }
+
+export interface HttpLimits {
+  /** From a connection's request start to the end of its headers (Node's headersTimeout). */
+  headersTimeoutMs: number;
+  /** From a request's headers to the end of its body, on every route but the upload routes. */
+  bodyTimeoutMs: number;
+  /** The same for a file's bytes (PUT /uploads/:id, multipart uploads): 20 MiB on a slow link. */
+  uploadTimeoutMs: number;
+  /** Open connections (requests, through a trusted proxy) per client address or IPv6 /64. */
+  maxConnectionsPerClient: number;
+}
+
+export const DEFAULT_HTTP_LIMITS: HttpLimits = {
+  headersTimeoutMs: 30_000,
+  bodyTimeoutMs: 30_000,
+  uploadTimeoutMs: 600_000,
+  maxConnectionsPerClient: 256,
+};
 
 /** Settings of network mode (TON_NETWORK=testnet|mainnet). */
 export interface TonLiveConfig {
@@ -135,6 +155,7 @@ export function loadConfig(env: Env = process.env): { config: Config; notices: C
     tonProofDomains: [],
     ...walletsUrlSetting(env),
     shutdownDelayMs: intSetting(env, 'SHUTDOWN_DELAY_MS', 0, 0, 60_000),
+    httpLimits: httpLimits(env),
   };
   if (config.tonNetwork !== 'sandbox') config.tonLive = tonLiveSettings(env, config.tonNetwork);
   config.tonProofDomains = parseDomains(env.TON_PROOF_DOMAINS, config.publicUrl);
@@ -155,6 +176,22 @@ function webhookSecret(env: Env, botToken: string): string {
     throw new Error('TELEGRAM_WEBHOOK_SECRET must be 1-256 characters of A-Z, a-z, 0-9, _ and -');
   }
   return given;
+}
+
+function httpLimits(env: Env): HttpLimits {
+  const d = DEFAULT_HTTP_LIMITS;
+  return {
+    headersTimeoutMs: intSetting(env, 'HTTP_HEADERS_TIMEOUT_MS', d.headersTimeoutMs, 100, 600_000),
+    bodyTimeoutMs: intSetting(env, 'HTTP_BODY_TIMEOUT_MS', d.bodyTimeoutMs, 100, 600_000),
+    uploadTimeoutMs: intSetting(env, 'HTTP_UPLOAD_TIMEOUT_MS', d.uploadTimeoutMs, 100, 3_600_000),
+    maxConnectionsPerClient: intSetting(
+      env,
+      'HTTP_MAX_CONNECTIONS_PER_CLIENT',
+      d.maxConnectionsPerClient,
+      1,
+      1_000_000,
+    ),
+  };
 }
 
 /** Shorter operator tokens can be guessed (failed attempts are throttled, not stopped). */

@@ -60,7 +60,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
       case 'FST_ERR_CTP_EMPTY_JSON_BODY':
         return reply.status(400).send({ error: 'Invalid JSON body' });
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        return reply.status(413).send({ error: 'Request body is too large' });
+        return reply.status(413).send({ error: tooLargeMessage(request.routeOptions.bodyLimit) });
       case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
         return reply.status(415).send({ error: 'Unsupported Content-Type; send application/json' });
     }
@@ -76,4 +76,13 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) =>
     reply.status(404).send({ error: `Route ${request.method} ${request.url.split('?')[0]} not found` }),
   );
+}
+
+/** The 413 text: the route's limit, and where files go instead. */
+function tooLargeMessage(limitBytes: number | undefined): string {
+  const mib = (limitBytes ?? 0) / (1024 * 1024);
+  const limit = limitBytes
+    ? ` (at most ${Number.isInteger(mib) ? `${mib} MiB` : `${limitBytes} bytes`} here)`
+    : '';
+  return `Request body is too large${limit}; send files through the upload routes (POST /upload, or upload_file's uploadUrl)`;
 }

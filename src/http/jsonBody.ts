@@ -1,12 +1,14 @@
 import type { FastifyInstance } from 'fastify';
-import { invalid } from '../domain/errors.js';
+import { DomainError, invalid } from '../domain/errors.js';
 import { firstInexactNumber } from './exactNumbers.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './jsonDepth.js';
 
 /**
  * JSON bodies as Fastify parses them (prototype-poisoning safe), except that an empty body is
  * no body: agents' HTTP clients often send `Content-Type: application/json` on body-less
  * requests such as POST /tasks/:id/complete, and that must not be a 400. A number the parse
- * would round (see exactNumbers.ts) is a 400 naming its field.
+ * would round (see exactNumbers.ts) is a 400 naming its field. A body nested deeper than
+ * MAX_JSON_DEPTH is a 400 before it is parsed (see jsonDepth.ts).
  */
 export function registerJsonParser(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
@@ -14,6 +16,7 @@ export function registerJsonParser(app: FastifyInstance): void {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') return done(null, undefined);
+    if (nestsDeeperThan(text, MAX_JSON_DEPTH)) return done(TOO_DEEP, undefined);
     return parseJson(request, text, (error, value) => {
       if (error) return done(error, undefined);
       const inexact = firstInexactNumber(text);
@@ -30,3 +33,8 @@ export function registerJsonParser(app: FastifyInstance): void {
     });
   });
 }
+
+const TOO_DEEP = new DomainError(
+  'validation',
+  `JSON body nested deeper than ${MAX_JSON_DEPTH} levels of arrays and objects; no request needs more: send a flatter body`,
+);

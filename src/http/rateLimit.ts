@@ -70,16 +70,38 @@ export interface Counted {
  * calls both count here, so an agent has one budget per bucket whichever way it calls.
  */
 export function countRequest(options: RateLimits, bucket: Bucket, key: string): Counted | Promise<Counted> {
-  const limit = options.limits[bucket];
-  const nowMs = options.clock.now().getTime();
-  const hit = options.store.hit(`${bucket}:${key}`, WINDOW_MS, nowMs);
-  // No promise when the store answered at once: this runs on every authenticated request.
-  return hit instanceof Promise
-    ? hit.then((h) => counted(bucket, limit, nowMs, h))
-    : counted(bucket, limit, nowMs, hit);
+  return countIn(options, bucket, options.limits[bucket], `${bucket} requests`, key);
 }
 
-function counted(bucket: Bucket, limit: number, nowMs: number, { count, resetAtMs }: Hit): Counted {
+/**
+ * Counts one POST /mcp of `key` when it arrives, before its body is read: which buckets its
+ * messages count in is known only once it is parsed, so a key past its limits would otherwise
+ * have every body read and parsed before its 429. The limit is the three buckets' together,
+ * the most messages a key can have served in a minute, so it refuses only a key that keeps
+ * sending what its buckets refuse.
+ */
+export function countMcpRequest(options: RateLimits, key: string): Counted | Promise<Counted> {
+  const { standard, chat, upload } = options.limits;
+  const what = 'MCP requests (your standard, chat and upload limits together)';
+  return countIn(options, 'mcp', standard + chat + upload, what, key);
+}
+
+function countIn(
+  options: RateLimits,
+  name: string,
+  limit: number,
+  what: string,
+  key: string,
+): Counted | Promise<Counted> {
+  const nowMs = options.clock.now().getTime();
+  const hit = options.store.hit(`${name}:${key}`, WINDOW_MS, nowMs);
+  // No promise when the store answered at once: this runs on every authenticated request.
+  return hit instanceof Promise
+    ? hit.then((h) => counted(what, limit, nowMs, h))
+    : counted(what, limit, nowMs, hit);
+}
+
+function counted(what: string, limit: number, nowMs: number, { count, resetAtMs }: Hit): Counted {
   const resetS = Math.max(1, Math.ceil((resetAtMs - nowMs) / 1000));
   const exceeded = count > limit;
   return {
@@ -88,7 +110,7 @@ function counted(bucket: Bucket, limit: number, nowMs: number, { count, resetAtM
     resetS,
     exceeded,
     // Only a refusal says it: the text is built for the few requests that get it.
-    message: exceeded ? `At most ${limit} ${bucket} requests per minute per key; retry in ${resetS} s` : '',
+    message: exceeded ? `At most ${limit} ${what} per minute per key; retry in ${resetS} s` : '',
   };
 }
 
@@ -114,7 +136,7 @@ export function rateLimitHook(options: RateLimits & { keyOf: (request: FastifyRe
 }
 
 /** Headers on every answer; past the limit a 429 (and the hook chain stops: no `done`). */
-function applyCount(counted: Counted, reply: FastifyReply, done: HookHandlerDoneFunction): void {
+export function applyCount(counted: Counted, reply: FastifyReply, done: HookHandlerDoneFunction): void {
   setRateLimitHeaders(reply.raw, counted);
   if (!counted.exceeded) {
     done();

@@ -6,7 +6,7 @@ import { listChatMessages, listChats, type Party, postMessage } from '../domain/
 import { depositInfo } from '../domain/depositInfo.js';
 import { invalid } from '../domain/errors.js';
 import { listTransactions } from '../domain/transactions.js';
-import { createUploadUrl, MAX_UPLOAD_BYTES, storeUpload } from '../domain/uploads.js';
+import { createUploadUrl, storeUpload } from '../domain/uploads.js';
 import { listDeliveries, redeliver, sendTestWebhook, setAgentWebhook } from '../domain/webhooks.js';
 import { pageView } from '../http/pageView.js';
 import { deliveryView } from '../http/routes/webhooks.js';
@@ -23,8 +23,13 @@ import {
 import { READ_ONLY, type ToolDef, type ToolEnv, writes } from './tool.js';
 
 const agentParty = (env: ToolEnv): Party => ({ kind: 'agent', id: env.agentId });
-/** Base64 of at most MAX_UPLOAD_BYTES bytes. */
-const MAX_BASE64_CHARS = Math.ceil(MAX_UPLOAD_BYTES / 3) * 4;
+/**
+ * A file sent inline in a JSON-RPC message: it must fit in /mcp's 1 MiB body with the rest of the
+ * message, so larger files (up to 20 MiB) go to the signed upload URL instead.
+ */
+export const MAX_INLINE_UPLOAD_BYTES = 512 * 1024;
+/** Base64 of at most MAX_INLINE_UPLOAD_BYTES bytes. */
+const MAX_BASE64_CHARS = Math.ceil(MAX_INLINE_UPLOAD_BYTES / 3) * 4;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /** The agent's account, the worker catalog, chat, files, webhooks and money. */
@@ -116,14 +121,17 @@ export const accountTools: ToolDef[] = [
     name: 'upload_file',
     title: 'Upload a file',
     description:
-      'Store a file (at most 20 MiB) to attach to a chat message. With contentBase64 the file is stored at ' +
-      'once and its fileUrl returned; without it you get a signed uploadUrl to PUT the bytes to within 15 ' +
-      'minutes, and the fileUrl they will have.',
+      'Store a file (at most 20 MiB) to attach to a chat message. A file of at most 512 KiB may come inline as ' +
+      'contentBase64: it is stored at once and its fileUrl returned. Without contentBase64 you get a signed ' +
+      'uploadUrl to PUT the bytes to within 15 minutes (any size up to 20 MiB), and the fileUrl they will have.',
     route: 'POST /upload',
     extraInput: {
       type: 'object',
       properties: {
-        contentBase64: Type.String({ maxLength: MAX_BASE64_CHARS, description: 'The file’s bytes, base64' }),
+        contentBase64: Type.String({
+          maxLength: MAX_BASE64_CHARS,
+          description: 'The file’s bytes, base64: at most 512 KiB of file (larger files: use the uploadUrl)',
+        }),
       },
     },
     annotations: writes({ destructive: false, idempotent: false }),

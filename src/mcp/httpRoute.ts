@@ -1,9 +1,11 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { agentAuth } from '../http/auth.js';
 import {
+  applyCount,
   type Bucket,
   type Counted,
+  countMcpRequest,
   countRequest,
   type RateLimits,
   rateLimitHook,
@@ -12,12 +14,17 @@ import {
 import type { RouteOptions } from '../http/routeTypes.js';
 import { ToolCatalog } from './catalog.js';
 import { hostGuard } from './hostGuard.js';
+import { publicMessage } from './publicErrors.js';
 import type { RouteTable } from './routeTable.js';
 import { ALL_TOOLS, createMcpServer } from './server.js';
 
 export const MCP_PATH = '/mcp';
-/** upload_file carries up to 20 MiB as base64 (4/3 of it) inside the JSON-RPC message. */
-const MCP_BODY_LIMIT_BYTES = 28 * 1024 * 1024;
+/**
+ * JSON-RPC messages are small; files travel through the upload routes (upload_file without
+ * contentBase64 returns a URL to PUT them to), and inline ones are at most MAX_INLINE_UPLOAD_BYTES.
+ * At 28 MiB, twenty bodies held in memory at once took the process from 328 MB to 820 MB.
+ */
+export const MCP_BODY_LIMIT_BYTES = 1024 * 1024;
 
 export interface McpRouteOptions {
   routes: RouteOptions;
@@ -45,7 +52,20 @@ export const mcpRoutes: FastifyPluginAsync<McpRouteOptions> = async (
   app.addHook('onRequest', hostGuard(config.publicUrl));
   app.addHook('onRequest', agentAuth(ctx, routes.authThrottle));
 
-  app.post(MCP_PATH, { bodyLimit: MCP_BODY_LIMIT_BYTES, schema: { hide: true } }, async (request, reply) => {
+  const mcpGate = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
+    const result = countMcpRequest(rateLimits, `agent:${request.agentId}`);
+    if (result instanceof Promise) result.then((c) => applyCount(c, reply, done), done);
+    else applyCount(result, reply, done);
+  };
+
+  const postOptions = {
+    bodyLimit: MCP_BODY_LIMIT_BYTES,
+    schema: { hide: true },
+    config: { takesBody: true },
+    // After the host guard and the key: counted before the body is read.
+    onRequest: mcpGate,
+  };
+  app.post(MCP_PATH, postOptions, async (request, reply) => {
     const key = `agent:${request.agentId}`;
     // The answer carries the rate-limit headers of the tightest bucket this request counted in,
     // as a REST answer carries its route's: set on the raw response, which the transport writes.
@@ -79,6 +99,12 @@ export const mcpRoutes: FastifyPluginAsync<McpRouteOptions> = async (
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
     });
+    const send = transport.send.bind(transport);
+    transport.send = (message, options) =>
+      send(
+        publicMessage(message, (error) => request.log.error({ err: error }, 'MCP request failed')),
+        options,
+      );
     reply.raw.on('close', () => {
       void transport.close();
       void server.close();

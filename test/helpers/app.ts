@@ -7,7 +7,7 @@ import pg from 'pg';
 import { type AppDeps, buildApp } from '../../src/app.js';
 import type { ChainGateway } from '../../src/chain/gateway.js';
 import { createSandboxGateway } from '../../src/chain/sandboxGateway.js';
-import type { Config } from '../../src/config.js';
+import { type Config, DEFAULT_HTTP_LIMITS, type HttpLimits } from '../../src/config.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import type { DomainContext } from '../../src/domain/context.js';
 import { closeServices, openServices, type Services } from '../../src/services.js';
@@ -59,6 +59,10 @@ export interface TestAppOptions {
   reopen?: TestApp;
   /** Starts the manual clock here (a reopened app continues from its predecessor's clock). */
   start?: Date;
+  /** The HTTP server's deadlines and connection cap (tests of slow clients keep them short). */
+  httpLimits?: Partial<HttpLimits>;
+  /** TRUST_PROXY as parsed (tests of proxied clients). */
+  trustProxy?: Config['trustProxy'];
   /** How long webhook receivers get (tests of time-outs keep it short). */
   webhookTimeoutMs?: number;
   /** Enables the Telegram bot against this Bot API server (a local fake); without it there is no bot. */
@@ -127,7 +131,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
         tonProofDomains: ['handoff.test'],
         shutdownDelayMs: 0,
         authFailureLimit: 30,
-        trustProxy: false,
+        trustProxy: options.trustProxy ?? false,
+        httpLimits: { ...DEFAULT_HTTP_LIMITS, ...options.httpLimits },
       };
   const clock = new ManualClock(options.start ?? previous?.clock.now() ?? START);
   const live = options.live;

@@ -20,6 +20,7 @@ export const fileRoutes: Routes = async (app, { ctx, storage }) => {
   app.put(
     '/uploads/:id',
     {
+      config: { takesBody: true, fileBody: true },
       schema: {
         tags: ['Files'],
         operationId: 'uploadToSignedUrl',

@@ -25,7 +25,7 @@ export const telegramRoutes: FastifyPluginAsync<TelegramRouteOptions> = async (a
 
   app.post(
     WEBHOOK_PATH,
-    { schema: { hide: true }, config: { acceptNul: true }, onRequest: checkSecret },
+    { schema: { hide: true }, config: { acceptNul: true, takesBody: true }, onRequest: checkSecret },
     async (request, reply) => {
       if (!options.telegram) {
         return reply.status(404).send({ error: 'No Telegram bot is configured: set TELEGRAM_BOT_TOKEN' });
