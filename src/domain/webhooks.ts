@@ -13,7 +13,7 @@ import { postWebhook } from '../events/dispatcher.js';
 import { decryptApiKey } from './apiKeys.js';
 import type { DomainContext } from './context.js';
 import { decodePosition, page, positionCursor } from './cursor.js';
-import { accessDenied, assertInvariant, conflict, notFound } from './errors.js';
+import { assertInvariant, conflict, notFound } from './errors.js';
 import { isIdOf } from './ids.js';
 import { checkWebhookTarget } from './webhookUrl.js';
 
@@ -82,8 +82,8 @@ export async function listDeliveries(
  */
 export async function redeliver(ctx: DomainContext, agentId: string, deliveryId: string) {
   const delivery = isIdOf('delivery', deliveryId) ? await findDelivery(ctx.db, deliveryId) : undefined;
-  if (!delivery) throw notFound('Delivery');
-  if (delivery.agent_id !== agentId) throw accessDenied();
+  // Another agent's delivery is answered as one that does not exist, so an id cannot be probed.
+  if (!delivery || delivery.agent_id !== agentId) throw notFound('Delivery');
   if (delivery.status !== 'failed') {
     throw conflict(`Only failed deliveries can be redelivered; this one is ${delivery.status}`, {
       currentStatus: delivery.status,

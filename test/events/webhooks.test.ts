@@ -460,7 +460,7 @@ describe('webhooks', () => {
       expect(receiver.requests).toHaveLength(4);
     });
 
-    it('redeliver re-queues a failed delivery with the same id; delivered -> 409, another agent -> 403', async () => {
+    it('redeliver re-queues a failed delivery with the same id; delivered -> 409, another agent -> 404', async () => {
       const agent = await createAgent(t, { deposit: '100' });
       const stranger = await createAgent(t);
       await setWebhook(t, agent, receiver.url);
@@ -470,9 +470,9 @@ describe('webhooks', () => {
       await runAllAttempts(t);
       expect(await deliveryOf(t, agent, pending.id)).toMatchObject({ status: 'failed', attempts: 4 });
 
+      // Another agent's delivery is answered exactly as an id that does not exist: the answer must
+      // not tell a stranger that the id is real.
       const foreign = await call(t, stranger, 'POST', `/agents/webhooks/deliveries/${pending.id}/redeliver`);
-      expect(foreign.statusCode).toBe(403);
-      expect(foreign.json()).toEqual({ error: 'Access denied' });
       const missing = await call(
         t,
         agent,
@@ -480,6 +480,8 @@ describe('webhooks', () => {
         `/agents/webhooks/deliveries/${unknownId('dlv')}/redeliver`,
       );
       expect(missing.statusCode).toBe(404);
+      expect(foreign.statusCode).toBe(404);
+      expect(foreign.json()).toEqual(missing.json());
       const malformed = await call(t, agent, 'POST', '/agents/webhooks/deliveries/nonsense/redeliver');
       expect(malformed.statusCode).toBe(404);
       expect(await deliveryOf(t, agent, pending.id)).toMatchObject({ status: 'failed', attempts: 4 });

@@ -124,7 +124,7 @@ export const webhookRoutes: Routes = async (app, { ctx }) => {
         operationId: 'redeliverWebhook',
         summary: 'Queue a failed delivery again (same delivery id) to your current webhook URL',
         params: IdParam,
-        response: { 200: Type.Object({ delivery: Delivery }), ...errors(401, 403, 404, 409) },
+        response: { 200: Type.Object({ delivery: Delivery }), ...errors(401, 404, 409) },
       },
     },
     async (request) => ({ delivery: deliveryView(await redeliver(ctx, request.agentId, request.params.id)) }),
