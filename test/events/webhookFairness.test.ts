@@ -7,10 +7,13 @@ import { MAX_IN_FLIGHT_PER_AGENT } from '../../src/outbox/webhookFairness.js';
 import { type Json, ok, walk } from '../helpers/agentApi.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createAgent, createTask, type TestAgent } from '../helpers/fixtures.js';
+import { connectHttp, listen, tool } from '../helpers/mcp.js';
 import { Receiver } from '../helpers/receiver.js';
 
 /** Deliveries of one agent in flight at once, whatever the number of instances. */
 const CAP = MAX_IN_FLIGHT_PER_AGENT;
+/** The webhook time-out of the quarantine tests. */
+const TIMEOUT_MS = 1_500;
 /** How many deliveries agent A has queued behind its dead endpoint. */
 const QUEUED = 20;
 
@@ -110,7 +113,9 @@ describe('quarantine of an endpoint that keeps timing out', () => {
   let t: TestApp;
   let receiver: Receiver;
   beforeEach(async () => {
-    t = await createTestApp({ webhookTimeoutMs: 200 });
+    // Long enough that a receiver that does answer is never taken for a silent one on a busy
+    // machine; the silent one costs this per wave.
+    t = await createTestApp({ webhookTimeoutMs: TIMEOUT_MS });
     receiver = (await Receiver.start()).hang();
   });
   afterEach(async () => {
@@ -139,7 +144,7 @@ describe('quarantine of an endpoint that keeps timing out', () => {
       state: 'quarantined',
       consecutiveTimeouts: CAP,
       quarantinedUntil: new Date(t.clock.now().getTime() + 60_000).toISOString(),
-      lastError: 'no answer within 200 ms',
+      lastError: `no answer within ${TIMEOUT_MS} ms`,
     });
     let log = await deliveriesOf(t, agent);
     const notice = log.filter((d) => d.event === 'webhook.endpoint_quarantined');
@@ -200,8 +205,22 @@ describe('quarantine of an endpoint that keeps timing out', () => {
     t.clock.advance(RETRY_DELAYS_MS[0]);
     await dispatch();
     expect(receiver.requests).toHaveLength(CAP);
-    const resumed = await ok(t, agent, 'POST', '/agents/webhooks/endpoints/resume', {});
-    expect(resumed.endpoints[0]).toMatchObject({ state: 'probing', quarantinedUntil: null });
+    // Through MCP as through REST: the same endpoints, and the same resume.
+    const client = await connectHttp(await listen(t), agent.apiKey);
+    try {
+      const listed = await tool(client, 'list_webhook_endpoints');
+      expect(listed).toEqual({ endpoints: await endpoints(agent) });
+      expect(listed.endpoints[0].state).toBe('quarantined');
+      const resumed = await tool(client, 'resume_webhook_endpoints', {
+        origin: new URL(receiver.url).origin,
+      });
+      expect(resumed.endpoints[0]).toMatchObject({ state: 'probing', quarantinedUntil: null });
+    } finally {
+      await client.close();
+    }
+    expect((await ok(t, agent, 'POST', '/agents/webhooks/endpoints/resume', {})).endpoints[0].state).toBe(
+      'probing',
+    );
     await dispatch();
     expect((await deliveriesOf(t, agent)).every((d) => d.status === 'delivered')).toBe(true);
     expect((await endpoints(agent))[0].state).toBe('healthy');

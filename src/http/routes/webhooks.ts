@@ -38,7 +38,7 @@ const Endpoint = Type.Object({
   updatedAt: Timestamp,
 });
 
-function endpointView(e: Awaited<ReturnType<typeof listEndpoints>>[number]) {
+export function endpointView(e: Awaited<ReturnType<typeof listEndpoints>>[number]) {
   return {
     origin: e.origin,
     state: e.state,
