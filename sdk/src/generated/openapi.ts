@@ -2279,10 +2279,10 @@ export interface components {
             /** @enum {string} */
             error: "Unauthorized";
             /**
-             * @description No credential sent, not in the expected form, or not one the service knows
+             * @description No credential sent, not in the expected form, not one the service knows, or (console) a session that has ended
              * @enum {unknown}
              */
-            reason: "missing" | "malformed" | "unknown";
+            reason: "missing" | "malformed" | "unknown" | "ended";
             /** @description What to send instead */
             message: string;
         } & {
