@@ -146,7 +146,13 @@ export function loadConfig(env: Env = process.env): { config: Config; notices: C
     rateLimitUpload: intSetting(env, 'RATE_LIMIT_UPLOAD', 10, 1, RATE_LIMIT_MAX),
     tonNetwork: parseNetwork(env.TON_NETWORK),
     production,
-    webhookAllowPrivate: boolSetting(env, 'WEBHOOK_ALLOW_PRIVATE', !production),
+    // Private targets only where nothing is real: the sandbox outside production. On testnet and
+    // mainnet a webhook URL must not reach the operator's own network unless they say so.
+    webhookAllowPrivate: boolSetting(
+      env,
+      'WEBHOOK_ALLOW_PRIVATE',
+      !production && parseNetwork(env.TON_NETWORK) === 'sandbox',
+    ),
     webhookTimeoutMs: intSetting(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
     authFailureLimit: intSetting(env, 'AUTH_FAILURE_LIMIT', 30, 1, 1_000_000),
     trustProxy: parseTrustProxy(env.TRUST_PROXY, notices),

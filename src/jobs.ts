@@ -6,7 +6,7 @@ import { expireOverdueTasks } from './domain/expiry.js';
 import { purgeExpiredKeys } from './domain/idempotency.js';
 import { sendDueTransfers } from './domain/payouts.js';
 import { sendDueNotifications } from './outbox/notifications.js';
-import { dispatchDueDeliveries } from './outbox/webhookDeliveries.js';
+import { startWebhookPump } from './outbox/webhookDeliveries.js';
 import type { TelegramSender } from './telegram/notifier.js';
 
 const TRANSFER_POLL_MS = 5_000;
@@ -40,9 +40,14 @@ export function startBackgroundJobs(
         pollLoop('chain follower', live.pollMs, async () => (await followWallet(ctx, live)) && 0, log),
       ]
     : [pollLoop('pending transfers', TRANSFER_POLL_MS, () => sendDueTransfers(ctx), log)];
+  // Webhooks never wait for a slow receiver before claiming more: the pump's attempts run on
+  // while its loop keeps claiming other agents' deliveries (fair shares, webhookFairness.ts).
+  const webhooks = startWebhookPump(ctx, ctx.webhooks, (error) =>
+    log.error({ err: error }, 'webhook delivery failed'),
+  );
   const loops = [
     ...chainLoops,
-    pollLoop('webhook delivery', WEBHOOK_POLL_MS, () => dispatchDueDeliveries(ctx, ctx.webhooks), log),
+    pollLoop('webhook delivery', WEBHOOK_POLL_MS, () => webhooks.tick(), log),
     pollLoop('execution deadlines', DEADLINE_POLL_MS, () => expireOverdueTasks(ctx), log),
     pollLoop('telegram notifications', NOTIFICATION_POLL_MS, () => sendDueNotifications(ctx, telegram), log),
     pollLoop('idempotency keys', IDEMPOTENCY_PURGE_MS, () => purgeExpiredKeys(ctx), log),
@@ -50,6 +55,7 @@ export function startBackgroundJobs(
   return {
     async stop() {
       await Promise.all(loops.map((loop) => loop.stop()));
+      await webhooks.stop();
     },
   };
 }

@@ -287,6 +287,24 @@ export interface WebhookDeliveryTable {
   delivered_at: string | null;
   created_at: string;
   updated_at: string;
+  /** The endpoint (URL origin) the delivery goes to; null only on old settled rows. */
+  origin: string | null;
+  /** The lease of the attempt in flight; null when none is (the in-flight caps count these). */
+  claimed_until: string | null;
+}
+
+/** The health of one agent's webhook endpoint (URL origin): time-outs in a row, quarantine. */
+export interface WebhookEndpointTable {
+  agent_id: string;
+  origin: string;
+  /** Attempts in a row that got no answer within the time-out; any answer resets it. */
+  consecutive_timeouts: number;
+  /** Quarantines in a row without an answer in between: sets the next one's length; 0 = healthy. */
+  quarantines: number;
+  /** Nothing is sent to the endpoint before this; null when not quarantined. */
+  quarantined_until: string | null;
+  last_error: string | null;
+  updated_at: string;
 }
 
 export interface UploadTable {
@@ -397,6 +415,7 @@ export interface Database {
   events: EventTable;
   messages: MessageTable;
   webhook_deliveries: WebhookDeliveryTable;
+  webhook_endpoints: WebhookEndpointTable;
   uploads: UploadTable;
   wallet_challenges: WalletChallengeTable;
   notifications: NotificationTable;

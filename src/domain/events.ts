@@ -2,6 +2,7 @@ import { insertDelivery, webhookTarget } from '../db/repositories/deliveries.js'
 import { insertEvent } from '../db/repositories/events.js';
 import type { Executor } from '../db/repositories/executor.js';
 import { newId } from './ids.js';
+import { endpointOrigin } from './webhookUrl.js';
 
 /** The webhook events of the spec, plus task.expired from the decisions. */
 export const EVENT_TYPES = [
@@ -18,6 +19,7 @@ export const EVENT_TYPES = [
   'refund.processed',
   'rating.received',
   'deposit.received',
+  'webhook.endpoint_quarantined',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -71,6 +73,8 @@ export async function recordEvent(
     delivered_at: null,
     created_at: at,
     updated_at: at,
+    origin: endpointOrigin(url),
+    claimed_until: null,
   });
 }
 

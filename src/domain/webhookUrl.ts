@@ -36,3 +36,16 @@ export async function checkWebhookTarget(
   }
   return url;
 }
+
+/**
+ * The endpoint a webhook URL reaches (`scheme://host:port`, URL.origin): what the in-flight caps
+ * and the quarantine are kept by, since one server answers (or hangs) for every path on it.
+ */
+export function endpointOrigin(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    // Stored URLs were checked when set; an unparsable one is its own endpoint.
+    return url;
+  }
+}

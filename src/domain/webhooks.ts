@@ -13,9 +13,9 @@ import { postWebhook } from '../events/dispatcher.js';
 import { decryptApiKey } from './apiKeys.js';
 import type { DomainContext } from './context.js';
 import { decodePosition, page, positionCursor } from './cursor.js';
-import { accessDenied, assertInvariant, conflict, notFound } from './errors.js';
+import { assertInvariant, conflict, notFound } from './errors.js';
 import { isIdOf } from './ids.js';
-import { checkWebhookTarget } from './webhookUrl.js';
+import { checkWebhookTarget, endpointOrigin } from './webhookUrl.js';
 
 /** PATCH /agents/webhooks: sets the agent's webhook URL; null turns webhooks off. */
 export async function setAgentWebhook(ctx: DomainContext, agentId: string, url: string | null) {
@@ -82,8 +82,8 @@ export async function listDeliveries(
  */
 export async function redeliver(ctx: DomainContext, agentId: string, deliveryId: string) {
   const delivery = isIdOf('delivery', deliveryId) ? await findDelivery(ctx.db, deliveryId) : undefined;
-  if (!delivery) throw notFound('Delivery');
-  if (delivery.agent_id !== agentId) throw accessDenied();
+  // Another agent's delivery is answered as one that does not exist, so an id cannot be probed.
+  if (!delivery || delivery.agent_id !== agentId) throw notFound('Delivery');
   if (delivery.status !== 'failed') {
     throw conflict(`Only failed deliveries can be redelivered; this one is ${delivery.status}`, {
       currentStatus: delivery.status,
@@ -93,7 +93,8 @@ export async function redeliver(ctx: DomainContext, agentId: string, deliveryId:
   assertInvariant(event, 'a delivery has its event');
   const url = await webhookTarget(ctx.db, agentId, event.task_id);
   if (!url) throw conflict('No webhook URL is configured; set one with PATCH /agents/webhooks first');
-  const requeued = await requeueDelivery(ctx.db, delivery.id, url, ctx.clock.now().toISOString());
+  const now = ctx.clock.now().toISOString();
+  const requeued = await requeueDelivery(ctx.db, delivery.id, url, endpointOrigin(url), now);
   if (!requeued) throw conflict('This delivery was redelivered already');
   return { ...requeued, event_type: event.type, event_task_id: event.task_id };
 }

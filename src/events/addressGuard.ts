@@ -31,6 +31,8 @@ for (const [net, prefix] of [
   ['::ffff:0:0:0', 96],
   ['fc00::', 7],
   ['fe80::', 10],
+  // Site-local: deprecated (RFC 3879) but still routed inside some networks, like fc00::/7.
+  ['fec0::', 10],
   ['ff00::', 8],
   // Prefixes that embed an IPv4 address (NAT64, 6to4, Teredo) could hide a private one.
   ['64:ff9b::', 96],

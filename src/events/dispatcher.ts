@@ -15,6 +15,8 @@ interface Outcome {
   error: string | null;
   /** No retry can help (no key left, refused address). */
   final?: boolean;
+  /** The receiver took the request and did not answer within the time-out. */
+  timedOut?: boolean;
 }
 
 /** One signed POST; also used for the test delivery of POST /agents/webhooks. */
@@ -52,6 +54,7 @@ export async function postWebhook(
     return {
       ok: false,
       statusCode: null,
+      timedOut,
       error: timedOut
         ? `no answer within ${settings.timeoutMs} ms`
         : `could not connect: ${(error as Error).message}`,

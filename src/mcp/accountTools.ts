@@ -7,9 +7,10 @@ import { depositInfo } from '../domain/depositInfo.js';
 import { invalid } from '../domain/errors.js';
 import { listTransactions } from '../domain/transactions.js';
 import { createUploadUrl, storeUpload } from '../domain/uploads.js';
+import { listEndpoints, resumeEndpoints } from '../domain/webhookEndpoints.js';
 import { listDeliveries, redeliver, sendTestWebhook, setAgentWebhook } from '../domain/webhooks.js';
 import { pageView } from '../http/pageView.js';
-import { deliveryView } from '../http/routes/webhooks.js';
+import { deliveryView, endpointView } from '../http/routes/webhooks.js';
 import { Amount } from '../http/schemas/common.js';
 import {
   agentMeView,
@@ -184,6 +185,28 @@ export const accountTools: ToolDef[] = [
     annotations: writes({ destructive: false, idempotent: false, openWorld: true }),
     run: async (env, args) => ({
       delivery: deliveryView(await redeliver(env.ctx, env.agentId, args.deliveryId)),
+    }),
+  },
+  {
+    name: 'list_webhook_endpoints',
+    title: 'List webhook endpoints',
+    description:
+      'Your webhook endpoints that ever timed out, with their state: a quarantined endpoint gets nothing ' +
+      'until its quarantine ends (deliveries are held, not lost).',
+    route: 'GET /agents/webhooks/endpoints',
+    annotations: READ_ONLY,
+    run: async (env) => ({ endpoints: (await listEndpoints(env.ctx, env.agentId)).map(endpointView) }),
+  },
+  {
+    name: 'resume_webhook_endpoints',
+    title: 'Resume quarantined webhook endpoints',
+    description:
+      'End the quarantine of your webhook endpoints now (all, or the one origin) once the receiver is ' +
+      'fixed: held deliveries go out, one first as a probe.',
+    route: 'POST /agents/webhooks/endpoints/resume',
+    annotations: writes({ destructive: false, idempotent: true, openWorld: true }),
+    run: async (env, args) => ({
+      endpoints: (await resumeEndpoints(env.ctx, env.agentId, args.origin)).map(endpointView),
     }),
   },
   {

@@ -69,6 +69,18 @@ export interface OutboxKind<Row extends DueRow, Result = undefined> {
   attemptTimeoutMs: number;
   /** Pending rows due at `now`, oldest first. */
   listDue(db: Executor, now: string, limit: number): Promise<Row[]>;
+  /**
+   * Claims a listed row for one attempt; returns whether this caller won it. Unset: the row
+   * alone decides (`claimDue`). Webhooks also weigh the work in flight (fair shares).
+   */
+  claim?(
+    db: Executor,
+    row: Row,
+    listed: { nextAttemptAt: string; attempts: number },
+    claim: { leaseUntil: string; now: string },
+  ): Promise<boolean>;
+  /** Written with every recorded outcome besides the claim columns (a claim's own marks cleared). */
+  settledColumns?: Record<string, null>;
   /** Makes one attempt of a claimed row. A throw counts as a failed attempt. */
   attempt(row: Row): Promise<Outcome<Result>>;
   /**

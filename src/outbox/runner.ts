@@ -27,44 +27,124 @@ export async function runDue<Row extends DueRow, Result>(
   ctx: OutboxContext,
   kind: OutboxKind<Row, Result>,
 ): Promise<number> {
+  return (await runPass(ctx, kind)).due;
+}
+
+/** `runDue`, also telling how many of the due rows this pass claimed and attempted. */
+export async function runPass<Row extends DueRow, Result>(
+  ctx: OutboxContext,
+  kind: OutboxKind<Row, Result>,
+): Promise<{ due: number; attempted: number }> {
   const due = await kind.listDue(ctx.db, ctx.clock.now().toISOString(), kind.policy.batch);
   let next = 0;
+  let attempted = 0;
   const slot = async () => {
-    while (next < due.length) await attemptRow(ctx, kind, due[next++]!);
+    while (next < due.length) if (await attemptRow(ctx, kind, due[next++]!)) attempted++;
   };
   await Promise.all(Array.from({ length: Math.min(kind.policy.parallel, due.length) }, slot));
-  return due.length;
+  return { due: due.length, attempted };
+}
+
+/**
+ * A runner that does not wait for its attempts: each `tick` lists what fits in its free slots,
+ * claims it and starts the attempts, so rows that become due while a slow receiver holds some
+ * slots are claimed at the next tick rather than after the slowest attempt of a pass. `stop`
+ * waits for the attempts in flight. `makeKind` is called per tick (a kind may cache per pass).
+ */
+export function startPump<Row extends DueRow, Result>(
+  ctx: OutboxContext,
+  makeKind: () => OutboxKind<Row, Result>,
+  slots: number,
+  onError: (error: unknown) => void,
+) {
+  const inFlight = new Set<Promise<void>>();
+  return {
+    /** Returns how many attempts it started. */
+    async tick(): Promise<number> {
+      const free = slots - inFlight.size;
+      if (free <= 0) return 0;
+      const kind = makeKind();
+      const due = await kind.listDue(
+        ctx.db,
+        ctx.clock.now().toISOString(),
+        Math.min(kind.policy.batch, free),
+      );
+      let started = 0;
+      for (const row of due) {
+        const claim = await claimRow(ctx, kind, row);
+        if (!claim) continue;
+        started++;
+        const run: Promise<void> = recordAttempt(ctx, kind, row, claim)
+          .catch(onError)
+          .finally(() => inFlight.delete(run));
+        inFlight.add(run);
+      }
+      return started;
+    },
+    inFlight: () => inFlight.size,
+    async stop(): Promise<void> {
+      await Promise.all(inFlight);
+    },
+  };
+}
+
+interface Claim {
+  started: Date;
+  leaseUntil: string;
 }
 
 /**
  * Claims one due row (compare-and-set, so among instances only one attempts it), attempts it,
  * and records the outcome while the claim still holds: done, pending again after the policy's
  * delay, or failed once the attempts are spent or the outcome is final (with the kind's `onDone`
- * or `onFailed` in the same transaction).
+ * or `onFailed` in the same transaction). Returns whether this caller claimed the row.
  */
 export async function attemptRow<Row extends DueRow, Result>(
   ctx: OutboxContext,
   kind: OutboxKind<Row, Result>,
   row: Row,
-): Promise<void> {
-  const started = ctx.clock.now();
+): Promise<boolean> {
   if (kind.settleUnattemptedAs) {
-    await settleClaimed(ctx.db, kind.table, row.id, row.next_attempt_at, {
+    return settleClaimed(ctx.db, kind.table, row.id, row.next_attempt_at, {
       status: kind.settleUnattemptedAs,
-      updated_at: started.toISOString(),
+      updated_at: ctx.clock.now().toISOString(),
     });
-    return;
   }
-  const { policy } = kind;
-  const attempts = row.attempts + 1;
+  const claim = await claimRow(ctx, kind, row);
+  if (!claim) return false;
+  await recordAttempt(ctx, kind, row, claim);
+  return true;
+}
+
+/** Takes the row for one attempt: pushes it to its lease (the kind's own claim, if it has one). */
+async function claimRow<Row extends DueRow, Result>(
+  ctx: OutboxContext,
+  kind: OutboxKind<Row, Result>,
+  row: Row,
+): Promise<Claim | null> {
+  const started = ctx.clock.now();
   const leaseUntil = new Date(started.getTime() + kind.attemptTimeoutMs + LEASE_MARGIN_MS).toISOString();
   const listed = { nextAttemptAt: row.next_attempt_at, attempts: row.attempts };
-  const claimed = await claimDue(ctx.db, kind.table, row.id, listed, {
-    leaseUntil,
-    now: started.toISOString(),
-    attempts: policy.countAttempt === 'claimed' ? attempts : undefined,
-  });
-  if (!claimed) return;
+  const now = started.toISOString();
+  const claimed = kind.claim
+    ? await kind.claim(ctx.db, row, listed, { leaseUntil, now })
+    : await claimDue(ctx.db, kind.table, row.id, listed, {
+        leaseUntil,
+        now,
+        attempts: kind.policy.countAttempt === 'claimed' ? row.attempts + 1 : undefined,
+      });
+  return claimed ? { started, leaseUntil } : null;
+}
+
+/** Makes the claimed row's attempt and records its outcome while the claim holds. */
+async function recordAttempt<Row extends DueRow, Result>(
+  ctx: OutboxContext,
+  kind: OutboxKind<Row, Result>,
+  row: Row,
+  { leaseUntil }: Claim,
+): Promise<void> {
+  const { policy } = kind;
+  const attempts = row.attempts + 1;
   const outcome = await kind.attempt(row).catch(
     (error: unknown): Outcome<Result> => ({
       ok: false,
@@ -87,7 +167,7 @@ export async function attemptRow<Row extends DueRow, Result>(
         last_error: outcome.ok ? null : outcome.error.slice(0, MAX_ERROR_LENGTH),
         updated_at: now.toISOString(),
       },
-      outcome.columns,
+      { ...kind.settledColumns, ...outcome.columns },
     );
   const { onDone, onFailed } = kind;
   const alongside: ((trx: Executor) => Promise<void>) | undefined = outcome.ok

@@ -1,20 +1,26 @@
 import { findSigningKey } from '../db/repositories/apiKeys.js';
-import { listDueDeliveries } from '../db/repositories/deliveries.js';
-import type { DeliveryRow } from '../db/repositories/executor.js';
+import { type DueDelivery, listDueDeliveriesFairly } from '../db/repositories/webhookEndpoints.js';
 import { decryptApiKey } from '../domain/apiKeys.js';
 import type { DomainContext } from '../domain/context.js';
 import { postWebhook, type WebhookSettings } from '../events/dispatcher.js';
 import type { Envelope } from '../events/signer.js';
 import { listedPolicy, type OutboxKind } from './kind.js';
-import { runDue } from './runner.js';
+import { runPass, startPump } from './runner.js';
+import { CAPS, claimFairly, recordEndpointHealth } from './webhookFairness.js';
 
 /** The first attempt plus 3 retries, waiting longer each time; then the delivery is failed. */
 export const RETRY_DELAYS_MS = [10_000, 60_000, 300_000] as const;
 /** Only answered attempts count: a crash mid-attempt does not use up one of the agent's retries. */
 const POLICY = listedPolicy(RETRY_DELAYS_MS, { countAttempt: 'recorded', batch: 50, parallel: 16 });
 export const MAX_ATTEMPTS = POLICY.maxAttempts;
-
-type DueDelivery = DeliveryRow & { event_type: string; event_data_json: string; event_created_at: string };
+/**
+ * Attempts one instance keeps in flight in the background. An attempt waiting on a silent
+ * receiver costs an idle socket, so this is generous: it takes many agents, each at its cap,
+ * to fill, and quarantine frees their slots after one time-out.
+ */
+export const MAX_IN_FLIGHT_PER_INSTANCE = 64;
+/** Passes of `dispatchDueDeliveries` at most (each claims at least one row or ends it). */
+const MAX_PASSES = 1_000;
 
 /**
  * Webhook deliveries as outbox work: each due delivery is signed with its agent's newest live key
@@ -38,7 +44,10 @@ export function webhookDeliveryKind(ctx: DomainContext, settings: WebhookSetting
     policy: POLICY,
     doneStatus: 'delivered',
     attemptTimeoutMs: settings.timeoutMs,
-    listDue: (db, now, limit) => listDueDeliveries(db, now, limit) as Promise<DueDelivery[]>,
+    listDue: (db, now, limit) => listDueDeliveriesFairly(db, now, limit, CAPS),
+    claim: claimFairly,
+    // The attempt is no longer in flight once its outcome is recorded.
+    settledColumns: { claimed_until: null },
     async attempt(delivery) {
       const key = await signingKey(delivery.agent_id);
       if (!key) return { ok: false, error: 'the agent has no API key to sign with', final: true };
@@ -48,6 +57,12 @@ export function webhookDeliveryKind(ctx: DomainContext, settings: WebhookSetting
         data: JSON.parse(delivery.event_data_json),
       };
       const sent = await postWebhook(delivery.url, envelope, key, delivery.id, settings, ctx.clock.now());
+      const health = {
+        answered: sent.statusCode !== null,
+        timedOut: sent.timedOut === true,
+        error: sent.error,
+      };
+      await recordEndpointHealth(ctx.db, delivery, health, ctx.clock.now());
       const columns = {
         last_status_code: sent.statusCode,
         delivered_at: sent.ok ? ctx.clock.now().toISOString() : null,
@@ -59,7 +74,26 @@ export function webhookDeliveryKind(ctx: DomainContext, settings: WebhookSetting
   };
 }
 
-/** One pass of webhook delivery (the background job's work); returns how many were due. */
-export function dispatchDueDeliveries(ctx: DomainContext, settings: WebhookSettings): Promise<number> {
-  return runDue(ctx, webhookDeliveryKind(ctx, settings));
+/**
+ * Sends what is due now and waits for the outcomes, pass after pass while passes claim anything
+ * (fair shares let each pass take only a few of one agent's deliveries); returns how many it
+ * attempted. The background job uses `startWebhookPump` instead, which does not wait.
+ */
+export async function dispatchDueDeliveries(ctx: DomainContext, settings: WebhookSettings): Promise<number> {
+  let attempted = 0;
+  for (let pass = 0; pass < MAX_PASSES; pass++) {
+    const done = await runPass(ctx, webhookDeliveryKind(ctx, settings));
+    attempted += done.attempted;
+    if (done.attempted === 0) break;
+  }
+  return attempted;
+}
+
+/** The background job's webhook runner: claims due deliveries every tick, waits for none. */
+export function startWebhookPump(
+  ctx: DomainContext,
+  settings: WebhookSettings,
+  onError: (error: unknown) => void,
+) {
+  return startPump(ctx, () => webhookDeliveryKind(ctx, settings), MAX_IN_FLIGHT_PER_INSTANCE, onError);
 }

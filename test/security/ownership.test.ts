@@ -125,6 +125,7 @@ const AGENT_ROUTES: RouteRow[] = [
     resource: 'delivery',
     state: 'failedDelivery',
     ownerStatus: 200,
+    hiddenAs: 'Delivery not found',
   },
 ];
 
@@ -389,11 +390,11 @@ describe('ownership of every id-taking route', () => {
   }
 
   describe.each(AGENT_ROUTES.map((row) => [label(row), row] as const))('%s', (_name, row) => {
-    it("another agent with the owner's id: 403 Access denied, nothing changes; the owner then succeeds", async () => {
-      const f = await expectRefusedAndUnchanged(row, [other.headers], {
-        status: 403,
-        body: { error: 'Access denied' },
-      });
+    const refusal = row.hiddenAs
+      ? { status: 404, body: { error: row.hiddenAs } }
+      : { status: 403, body: { error: 'Access denied' } };
+    it(`another agent with the owner's id: ${refusal.status}, nothing changes; the owner then succeeds`, async () => {
+      const f = await expectRefusedAndUnchanged(row, [other.headers], refusal);
       await expectOwnerSucceeds(row, f, owner.headers);
     });
 

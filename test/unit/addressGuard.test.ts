@@ -59,6 +59,16 @@ const REFUSED = [
   '::10.0.0.1',
   '::ffff:0:7f00:1',
   '::ffff:0:a00:1',
+  // Site-local (fec0::/10, deprecated by RFC 3879 but still routed inside some networks).
+  'fec0::1',
+  'FEC0:0:0:0:0:0:0:1',
+  'fed0::1',
+  'feff:ffff:ffff:ffff:ffff:ffff:ffff:ffff',
+  'fec0::10.0.0.1',
+  // The other IPv4-embedding forms of a private IPv4 address, in every spelling.
+  '0:0:0:0:0:0:a00:1',
+  '::ffff:0:10.0.0.1',
+  '0:0:0:0:0:ffff:0a00:0001',
 ];
 const ALLOWED = [
   '1.1.1.1',

@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Address } from '@ton/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 
@@ -202,6 +203,24 @@ describe('loadConfig', () => {
     for (const bad of ['yes', '10.0.0.0/33', '10.0.0.300', 'proxy.example.com', '10.0.0.0/8,', '::1/129']) {
       expect(() => load({ TRUST_PROXY: bad }), bad).toThrow(/^TRUST_PROXY must be/);
     }
+  });
+
+  it('WEBHOOK_ALLOW_PRIVATE: true by default only on the sandbox outside production; false on testnet and mainnet', () => {
+    const live = {
+      TON_WALLET_MNEMONIC: Array(24).fill('abandon').join(' '),
+      TON_FEE_ADDRESS: new Address(0, Buffer.alloc(32, 7)).toString(),
+    };
+    const allows = (env: Record<string, string>) =>
+      loadConfig({ DATA_DIR: tempDataDir(), ...SECRETS, ...env }).config.webhookAllowPrivate;
+    expect(allows({})).toBe(true);
+    expect(allows({ TON_NETWORK: 'sandbox' })).toBe(true);
+    expect(allows({ TON_NETWORK: 'sandbox', NODE_ENV: 'production' })).toBe(false);
+    expect(allows({ TON_NETWORK: 'testnet', ...live })).toBe(false);
+    expect(allows({ TON_NETWORK: 'mainnet', ...live })).toBe(false);
+    expect(allows({ TON_NETWORK: 'testnet', NODE_ENV: 'development', ...live })).toBe(false);
+    // Said explicitly, the setting wins either way.
+    expect(allows({ TON_NETWORK: 'testnet', WEBHOOK_ALLOW_PRIVATE: 'true', ...live })).toBe(true);
+    expect(allows({ TON_NETWORK: 'sandbox', WEBHOOK_ALLOW_PRIVATE: 'false' })).toBe(false);
   });
 
   it('SECRET_KEY: 64 hex characters are the key; 32+ other characters are hashed; shorter throws', () => {

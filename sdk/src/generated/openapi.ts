@@ -389,9 +389,49 @@ export interface paths {
         put?: never;
         /**
          * Queue a failed delivery again (same delivery id) to your current webhook URL
-         * @description Queue a failed delivery again (same delivery id) to your current webhook URL. Authenticated with your API key: `Authorization: Bearer hr_...`. Errors: 401, 403, 404, 409, each as JSON `{error}`.
+         * @description Queue a failed delivery again (same delivery id) to your current webhook URL. Authenticated with your API key: `Authorization: Bearer hr_...`. Errors: 401, 404, 409, each as JSON `{error}`.
          */
         post: operations["redeliverWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agents/webhooks/endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your webhook endpoints that ever timed out: quarantined ones get nothing until the quarantine ends
+         * @description Your webhook endpoints that ever timed out: quarantined ones get nothing until the quarantine ends. Authenticated with your API key: `Authorization: Bearer hr_...`. Errors: 401, each as JSON `{error}`.
+         */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agents/webhooks/endpoints/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End the quarantine of your endpoints now (all, or the one origin): held deliveries go out, one first as a probe
+         * @description End the quarantine of your endpoints now (all, or the one origin): held deliveries go out, one first as a probe. Authenticated with your API key: `Authorization: Bearer hr_...`. Errors: 400, 401, each as JSON `{error}`.
+         */
+        post: operations["resumeWebhookEndpoints"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2073,6 +2113,82 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "webhook.endpoint_quarantined": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Your endpoint kept taking requests without answering in time: deliveries to it are held (not lost, no attempt counted) until the quarantine ends or POST /agents/webhooks/endpoints/resume
+         * @description Answer 2xx within 10 s. Otherwise the delivery is retried 3 times with growing delays, then marked failed (see GET /agents/webhooks/deliveries).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Hex HMAC-SHA256 of the raw body, keyed with your API key; compare in constant time */
+                    "X-Service-Signature": string;
+                    /** @description The event type */
+                    "X-Service-Event": string;
+                    /** @description When the event happened (ISO 8601) */
+                    "X-Service-Timestamp": string;
+                    /** @description Stable across retries of one delivery: de-duplicate on it */
+                    "X-Service-Delivery-Id": string;
+                    /** @description Standard Webhooks: the delivery id, the same on every retry (de-duplicate on it) */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks: when this attempt was sent, in Unix seconds; refuse one more than 5 minutes off */
+                    "webhook-timestamp": string;
+                    /** @description Standard Webhooks v1: `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, key = your API key as bytes (see docs/webhooks.md) */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        event: "webhook.endpoint_quarantined";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 timestamp, UTC
+                         */
+                        timestamp: string;
+                        data: {
+                            /** @description The endpoint: scheme://host:port of the webhook URL */
+                            origin: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp, UTC
+                             */
+                            quarantinedUntil: string;
+                            consecutiveTimeouts: number;
+                            lastError: string | null;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "webhook.test": {
         parameters: {
             query?: never;
@@ -2190,10 +2306,10 @@ export interface components {
             /** @enum {string} */
             error: "Unauthorized";
             /**
-             * @description No credential sent, not in the expected form, or not one the service knows
+             * @description No credential sent, not in the expected form, not one the service knows, or (console) a session that has ended
              * @enum {unknown}
              */
-            reason: "missing" | "malformed" | "unknown";
+            reason: "missing" | "malformed" | "unknown" | "ended";
             /** @description What to send instead */
             message: string;
         } & {
@@ -4320,16 +4436,6 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The resource belongs to someone else */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description Not found */
             404: {
                 headers: {
@@ -4348,6 +4454,134 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        endpoints: {
+                            /** @description The endpoint: scheme://host:port of your webhook URL */
+                            origin: string;
+                            /**
+                             * @description quarantined: nothing is sent before quarantinedUntil; probing: one delivery at a time until one is answered; healthy: full share
+                             * @enum {unknown}
+                             */
+                            state: "healthy" | "quarantined" | "probing";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp, UTC
+                             */
+                            quarantinedUntil: string | null;
+                            /** @description Attempts in a row not answered in time */
+                            consecutiveTimeouts: number;
+                            lastError: string | null;
+                            /** @description Deliveries to this endpoint still to be sent */
+                            pendingDeliveries: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp, UTC
+                             */
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing, malformed or unknown credentials; `error` says which */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+        };
+    };
+    resumeWebhookEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    origin?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        endpoints: {
+                            /** @description The endpoint: scheme://host:port of your webhook URL */
+                            origin: string;
+                            /**
+                             * @description quarantined: nothing is sent before quarantinedUntil; probing: one delivery at a time until one is answered; healthy: full share
+                             * @enum {unknown}
+                             */
+                            state: "healthy" | "quarantined" | "probing";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp, UTC
+                             */
+                            quarantinedUntil: string | null;
+                            /** @description Attempts in a row not answered in time */
+                            consecutiveTimeouts: number;
+                            lastError: string | null;
+                            /** @description Deliveries to this endpoint still to be sent */
+                            pendingDeliveries: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp, UTC
+                             */
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is invalid; `details[].path` names each field to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing, malformed or unknown credentials; `error` says which */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
         };

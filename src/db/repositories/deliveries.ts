@@ -27,10 +27,19 @@ export function listDueDeliveries(db: Executor, now: string, limit: number) {
 }
 
 /** Puts a failed delivery back in the queue (same id, so receivers can still de-duplicate). */
-export function requeueDelivery(db: Executor, id: string, url: string, now: string) {
+export function requeueDelivery(db: Executor, id: string, url: string, origin: string, now: string) {
   return db
     .updateTable('webhook_deliveries')
-    .set({ status: 'pending', attempts: 0, url, next_attempt_at: now, last_error: null, updated_at: now })
+    .set({
+      status: 'pending',
+      attempts: 0,
+      url,
+      origin,
+      claimed_until: null,
+      next_attempt_at: now,
+      last_error: null,
+      updated_at: now,
+    })
     .where('id', '=', id)
     .where('status', '=', 'failed')
     .returningAll()

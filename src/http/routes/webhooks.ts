@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import type { DeliveryRow } from '../../db/repositories/executor.js';
+import { listEndpoints, resumeEndpoints } from '../../domain/webhookEndpoints.js';
 import { listDeliveries, redeliver, sendTestWebhook, setAgentWebhook } from '../../domain/webhooks.js';
 import { pageView } from '../pageView.js';
 import { AGENT_SECURITY, type Routes } from '../routeTypes.js';
@@ -23,6 +24,31 @@ const Delivery = Type.Object({
   deliveredAt: Nullable(Timestamp),
   createdAt: Timestamp,
 });
+
+const Endpoint = Type.Object({
+  origin: Type.String({ description: 'The endpoint: scheme://host:port of your webhook URL' }),
+  state: Type.Enum(['healthy', 'quarantined', 'probing'], {
+    description:
+      'quarantined: nothing is sent before quarantinedUntil; probing: one delivery at a time until one is answered; healthy: full share',
+  }),
+  quarantinedUntil: Nullable(Timestamp),
+  consecutiveTimeouts: Type.Integer({ description: 'Attempts in a row not answered in time' }),
+  lastError: Nullable(Type.String()),
+  pendingDeliveries: Type.Integer({ description: 'Deliveries to this endpoint still to be sent' }),
+  updatedAt: Timestamp,
+});
+
+export function endpointView(e: Awaited<ReturnType<typeof listEndpoints>>[number]) {
+  return {
+    origin: e.origin,
+    state: e.state,
+    quarantinedUntil: e.state === 'quarantined' ? e.quarantined_until : null,
+    consecutiveTimeouts: e.consecutive_timeouts,
+    lastError: e.last_error,
+    pendingDeliveries: Number(e.pending_deliveries ?? 0),
+    updatedAt: e.updated_at,
+  };
+}
 
 export function deliveryView(d: DeliveryRow & { event_type: string; event_task_id: string | null }) {
   return {
@@ -124,9 +150,42 @@ export const webhookRoutes: Routes = async (app, { ctx }) => {
         operationId: 'redeliverWebhook',
         summary: 'Queue a failed delivery again (same delivery id) to your current webhook URL',
         params: IdParam,
-        response: { 200: Type.Object({ delivery: Delivery }), ...errors(401, 403, 404, 409) },
+        response: { 200: Type.Object({ delivery: Delivery }), ...errors(401, 404, 409) },
       },
     },
     async (request) => ({ delivery: deliveryView(await redeliver(ctx, request.agentId, request.params.id)) }),
+  );
+
+  app.get(
+    '/agents/webhooks/endpoints',
+    {
+      schema: {
+        tags,
+        security,
+        operationId: 'listWebhookEndpoints',
+        summary:
+          'Your webhook endpoints that ever timed out: quarantined ones get nothing until the quarantine ends',
+        response: { 200: Type.Object({ endpoints: Type.Array(Endpoint) }), ...errors(401) },
+      },
+    },
+    async (request) => ({ endpoints: (await listEndpoints(ctx, request.agentId)).map(endpointView) }),
+  );
+
+  app.post(
+    '/agents/webhooks/endpoints/resume',
+    {
+      schema: {
+        tags,
+        security,
+        operationId: 'resumeWebhookEndpoints',
+        summary:
+          'End the quarantine of your endpoints now (all, or the one origin): held deliveries go out, one first as a probe',
+        body: Type.Object({ origin: Type.Optional(Type.String({ maxLength: 2000 })) }),
+        response: { 200: Type.Object({ endpoints: Type.Array(Endpoint) }), ...errors(400, 401) },
+      },
+    },
+    async (request) => ({
+      endpoints: (await resumeEndpoints(ctx, request.agentId, request.body.origin)).map(endpointView),
+    }),
   );
 };

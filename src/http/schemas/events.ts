@@ -97,6 +97,17 @@ const EVENT_DATA: Record<EventType | 'webhook.test', { summary: string; data: TS
       }),
     }),
   },
+  'webhook.endpoint_quarantined': {
+    summary:
+      'Your endpoint kept taking requests without answering in time: deliveries to it are held (not lost, no attempt counted) until the quarantine ends or POST /agents/webhooks/endpoints/resume',
+    data: Type.Object({
+      origin: Type.String({ description: 'The endpoint: scheme://host:port of the webhook URL' }),
+      quarantinedUntil: Timestamp,
+      consecutiveTimeouts: Type.Integer(),
+      lastError: Nullable(Type.String()),
+      message: Type.String(),
+    }),
+  },
   'webhook.test': {
     summary: 'Sent by POST /agents/webhooks to check your receiver',
     data: Type.Object({ agentId: Type.String(), message: Type.String() }),

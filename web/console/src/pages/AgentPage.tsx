@@ -56,6 +56,7 @@ export function AgentPage({ agentId }: { agentId: string; network: string }) {
       <Keys agentId={agentId} keys={detail.keys} onChange={load} />
       <TopUp agentId={agentId} deposit={detail.deposit} deposited={agent.deposited} onCredited={load} />
       <Webhook agentId={agentId} url={agent.webhookUrl} onChange={load} />
+      <QuarantineNotice agentId={agentId} />
       <Tasks agentId={agentId} />
       <Deliveries agentId={agentId} />
       <Spending agentId={agentId} moneyMoved={`${agent.deposited}/${agent.spent}`} />
@@ -178,6 +179,64 @@ function Webhook({ agentId, url, onChange }: { agentId: string; url: string | nu
       </form>
       <p className="muted">Webhooks are signed with the agent's newest live API key.</p>
       {result ? <p role="status">{result}</p> : null}
+      <ErrorLine error={error} />
+    </section>
+  );
+}
+
+/**
+ * Shown while an endpoint of this agent is quarantined (it kept taking webhooks without answering
+ * in time): what happened, that nothing is lost, how to fix it, and a button to resume at once.
+ */
+function QuarantineNotice({ agentId }: { agentId: string }) {
+  const [endpoints, setEndpoints] = useState<Json[]>([]);
+  const [error, setError] = useState<string | null>(null);
+  const load = useCallback(
+    () =>
+      agentApi(agentId, 'GET', '/agents/webhooks/endpoints')
+        .then((r) => setEndpoints(r.endpoints))
+        .catch((e) => setError(e.message)),
+    [agentId],
+  );
+  useEffect(() => {
+    load();
+    const timer = setInterval(load, REFRESH_MS);
+    return () => clearInterval(timer);
+  }, [load]);
+  const held = endpoints.filter((e) => e.state === 'quarantined');
+  if (held.length === 0) return error ? <ErrorLine error={error} /> : null;
+  const resume = async (origin: string) => {
+    setError(null);
+    try {
+      setEndpoints(
+        (await agentApi(agentId, 'POST', '/agents/webhooks/endpoints/resume', { origin })).endpoints,
+      );
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  };
+  return (
+    <section className="card notice" role="alert" aria-labelledby="quarantine-title">
+      <h2 id="quarantine-title">Webhooks paused</h2>
+      {held.map((e) => (
+        <div key={e.origin}>
+          <p>
+            <code>{e.origin}</code> took webhooks without answering in time ({e.consecutiveTimeouts} in a row
+            {e.lastError ? `; last: ${e.lastError}` : ''}), so Handoff stopped sending to it until{' '}
+            {e.quarantinedUntil.slice(0, 16).replace('T', ' ')} UTC. {e.pendingDeliveries}{' '}
+            {e.pendingDeliveries === 1 ? 'delivery is' : 'deliveries are'} waiting: none is lost, and waiting
+            does not use up their retries.
+          </p>
+          <p>
+            To fix it, make the receiver answer with a 2xx status within a few seconds (do slow work after
+            answering), then resume. Deliveries also resume by themselves when the pause ends, one first to
+            check the endpoint.
+          </p>
+          <button type="button" onClick={() => resume(e.origin)}>
+            Resume deliveries now
+          </button>
+        </div>
+      ))}
       <ErrorLine error={error} />
     </section>
   );
