@@ -15,10 +15,12 @@ import { accessDenied, conflict, invalid, notFound } from './errors.js';
 import { recordEvent } from './events.js';
 import { isIdOf, newId } from './ids.js';
 import { notifyWorker } from './notifications.js';
-import { isBlank, textLength } from './text.js';
+import { clipText, isBlank, textLength } from './text.js';
 import { inTransaction } from './transaction.js';
 
 export const MESSAGE_CONTENT_MAX = 4000;
+/** The start of an agent's message that the worker's Telegram notification quotes. */
+const PREVIEW_MAX = 200;
 
 /** Who is talking: the task's agent or its worker. */
 export type Party = { kind: 'agent'; id: string } | { kind: 'worker'; id: string };
@@ -113,7 +115,7 @@ export async function postMessage(ctx: DomainContext, party: Party, taskId: stri
         workerId: chat.worker_id,
         taskId,
         kind: 'message',
-        data: { taskId, preview: content.slice(0, 200), hasFile: file !== null },
+        data: { taskId, preview: clipText(content, PREVIEW_MAX), hasFile: file !== null },
         now,
       });
     }

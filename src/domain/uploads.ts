@@ -8,6 +8,7 @@ import type { Party } from './chat.js';
 import type { DomainContext } from './context.js';
 import { conflict, DomainError, invalid, notFound } from './errors.js';
 import { isIdOf, newId } from './ids.js';
+import { clipText } from './text.js';
 
 export const MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
 /** A signed upload URL works this long. */
@@ -63,7 +64,7 @@ export function cleanFileName(name: string): string {
   const printable = [...base].filter(
     (ch) => ch.charCodeAt(0) > 0x1f && ch.charCodeAt(0) !== 0x7f && ch !== '"',
   );
-  const clean = printable.join('').trim().slice(0, FILE_NAME_MAX);
+  const clean = clipText(printable.join('').trim(), FILE_NAME_MAX).trim();
   // "." and ".." would be dot-segments in the fileUrl, which clients resolve away.
   return clean && clean !== '.' && clean !== '..' ? clean : 'file';
 }
