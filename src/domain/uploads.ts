@@ -73,6 +73,31 @@ export function fileUrlOf(ctx: DomainContext, upload: Pick<UploadRow, 'id' | 'fi
   return `${ctx.publicUrl}/files/${upload.id}/${encodeURIComponent(upload.file_name)}`;
 }
 
+/**
+ * The upload id and file name a file URL names, or null when it is not a URL of ours of the
+ * form fileUrlOf makes: another origin, credentials, a query string or fragment, or a path that
+ * (once its dot segments are resolved) is not `/files/<id>/<name>` under the public URL.
+ */
+export function parseFileUrl(ctx: DomainContext, fileUrl: string): { id: string; name: string } | null {
+  let url: URL;
+  try {
+    url = new URL(fileUrl);
+  } catch {
+    return null;
+  }
+  const base = new URL(`${ctx.publicUrl}/`);
+  if (url.origin !== base.origin || url.username || url.password || url.search || url.hash) return null;
+  const prefix = `${base.pathname}files/`;
+  if (!url.pathname.startsWith(prefix)) return null;
+  const parts = url.pathname.slice(prefix.length).split('/');
+  if (parts.length !== 2) return null;
+  try {
+    return { id: parts[0]!, name: decodeURIComponent(parts[1]!) };
+  } catch {
+    return null; // a malformed percent-escape
+  }
+}
+
 function newUploadRow(
   ctx: DomainContext,
   party: Party,
