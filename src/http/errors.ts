@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, type DomainErrorKind } from '../domain/errors.js';
 
 /** The HTTP status of each kind of domain error (MCP tools report the same). */
@@ -33,6 +33,30 @@ function issuePath(context: string | undefined, issue: AjvIssue): string {
 function issueMessage(issue: AjvIssue): string {
   if (issue.params?.allowedValues) return `must be one of ${issue.params.allowedValues.join(', ')}`;
   return issue.message ?? 'is invalid';
+}
+
+/**
+ * The longest path parameter the router passes on, escaped: a file URL's name (200 characters,
+ * each up to 12 once percent-encoded). Longer ones are refused by the router itself; shorter
+ * ones reach the route, whose schema names the limit (ids: 100).
+ */
+export const MAX_PARAM_LENGTH = 2400;
+
+/**
+ * The router's own refusals, before any route or hook runs: a path with a broken percent-escape
+ * or a parameter over MAX_PARAM_LENGTH. Fastify's default answers were a 414 and a 400 of its
+ * own shape, neither in the document; they are a 400 like any other invalid parameter.
+ */
+export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const message =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? `a path parameter is longer than ${MAX_PARAM_LENGTH} characters; ids are at most 100`
+      : 'the path holds a malformed percent-escape (such as %E0%A4%A); encode each parameter with encodeURIComponent';
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH' || error.code === 'FST_ERR_BAD_URL') {
+    reply.status(400).send({ error: 'Validation failed', details: [{ path: 'params', message }] });
+    return;
+  }
+  reply.status(500).send({ error: 'Internal server error; the request was not completed' });
 }
 
 /**

@@ -51,6 +51,13 @@ describe('file names', () => {
     });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().fileName).toBe('e\u0301'.repeat(99));
+    // Its URL (99 escaped accents: 693 characters in the path) serves it.
+    const file = await t.app.inject({
+      method: 'GET',
+      url: res.json().fileUrl.slice(t.config.publicUrl.length),
+    });
+    expect(file.statusCode, file.body).toBe(200);
+    expect(file.body).toBe('hi');
   });
 });
 
