@@ -22,7 +22,9 @@ async function serve(
 ): Promise<void> {
   const { config, notices } = loadConfig();
   onConfig(config);
-  const services = await openServices(config, { log: (msg) => console.log(`[chain] ${msg}`) });
+  // The chain opens before the app (and its JSON logger) exists: its lines wait for the logger.
+  const chainLines: string[] = [];
+  const services = await openServices(config, { log: (msg) => chainLines.push(msg) });
   const app = await buildApp({
     config,
     ...services,
@@ -30,6 +32,7 @@ async function serve(
     logger: { level: process.env.LOG_LEVEL || 'info' },
     jobs: true,
   });
+  for (const line of chainLines) app.log.info({ component: 'chain' }, line);
   for (const notice of notices) app.log.warn(notice.message);
 
   let closing = false;
@@ -55,6 +58,11 @@ async function serve(
     await closeServices(services).catch(() => {});
     throw error;
   }
+  const where = app.server.address();
+  const listening = typeof where === 'object' && where ? `${where.address}:${where.port}` : String(where);
+  app.log.info(
+    `Listening on ${listening}${config.host === '127.0.0.1' || config.host === '::1' ? ' (this machine only; set HOST=0.0.0.0 to serve other hosts, as in a container)' : ''}`,
+  );
   app.log.info(
     `Handoff is serving on ${config.publicUrl} (${services.db.dialect}, TON ${config.tonNetwork}); API docs at ${config.publicUrl}/docs`,
   );
