@@ -60,6 +60,12 @@ export function frameworkErrors(error: FastifyError, _request: FastifyRequest, r
 }
 
 /**
+ * A 400 names every bad field (the validators run with allErrors), up to this many; the rest are
+ * counted in `detailsOmitted`. A 500-item array of wrong items was a 501-line answer.
+ */
+export const MAX_DETAILS = 20;
+
+/**
  * The one error handler: every error leaves as JSON `{error, ...}` with a message that tells the
  * caller what to do. Unexpected errors are logged with their stack and answered with a generic
  * 500 that never leaks internals.
@@ -73,11 +79,15 @@ export function registerErrorHandling(app: FastifyInstance): void {
       return reply.status(STATUS[error.kind]).send({ error: error.message, ...error.extra });
     }
     if (error.validation) {
-      const details = (error.validation as AjvIssue[]).map((issue) => ({
+      const issues = error.validation as AjvIssue[];
+      const details = issues.slice(0, MAX_DETAILS).map((issue) => ({
         path: issuePath(error.validationContext, issue),
         message: issueMessage(issue),
       }));
-      return reply.status(400).send({ error: 'Validation failed', details });
+      const omitted = issues.length - details.length;
+      return reply
+        .status(400)
+        .send({ error: 'Validation failed', details, ...(omitted > 0 ? { detailsOmitted: omitted } : {}) });
     }
     switch (error.code) {
       case 'FST_ERR_CTP_INVALID_JSON_BODY':
