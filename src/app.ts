@@ -18,7 +18,7 @@ import { clientGroup } from './http/clientAddress.js';
 import { registerCloseOnShutdown } from './http/closing.js';
 import { failedLoginThrottle, ownedAgentAuth, ownerSessionAuth, secureCookies } from './http/consoleAuth.js';
 import { registerBodyDrain } from './http/drain.js';
-import { registerErrorHandling } from './http/errors.js';
+import { frameworkErrors, MAX_PARAM_LENGTH, registerErrorHandling } from './http/errors.js';
 import { registerHttpLimits, requestTimeoutBackstopMs } from './http/httpLimits.js';
 import { registerJsonParser } from './http/jsonBody.js';
 import { registerOpenApi } from './http/openapi.js';
@@ -96,6 +96,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     genReqId: requestIdOf,
     trustProxy: deps.config.trustProxy,
     requestTimeout: requestTimeoutBackstopMs(deps.config.httpLimits),
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const { config } = deps;

@@ -22,7 +22,8 @@ Commands:
                                     (signed with TELEGRAM_BOT_TOKEN; use as "Authorization: tma <it>")
 
 Options:
-  --url URL      server address (default: $PUBLIC_URL or http://localhost:$PORT)
+  --url URL      server address (else $HANDOFF_URL, $PUBLIC_URL, http://localhost:$PORT, or
+                 http://localhost:3000); every command says which on stderr
   ADMIN_TOKEN and TELEGRAM_BOT_TOKEN come from the environment, else from DATA_DIR/secrets.`;
 
 function secret(name: string): string {
@@ -52,6 +53,24 @@ async function call(url: string, method: string, pathname: string, body?: unknow
   return json;
 }
 
+/**
+ * The server the CLI talks to, and why that one: --url, HANDOFF_URL, PUBLIC_URL, PORT, or the
+ * default port. Said on every run: a shell without PORT once reached port 3000 silently.
+ */
+function serverOf(flag: string | undefined): { url: string; source: string } {
+  const env = process.env;
+  const [url, source] = flag
+    ? [flag, '--url']
+    : env.HANDOFF_URL
+      ? [env.HANDOFF_URL, 'HANDOFF_URL']
+      : env.PUBLIC_URL
+        ? [env.PUBLIC_URL, 'PUBLIC_URL']
+        : env.PORT
+          ? [`http://localhost:${env.PORT}`, 'PORT']
+          : ['http://localhost:3000', 'the default: set --url or HANDOFF_URL to choose another server'];
+  return { url: url.replace(/\/+$/, ''), source };
+}
+
 async function main(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -65,12 +84,12 @@ async function main(argv: string[]): Promise<void> {
       help: { type: 'boolean', short: 'h' },
     },
   });
-  const url = (
-    values.url ||
-    process.env.PUBLIC_URL ||
-    `http://localhost:${process.env.PORT || 3000}`
-  ).replace(/\/+$/, '');
   const [command, ...args] = positionals;
+  const { url, source } = serverOf(values.url);
+  // On stderr, so the JSON on stdout stays pipeable; only for the commands that call the server.
+  if (command && command !== 'worker-init-data' && !values.help) {
+    console.error(`Operator API: ${url} (${source})`);
+  }
   const print = (value: unknown) => console.log(JSON.stringify(value, null, 2));
   switch (command) {
     case 'create-agent':

@@ -130,7 +130,9 @@ export function loadConfig(env: Env = process.env): { config: Config; notices: C
   };
   const config: Config = {
     port,
-    host: env.HOST || '0.0.0.0',
+    // Loopback unless HOST says otherwise, in every environment: the admin API listens on the
+    // same port, and a laptop on a café network should not serve it to its neighbours.
+    host: env.HOST || '127.0.0.1',
     dataDir,
     databaseUrl,
     publicUrl: (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, ''),

@@ -46,8 +46,10 @@ async function serve(
     import('./services.js'),
   ]);
   span('modules');
+  // The chain opens before the app (and its JSON logger) exists: its lines wait for the logger.
+  const chainLines: string[] = [];
   const services = await openServices(config, {
-    log: (msg) => console.log(`[chain] ${msg}`),
+    log: (msg) => chainLines.push(msg),
     onSpan: span,
   });
   const app = await buildApp({
@@ -58,6 +60,7 @@ async function serve(
     jobs: true,
   });
   span('app');
+  for (const line of chainLines) app.log.info({ component: 'chain' }, line);
   for (const notice of notices) app.log.warn(notice.message);
 
   // SIGTERM (an orchestrator or process manager stopping the instance) drains first: /ready goes
@@ -109,6 +112,11 @@ async function serve(
     throw error;
   }
   span('listen');
+  const where = app.server.address();
+  const listening = typeof where === 'object' && where ? `${where.address}:${where.port}` : String(where);
+  app.log.info(
+    `Listening on ${listening}${config.host === '127.0.0.1' || config.host === '::1' ? ' (this machine only; set HOST=0.0.0.0 to serve other hosts, as in a container)' : ''}`,
+  );
   app.log.info(
     `Handoff is serving on ${config.publicUrl} (${services.db.dialect}, TON ${config.tonNetwork}); API docs at ${config.publicUrl}/docs`,
   );

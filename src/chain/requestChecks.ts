@@ -1,4 +1,5 @@
 import { Address } from '@ton/core';
+import { clipText } from '../domain/text.js';
 
 /**
  * Input checks every gateway runs before touching a chain, so a bad request fails with a clear
@@ -35,6 +36,6 @@ export function parseAddress(input: string, field: string): Address {
   try {
     return Address.parse(input.trim());
   } catch {
-    throw new Error(`${field} is not a valid TON address: ${JSON.stringify(String(input).slice(0, 100))}`);
+    throw new Error(`${field} is not a valid TON address: ${JSON.stringify(clipText(String(input), 100))}`);
   }
 }

@@ -1,4 +1,5 @@
 import { Address, Cell, loadTransaction, type Transaction } from '@ton/core';
+import { clipText } from '../domain/text.js';
 import { type RequestBudget, retryAfterMs } from './requestBudget.js';
 
 /**
@@ -131,7 +132,7 @@ export class ToncenterClient {
         body = undefined;
       }
       if (!response.ok || !body?.ok) {
-        const reason = body?.error ?? text.slice(0, 200);
+        const reason = body?.error ?? clipText(text, 200);
         throw new ProviderError(`HTTP ${response.status}: ${reason}`, response.status);
       }
       return body.result;

@@ -16,7 +16,7 @@ import { assertInvariant, conflict, DomainError, invalid, notFound } from './err
 import { CURRENCY, recordEvent } from './events.js';
 import { newId } from './ids.js';
 import { formatTon, NANO_PER_TON, parseTon } from './money.js';
-import { isBlank, textLength } from './text.js';
+import { clipText, isBlank, textLength } from './text.js';
 import { inTransaction, isUniqueViolation } from './transaction.js';
 import { checkWebhookTarget } from './webhookUrl.js';
 
@@ -207,7 +207,7 @@ async function keepUncredited(ctx: DomainContext, agentId: string, deposit: Depo
       amount_nano: deposit.amountNano,
       from_address: deposit.fromAddress,
       to_address: deposit.toAddress,
-      reason: reason.slice(0, 1000),
+      reason: clipText(reason, 1000),
       created_at: ctx.clock.now().toISOString(),
     });
   } catch {

@@ -12,7 +12,7 @@ import { formatTon } from './money.js';
 import { notifyWorker } from './notifications.js';
 import type { TaskStatus } from './states.js';
 import { loadAgentTask } from './taskAccess.js';
-import { isBlank } from './text.js';
+import { clipText, isBlank } from './text.js';
 import { inTransaction } from './transaction.js';
 
 export const REFUND_REASON_MAX = 1000;
@@ -35,7 +35,7 @@ export async function cancelTask(
   mode: 'delete' | 'refund',
   reason?: string,
 ): Promise<Cancelled> {
-  const cleanReason = reason && !isBlank(reason) ? reason.trim().slice(0, REFUND_REASON_MAX) : null;
+  const cleanReason = reason && !isBlank(reason) ? clipText(reason.trim(), REFUND_REASON_MAX) : null;
   return inTransaction(ctx.db, async (trx) => {
     await loadAgentTask(trx, agentId, taskId);
     const now = ctx.clock.now();

@@ -19,6 +19,7 @@ import { creditChainDeposit, MIN_DEPOSIT_NANO } from './agents.js';
 import { SYNCED_KEY } from './chainSender.js';
 import type { DomainContext } from './context.js';
 import { confirmTransfer } from './payouts.js';
+import { clipText } from './text.js';
 import { inTransaction } from './transaction.js';
 
 /**
@@ -193,7 +194,7 @@ async function recordDeposit(
     lt: item.lt.toString(),
     from_address: deposit.fromAddress,
     amount_nano: amountNano,
-    memo: memo.slice(0, 200),
+    memo: clipText(memo, 200),
     reason: agent ? 'below_minimum' : 'unknown_memo',
     status: 'open',
     agent_id: null,

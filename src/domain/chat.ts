@@ -15,10 +15,13 @@ import { accessDenied, conflict, invalid, notFound } from './errors.js';
 import { recordEvent } from './events.js';
 import { isIdOf, newId } from './ids.js';
 import { notifyWorker } from './notifications.js';
-import { isBlank, textLength } from './text.js';
+import { clipText, isBlank, textLength } from './text.js';
 import { inTransaction } from './transaction.js';
+import { fileUrlOf, parseFileUrl } from './uploads.js';
 
 export const MESSAGE_CONTENT_MAX = 4000;
+/** The start of an agent's message that the worker's Telegram notification quotes. */
+const PREVIEW_MAX = 200;
 
 /** Who is talking: the task's agent or its worker. */
 export type Party = { kind: 'agent'; id: string } | { kind: 'worker'; id: string };
@@ -113,7 +116,7 @@ export async function postMessage(ctx: DomainContext, party: Party, taskId: stri
         workerId: chat.worker_id,
         taskId,
         kind: 'message',
-        data: { taskId, preview: content.slice(0, 200), hasFile: file !== null },
+        data: { taskId, preview: clipText(content, PREVIEW_MAX), hasFile: file !== null },
         now,
       });
     }
@@ -129,20 +132,32 @@ const chatClosed = () =>
 /**
  * The sender's own stored upload. Anyone else's (another agent's, another worker's, or the other
  * party's of this chat) is refused like an unknown one: a file URL is unguessable but not
- * secret once shown, and attaching it would vouch for a file the sender never sent.
+ * secret once shown, and attaching it would vouch for a file the sender never sent. The URL
+ * kept is the upload's canonical one, rebuilt here: the caller's spelling (dot segments, a
+ * query string, another name) never reaches the other party.
  */
 async function storedFile(ctx: DomainContext, party: Party, fileUrl: string) {
-  const prefix = `${ctx.publicUrl}/files/`;
-  const id = fileUrl.startsWith(prefix) ? fileUrl.slice(prefix.length).split('/')[0] : undefined;
-  const upload = id && isIdOf('upload', id) ? await findUpload(ctx.db, id) : undefined;
-  if (upload?.status !== 'stored' || upload.size === null) {
+  const named = parseFileUrl(ctx, fileUrl);
+  const upload = named && isIdOf('upload', named.id) ? await findUpload(ctx.db, named.id) : undefined;
+  if (!named || upload?.status !== 'stored' || upload.size === null) {
     throw invalid('fileUrl', 'must be a fileUrl returned by POST /upload (upload the file first)');
   }
   const ownerType = party.kind === 'agent' ? 'AGENT' : 'USER';
   if (upload.owner_type !== ownerType || upload.owner_id !== party.id) {
     throw invalid('fileUrl', 'must be a file you uploaded yourself (upload it with POST /upload first)');
   }
-  return { url: fileUrl, name: upload.file_name, size: upload.size, mimeType: upload.mime_type };
+  if (named.name !== upload.file_name) {
+    throw invalid(
+      'fileUrl',
+      'must be the fileUrl the upload returned, unchanged (its own file name, no query string or fragment)',
+    );
+  }
+  return {
+    url: fileUrlOf(ctx, upload),
+    name: upload.file_name,
+    size: upload.size,
+    mimeType: upload.mime_type,
+  };
 }
 
 export async function listChats(ctx: DomainContext, party: Party, query: { cursor?: string; limit: number }) {

@@ -8,6 +8,7 @@ import type { Party } from './chat.js';
 import type { DomainContext } from './context.js';
 import { conflict, DomainError, invalid, notFound } from './errors.js';
 import { isIdOf, newId } from './ids.js';
+import { clipText } from './text.js';
 
 export const MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
 /** A signed upload URL works this long. */
@@ -63,13 +64,38 @@ export function cleanFileName(name: string): string {
   const printable = [...base].filter(
     (ch) => ch.charCodeAt(0) > 0x1f && ch.charCodeAt(0) !== 0x7f && ch !== '"',
   );
-  const clean = printable.join('').trim().slice(0, FILE_NAME_MAX);
+  const clean = clipText(printable.join('').trim(), FILE_NAME_MAX).trim();
   // "." and ".." would be dot-segments in the fileUrl, which clients resolve away.
   return clean && clean !== '.' && clean !== '..' ? clean : 'file';
 }
 
 export function fileUrlOf(ctx: DomainContext, upload: Pick<UploadRow, 'id' | 'file_name'>): string {
   return `${ctx.publicUrl}/files/${upload.id}/${encodeURIComponent(upload.file_name)}`;
+}
+
+/**
+ * The upload id and file name a file URL names, or null when it is not a URL of ours of the
+ * form fileUrlOf makes: another origin, credentials, a query string or fragment, or a path that
+ * (once its dot segments are resolved) is not `/files/<id>/<name>` under the public URL.
+ */
+export function parseFileUrl(ctx: DomainContext, fileUrl: string): { id: string; name: string } | null {
+  let url: URL;
+  try {
+    url = new URL(fileUrl);
+  } catch {
+    return null;
+  }
+  const base = new URL(`${ctx.publicUrl}/`);
+  if (url.origin !== base.origin || url.username || url.password || url.search || url.hash) return null;
+  const prefix = `${base.pathname}files/`;
+  if (!url.pathname.startsWith(prefix)) return null;
+  const parts = url.pathname.slice(prefix.length).split('/');
+  if (parts.length !== 2) return null;
+  try {
+    return { id: parts[0]!, name: decodeURIComponent(parts[1]!) };
+  } catch {
+    return null; // a malformed percent-escape
+  }
 }
 
 function newUploadRow(

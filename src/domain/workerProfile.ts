@@ -14,7 +14,7 @@ import type { DomainContext } from './context.js';
 import { assertInvariant, conflict, invalid } from './errors.js';
 import { newId } from './ids.js';
 import { MAX_REWARD_NANO, parseTon } from './money.js';
-import { isBlank, textLength } from './text.js';
+import { clipText, isBlank, textLength } from './text.js';
 import { inTransaction } from './transaction.js';
 
 export const PROFILE_LIMITS = {
@@ -54,8 +54,8 @@ export async function signInWorker(ctx: DomainContext, user: TelegramUser): Prom
     id: newId('worker'),
     telegram_id: telegramId,
     username: user.username ?? null,
-    first_name: (user.first_name || 'Worker').slice(0, PROFILE_LIMITS.name),
-    last_name: user.last_name ? user.last_name.slice(0, PROFILE_LIMITS.name) : null,
+    first_name: clipText(user.first_name || 'Worker', PROFILE_LIMITS.name),
+    last_name: user.last_name ? clipText(user.last_name, PROFILE_LIMITS.name) : null,
     headline: null,
     bio: null,
     city: null,

@@ -33,6 +33,7 @@ const HTML = `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Handoff API reference</title>
+<link rel="icon" href="/favicon.ico">
 <link rel="stylesheet" href="/docs/docs.css">
 <script src="/docs/docs.js" defer></script>
 </head>
@@ -117,6 +118,17 @@ const SCRIPT = `
     }
     return s.properties ? s : null;
   }
+  // The document's texts are markdown-ish: \`code\` becomes a <code> element (built with
+  // textContent like everything else); an unmatched backtick stays as typed.
+  function prose(text) {
+    var pieces = String(text || '').split('\`');
+    var out = el('span', {}, []);
+    pieces.forEach(function (piece, i) {
+      if (i % 2 === 1 && i < pieces.length - 1) out.appendChild(el('code', { text: piece }));
+      else out.appendChild(document.createTextNode((i % 2 === 1 ? '\`' : '') + piece));
+    });
+    return out;
+  }
   function fields(schema, depth) {
     var s = objectOf(schema);
     if (!s) return null;
@@ -129,7 +141,7 @@ const SCRIPT = `
       return el('tr', {}, [
         el('td', { class: 'name' }, [name, required.indexOf(name) >= 0 ? el('span', { class: 'req', text: ' required' }) : null]),
         el('td', { class: 'type', text: typeOf(prop) }),
-        el('td', {}, [desc, nested ? el('details', {}, [el('summary', { text: 'fields' }), el('div', { class: 'nested' }, [nested])]) : null]),
+        el('td', {}, [prose(desc), nested ? el('details', {}, [el('summary', { text: 'fields' }), el('div', { class: 'nested' }, [nested])]) : null]),
       ]);
     });
     return el('table', {}, [el('tr', {}, [el('th', { text: 'field' }), el('th', { text: 'type' }), el('th', { text: 'meaning' })])].concat(rows));
@@ -138,19 +150,19 @@ const SCRIPT = `
     var table = fields(schema, 0);
     if (table) return table;
     var s = resolve(schema);
-    return el('p', { class: 'meta' }, [el('span', { class: 'type', text: typeOf(schema) }), s.description ? ' · ' + s.description : '']);
+    return el('p', { class: 'meta' }, [el('span', { class: 'type', text: typeOf(schema) }), s.description ? ' · ' : '', s.description ? prose(s.description) : null]);
   }
   function operation(path, method, op, anchor) {
     var parts = [el('h3', { id: anchor }, [el('span', { class: 'method ' + method, text: method.toUpperCase() }), el('span', { class: 'path', text: path })])];
-    if (op.summary) parts.push(el('p', { text: op.summary }));
-    if (op.description) parts.push(el('p', { class: 'meta', text: op.description }));
+    if (op.summary) parts.push(el('p', {}, [prose(op.summary)]));
+    if (op.description) parts.push(el('p', { class: 'meta' }, [prose(op.description)]));
     parts.push(el('p', { class: 'meta' }, ['operationId ', el('code', { text: op.operationId || '?' }), op.security && op.security.length ? ' · auth: ' + op.security.map(function (x) { return Object.keys(x)[0]; }).join(', ') : ' · no auth']));
     var params = op.parameters || [];
     if (params.length) {
       parts.push(el('h4', { text: 'Parameters' }));
       parts.push(el('table', {}, [el('tr', {}, [el('th', { text: 'name' }), el('th', { text: 'in' }), el('th', { text: 'type' }), el('th', { text: 'meaning' })])].concat(params.map(function (p) {
         var s = resolve(p.schema || {});
-        return el('tr', {}, [el('td', { class: 'name' }, [p.name, p.required ? el('span', { class: 'req', text: ' required' }) : null]), el('td', { text: p.in }), el('td', { class: 'type', text: typeOf(s) }), el('td', { text: [p.description || s.description || '', limits(s)].filter(Boolean).join(' · ') })]);
+        return el('tr', {}, [el('td', { class: 'name' }, [p.name, p.required ? el('span', { class: 'req', text: ' required' }) : null]), el('td', { text: p.in }), el('td', { class: 'type', text: typeOf(s) }), el('td', {}, [prose([p.description || s.description || '', limits(s)].filter(Boolean).join(' · '))])]);
       }))));
     }
     var body = op.requestBody && op.requestBody.content;
@@ -165,7 +177,7 @@ const SCRIPT = `
       var res = op.responses[status];
       var content = res.content && (res.content['application/json'] || res.content[Object.keys(res.content)[0]]);
       parts.push(el('details', status.charAt(0) === '2' ? { open: '' } : {}, [
-        el('summary', {}, [el('span', { class: 'status', text: status }), ' ', res.description || '']),
+        el('summary', {}, [el('span', { class: 'status', text: status }), ' ', prose(res.description)]),
         content && content.schema ? el('div', { class: 'nested' }, [schemaBlock(content.schema)]) : null,
       ]));
     });
@@ -176,7 +188,7 @@ const SCRIPT = `
     var main = document.getElementById('main');
     main.textContent = '';
     main.appendChild(el('h1', { text: doc.info.title + ' ' + doc.info.version }));
-    main.appendChild(el('p', { text: doc.info.description || '' }));
+    main.appendChild(el('p', {}, [prose(doc.info.description)]));
     main.appendChild(el('p', { class: 'meta' }, ['Server ', el('code', { text: (doc.servers && doc.servers[0] && doc.servers[0].url) || '' }), ' · the document: ', el('a', { href: '/openapi.json', text: '/openapi.json' })]));
     nav.appendChild(el('strong', { text: doc.info.title }));
     var byTag = {};
@@ -194,7 +206,7 @@ const SCRIPT = `
       var info = (doc.tags || []).filter(function (t) { return t.name === tag; })[0];
       nav.appendChild(el('h2', { text: tag }));
       main.appendChild(el('h2', { id: 'tag-' + tag, text: tag }));
-      if (info && info.description) main.appendChild(el('p', { class: 'meta', text: info.description }));
+      if (info && info.description) main.appendChild(el('p', { class: 'meta' }, [prose(info.description)]));
       byTag[tag].forEach(function (o) {
         nav.appendChild(el('a', { href: '#' + o.anchor, title: o.op.summary || '' }, [el('span', { class: 'method ' + o.method, text: o.method.toUpperCase() }), o.path]));
         main.appendChild(operation(o.path, o.method, o.op, o.anchor));

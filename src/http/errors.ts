@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, type DomainErrorKind } from '../domain/errors.js';
 
 /** The HTTP status of each kind of domain error (MCP tools report the same). */
@@ -36,6 +36,36 @@ function issueMessage(issue: AjvIssue): string {
 }
 
 /**
+ * The longest path parameter the router passes on, escaped: a file URL's name (200 characters,
+ * each up to 12 once percent-encoded). Longer ones are refused by the router itself; shorter
+ * ones reach the route, whose schema names the limit (ids: 100).
+ */
+export const MAX_PARAM_LENGTH = 2400;
+
+/**
+ * The router's own refusals, before any route or hook runs: a path with a broken percent-escape
+ * or a parameter over MAX_PARAM_LENGTH. Fastify's default answers were a 414 and a 400 of its
+ * own shape, neither in the document; they are a 400 like any other invalid parameter.
+ */
+export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const message =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? `a path parameter is longer than ${MAX_PARAM_LENGTH} characters; ids are at most 100`
+      : 'the path holds a malformed percent-escape (such as %E0%A4%A); encode each parameter with encodeURIComponent';
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH' || error.code === 'FST_ERR_BAD_URL') {
+    reply.status(400).send({ error: 'Validation failed', details: [{ path: 'params', message }] });
+    return;
+  }
+  reply.status(500).send({ error: 'Internal server error; the request was not completed' });
+}
+
+/**
+ * A 400 names every bad field (the validators run with allErrors), up to this many; the rest are
+ * counted in `detailsOmitted`. A 500-item array of wrong items was a 501-line answer.
+ */
+export const MAX_DETAILS = 20;
+
+/**
  * The one error handler: every error leaves as JSON `{error, ...}` with a message that tells the
  * caller what to do. Unexpected errors are logged with their stack and answered with a generic
  * 500 that never leaks internals.
@@ -49,11 +79,15 @@ export function registerErrorHandling(app: FastifyInstance): void {
       return reply.status(STATUS[error.kind]).send({ error: error.message, ...error.extra });
     }
     if (error.validation) {
-      const details = (error.validation as AjvIssue[]).map((issue) => ({
+      const issues = error.validation as AjvIssue[];
+      const details = issues.slice(0, MAX_DETAILS).map((issue) => ({
         path: issuePath(error.validationContext, issue),
         message: issueMessage(issue),
       }));
-      return reply.status(400).send({ error: 'Validation failed', details });
+      const omitted = issues.length - details.length;
+      return reply
+        .status(400)
+        .send({ error: 'Validation failed', details, ...(omitted > 0 ? { detailsOmitted: omitted } : {}) });
     }
     switch (error.code) {
       case 'FST_ERR_CTP_INVALID_JSON_BODY':

@@ -1,6 +1,7 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { registerDocsPage } from './docsPage.js';
+import { registerFavicon } from './favicon.js';
 import { IDEMPOTENT_ROUTES } from './idempotency.js';
 import { webhookDocs } from './schemas/events.js';
 
@@ -101,6 +102,7 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string): 
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   registerDocsPage(app);
+  registerFavicon(app);
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: the document is plain JSON walked by key

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { DomainError } from '../domain/errors.js';
@@ -8,6 +8,7 @@ import { IDEMPOTENCY_KEY_PATTERN, idempotent } from '../domain/idempotency.js';
 import { STATUS } from '../http/errors.js';
 import type { Bucket, Counted } from '../http/rateLimit.js';
 import { type JsonSchema, mergeObjects, objectOutput } from './jsonSchema.js';
+import { protocolError } from './protocolError.js';
 import type { RouteTable } from './routeTable.js';
 import type { Args, ToolDef, ToolEnv } from './tool.js';
 
@@ -82,7 +83,7 @@ export class ToolCatalog {
     // Counted before the name is checked, so a call of an unknown tool costs a standard request.
     const counted = await deps.count(entry?.bucket ?? 'standard');
     if (!entry)
-      throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${name}; list the tools to see their names`);
+      throw protocolError(ErrorCode.InvalidParams, `Unknown tool ${name}; list the tools to see their names`);
     if (counted.exceeded) {
       return failure({
         status: 429,

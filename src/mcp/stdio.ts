@@ -4,6 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { protocolError } from './protocolError.js';
 
 /**
  * The stdio MCP server an MCP client config launches (`node bin/handoff-mcp.mjs`): a separate
@@ -69,6 +70,8 @@ type CallParams = Parameters<Client['callTool']>[0];
  * Forwards a call; a tool that creates something or moves money gets an idempotency key (unless
  * the client gave one), so the one retry after a lost connection can never act twice.
  */
+const MCP_PREFIX = /^MCP error -?\d+: /;
+
 async function callOnce(upstream: Client, keyed: Set<string>, params: CallParams) {
   const args = { ...(params.arguments ?? {}) };
   if (keyed.has(params.name) && args.idempotencyKey === undefined) args.idempotencyKey = randomUUID();
@@ -76,7 +79,10 @@ async function callOnce(upstream: Client, keyed: Set<string>, params: CallParams
   try {
     return await upstream.callTool(call);
   } catch (error) {
-    if (!keyed.has(params.name) || error instanceof McpError) throw error;
+    // The upstream's refusal goes on as it came: its code and its message without the prefix
+    // the client added, which the next client adds again.
+    if (error instanceof McpError) throw protocolError(error.code, error.message.replace(MCP_PREFIX, ''));
+    if (!keyed.has(params.name)) throw error;
     return upstream.callTool(call);
   }
 }

@@ -1,6 +1,7 @@
 import type { Executor } from '../db/repositories/executor.js';
 import { claimDue, settleClaimed } from '../db/repositories/outbox.js';
 import type { Clock } from '../domain/clock.js';
+import { clipText } from '../domain/text.js';
 import { inTransaction } from '../domain/transaction.js';
 import type { DueRow, OutboxKind, Outcome } from './kind.js';
 
@@ -164,7 +165,7 @@ async function recordAttempt<Row extends DueRow, Result>(
         status: outcome.ok ? kind.doneStatus : failed ? (kind.failedStatus ?? 'failed') : 'pending',
         attempts,
         next_attempt_at: new Date(now.getTime() + waitMs).toISOString(),
-        last_error: outcome.ok ? null : outcome.error.slice(0, MAX_ERROR_LENGTH),
+        last_error: outcome.ok ? null : clipText(outcome.error, MAX_ERROR_LENGTH),
         updated_at: now.toISOString(),
       },
       { ...kind.settledColumns, ...outcome.columns },

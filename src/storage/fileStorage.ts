@@ -1,5 +1,5 @@
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -28,7 +28,11 @@ export interface FileStorage {
    * and a source destroyed before its end (IncompleteSourceError).
    */
   write(key: string, source: Readable, maxBytes: number): Promise<number>;
-  read(key: string): Readable;
+  /**
+   * The stored bytes, opened, or null when they are not there (removed, or a disk restored from
+   * an older backup): the caller answers 404 before sending any header of the file.
+   */
+  open(key: string): Promise<Readable | null>;
   size(key: string): Promise<number | null>;
   remove(key: string): Promise<void>;
 }
@@ -70,8 +74,15 @@ export class LocalDiskStorage implements FileStorage {
     return size;
   }
 
-  read(key: string): Readable {
-    return createReadStream(this.file(key));
+  async open(key: string): Promise<Readable | null> {
+    try {
+      // Opened before the answer starts, so a missing file is known while a 404 can still be sent.
+      const handle = await open(this.file(key), 'r');
+      return handle.createReadStream();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
   }
 
   async size(key: string): Promise<number | null> {

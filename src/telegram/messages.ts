@@ -1,5 +1,6 @@
 import type { NotificationKind } from '../db/schema.js';
 import { assertInvariant } from '../domain/errors.js';
+import { clipText } from '../domain/text.js';
 
 /**
  * The bot's texts, in Telegram's HTML parse mode. Everything users wrote (task titles, agent
@@ -58,8 +59,9 @@ export function escapeHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
+/** Telegram counts its limits in UTF-16 units. */
 function clip(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+  return clipText(text, max, { unit: 'utf16', ellipsis: '…' });
 }
 
 function field(data: Record<string, unknown>, key: string): string | null {

@@ -4,6 +4,7 @@ import { findWorkerByTelegramId } from '../db/repositories/workers.js';
 import type { DomainContext } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
 import { acceptOffer, declineOffer } from '../domain/offers.js';
+import { clipText } from '../domain/text.js';
 import { type OfferAction, parseOfferCallback } from './messages.js';
 
 /** A button press: a callback query with data. */
@@ -82,7 +83,7 @@ async function pressOfferButton(
 }
 
 function answer(c: Press, log: FastifyBaseLogger, text: string, alert: boolean) {
-  const clipped = text.length > MAX_ANSWER_CHARS ? `${text.slice(0, MAX_ANSWER_CHARS - 1)}…` : text;
+  const clipped = clipText(text, MAX_ANSWER_CHARS, { unit: 'utf16', ellipsis: '…' });
   return bestEffort(
     log,
     'answer a callback query',

@@ -89,7 +89,9 @@ describe('MCP over Streamable HTTP', () => {
       reward: '1000',
     });
     expect(tooMuch).toMatchObject({ status: 402, error: 'Insufficient balance' });
-    await expect(client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toThrow(/Unknown tool/);
+    await expect(client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toThrow(
+      /^MCP error -32602: Unknown tool no_such_tool; list the tools/,
+    );
   });
 
   it('refuses another agent’s task as REST does', async () => {

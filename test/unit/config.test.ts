@@ -27,7 +27,7 @@ describe('loadConfig', () => {
     const { config } = loadConfig({ DATA_DIR: dataDir, ...SECRETS });
     expect(config).toMatchObject({
       port: 3000,
-      host: '0.0.0.0',
+      host: '127.0.0.1',
       dataDir: path.resolve(dataDir),
       databaseUrl: null,
       publicUrl: 'http://localhost:3000',

@@ -47,6 +47,20 @@ describe('bot texts', () => {
     expect(text).toContain('…');
   });
 
+  it('clipped user text keeps whole emoji, ZWJ sequences and accents (no half surrogate pair)', () => {
+    const family = '👩‍👩‍👧‍👦'; // one grapheme, 11 UTF-16 units
+    const { text } = renderNotification(
+      'message',
+      { preview: `${'e\u0301'.repeat(200)}`, count: 1 },
+      { title: `ok ${family.repeat(30)}`, agentName: '😀'.repeat(80) },
+    );
+    const title = /<b>(.*)<\/b>/.exec(text)![1]!;
+    // Telegram counts UTF-16 units: 200 of them, the ellipsis included.
+    expect(title).toBe(`ok ${family.repeat(17)}…`);
+    expect(text).toMatch(/\n(e\u0301){149}…$/);
+    expect(/[\ud800-\udbff](?![\udc00-\udfff])/.test(text)).toBe(false);
+  });
+
   it('payment and expiry name the amount, hash and task', () => {
     expect(renderNotification('payment_sent', { title: 'Job', amount: '6.5', txHash: 'abc123' }).text).toBe(
       '💸 Payment sent: <b>6.5 TON</b> for <b>Job</b>.\nTransaction: <code>abc123</code>',

@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import { Type } from 'typebox';
+import { notFound } from '../../domain/errors.js';
 import { MAX_UPLOAD_BYTES, receiveSignedUpload, storedUpload, tooLarge } from '../../domain/uploads.js';
 import type { Routes } from '../routeTypes.js';
 import { UploadedFile } from '../schemas/chat.js';
@@ -69,6 +70,8 @@ export const fileRoutes: Routes = async (app, { ctx, storage }) => {
     },
     async (request, reply) => {
       const upload = await storedUpload(ctx, request.params.id);
+      const bytes = await storage.open(upload.storage_key);
+      if (!bytes) throw notFound('File');
       const inline = INLINE_PREFIXES.some((p) => upload.mime_type.startsWith(p));
       const encoded = encodeURIComponent(upload.file_name);
       return reply
@@ -78,7 +81,7 @@ export const fileRoutes: Routes = async (app, { ctx, storage }) => {
         .header('content-security-policy', "default-src 'none'; sandbox")
         .header('cache-control', 'private, max-age=3600')
         .header('content-disposition', `${inline ? 'inline' : 'attachment'}; filename*=UTF-8''${encoded}`)
-        .send(storage.read(upload.storage_key));
+        .send(bytes);
     },
   );
 };

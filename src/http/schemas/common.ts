@@ -38,7 +38,15 @@ export const ErrorBody = Type.Object(
 export const ValidationErrorBody = Type.Object(
   {
     error: Type.String({ description: '"Validation failed" (with details), or another reason' }),
-    details: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }))),
+    details: Type.Optional(
+      Type.Array(Type.Object({ path: Type.String(), message: Type.String() }), {
+        maxItems: 20,
+        description: 'Every bad field, up to 20',
+      }),
+    ),
+    detailsOmitted: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'How many more problems there were than `details` lists' }),
+    ),
   },
   { additionalProperties: true },
 );
