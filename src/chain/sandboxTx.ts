@@ -1,4 +1,4 @@
-import type { Address, Cell, Transaction } from '@ton/core';
+import type { Address, Transaction } from '@ton/core';
 import { readTextComment } from './textComment.js';
 
 /**
