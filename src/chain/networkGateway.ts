@@ -3,7 +3,7 @@ import { mnemonicToPrivateKey, mnemonicValidate } from '@ton/crypto';
 import { formatAddress } from './address.js';
 import type { ChainDeposit, ChainGateway, TonNetwork, TransferResult } from './gateway.js';
 import { HighloadWallet } from './highloadWallet.js';
-import type { LiveChain } from './liveChain.js';
+import { type LiveChain, walkRequestsPerRound } from './liveChain.js';
 import { RequestBudget } from './requestBudget.js';
 import { ToncenterClient } from './toncenterClient.js';
 
@@ -57,6 +57,7 @@ export async function createNetworkGateway(opts: NetworkGatewayOptions): Promise
     createdAtLagSec: opts.createdAtLagSec ?? 20,
     pollMs: opts.pollMs,
     resendMs: opts.resendMs ?? Math.max(opts.pollMs * 3, 1_000),
+    walkRequestsPerRound: walkRequestsPerRound(opts.requestsPerSecond, opts.pollMs),
   };
   const gateway = new NetworkGateway(opts.network, live);
   opts.log?.(

@@ -1,4 +1,5 @@
-import type { Address, Cell, Transaction } from '@ton/core';
+import type { Address, Transaction } from '@ton/core';
+import { readTextComment } from './textComment.js';
 
 /**
  * Helpers that read emulated transactions. The gateway reports what the chain recorded, not what
@@ -33,12 +34,11 @@ export function sendFailure(tx: Transaction): string | null {
   return null;
 }
 
-/** The text of a comment body (op 0 followed by UTF-8 text), or '' for any other body. */
-export function readTextComment(body: Cell): string {
-  const slice = body.beginParse();
-  if (slice.remainingBits < 32 || slice.loadUint(32) !== 0) return '';
-  return slice.loadStringTail();
-}
+/**
+ * The text of a comment body (op 0 followed by UTF-8 text), or '' for any other body and for one
+ * that cannot be read: the parser (./textComment.ts) never throws, whoever built the body.
+ */
+export { readTextComment };
 
 export interface ReceivedTransfer {
   txHash: string;

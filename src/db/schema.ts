@@ -225,13 +225,26 @@ export interface ChainStateTable {
   updated_at: string;
 }
 
+/** A transaction the wallet follower has read on its walk back to its cursor, not yet processed. */
+export interface ChainWalkTransactionTable {
+  hash: string;
+  /** Zero-padded to 20 digits: text order is chain order. */
+  lt: string;
+  boc: string;
+}
+
 export interface UnmatchedDepositTable {
   tx_hash: string;
   lt: string;
   from_address: string;
   amount_nano: bigint;
   memo: string;
-  reason: 'unknown_memo' | 'below_minimum';
+  /**
+   * unknown_memo: no comment, or one naming no agent; below_minimum; unreadable_memo: a text
+   * comment that cannot be read (see src/chain/textComment.ts); not_credited: the follower
+   * failed on this transaction MAX_TX_ATTEMPTS times (GET /admin/chain shows the error).
+   */
+  reason: 'unknown_memo' | 'below_minimum' | 'unreadable_memo' | 'not_credited';
   status: 'open' | 'assigned' | 'returned';
   agent_id: string | null;
   resolved_at: string | null;
@@ -410,6 +423,7 @@ export interface Database {
   chain_transfers: ChainTransferTable;
   chain_batches: ChainBatchTable;
   chain_state: ChainStateTable;
+  chain_walk_transactions: ChainWalkTransactionTable;
   unmatched_deposits: UnmatchedDepositTable;
   ratings: RatingTable;
   events: EventTable;

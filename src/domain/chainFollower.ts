@@ -1,8 +1,8 @@
-import { Address, beginCell, type Cell, storeMessage, type Transaction } from '@ton/core';
+import { Address, beginCell, Cell, loadTransaction, storeMessage, type Transaction } from '@ton/core';
 import { formatAddress } from '../chain/address.js';
 import { readBatchSeq } from '../chain/highloadWallet.js';
 import type { LiveChain } from '../chain/liveChain.js';
-import { readTextComment } from '../chain/sandboxTx.js';
+import { cleanMemo, readComment, readTextComment } from '../chain/textComment.js';
 import type { ChainTransaction } from '../chain/toncenterClient.js';
 import { findAgent } from '../db/repositories/agents.js';
 import {
@@ -14,13 +14,27 @@ import {
   setChainTxHash,
 } from '../db/repositories/chainBatches.js';
 import { readChainState, writeChainState } from '../db/repositories/chainState.js';
-import { insertUnmatchedDeposit } from '../db/repositories/unmatchedDeposits.js';
+import { dropWalkTransactionsUpTo, oldestWalkTransactions } from '../db/repositories/chainWalk.js';
+import { insertUnmatchedDeposit, type UnmatchedDepositRow } from '../db/repositories/unmatchedDeposits.js';
 import { creditChainDeposit, MIN_DEPOSIT_NANO } from './agents.js';
 import { SYNCED_KEY } from './chainSender.js';
+import { type Cursor, continueWalk, endWalk } from './chainWalk.js';
 import type { DomainContext } from './context.js';
+import {
+  clearStuck,
+  MAX_TX_ATTEMPTS,
+  readStuck,
+  recordFailure,
+  recordSkipped,
+  type StuckTransaction,
+} from './followerProblems.js';
+import { isIdOf } from './ids.js';
 import { confirmTransfer } from './payouts.js';
 import { clipText } from './text.js';
 import { inTransaction } from './transaction.js';
+
+/** An unmatched deposit keeps this many characters of its memo (an agent id is 44). */
+const MAX_STORED_MEMO = 200;
 
 /**
  * Network mode: follows the hot wallet's transactions (it is also the deposit address) with a
@@ -32,62 +46,102 @@ import { inTransaction } from './transaction.js';
  *   (once per transaction hash), or kept for the operator when the memo matches nobody.
  */
 export const CURSOR_KEY = 'wallet_cursor';
-const PAGE = 30;
-/** At most this many pages per round; the rest waits for the next round. */
-const MAX_PAGES = 40;
+/**
+ * Pages a round may read when the request budget is not given: the follower shares the provider's
+ * budget with the payout sender, so a long walk goes a few pages a round (see walkRequestsPerRound).
+ */
+const DEFAULT_WALK_REQUESTS = 4;
+/** At most this many kept transactions are processed per round (database work only). */
+const MAX_PROCESSED_PER_ROUND = 1_000;
+/** The cursor is saved at least this often while a round processes. */
+const CURSOR_EVERY = 100;
 
-interface Cursor {
-  lt: string;
-  hash: string;
-}
-
-/** One round: read what is new since the cursor and process it; returns how many transactions. */
+/**
+ * One round: walk back towards the cursor within this round's request budget, keeping what it
+ * reads; once the walk has reached the cursor, process what it kept, oldest first, each once.
+ * Returns how many transactions this round processed.
+ */
 export async function followWallet(ctx: DomainContext, live: LiveChain): Promise<number> {
-  const roundStartedAt = live.nowSeconds();
   const raw = await readChainState(ctx.db, CURSOR_KEY);
   const cursor = raw ? (JSON.parse(raw) as Cursor) : null;
-  const fresh = await readNewTransactions(live, cursor);
-  if (fresh === null) return 0; // not met within this round's pages: an error was recorded
-  for (const item of fresh) {
-    await processTransaction(ctx, live, item);
-    const next: Cursor = { lt: item.lt.toString(), hash: item.hash };
-    await writeChainState(ctx.db, CURSOR_KEY, JSON.stringify(next), ctx.clock.now().toISOString());
+  const walk = await continueWalk(ctx, live, cursor, live.walkRequestsPerRound ?? DEFAULT_WALK_REQUESTS);
+  if (!walk.done) return 0; // the next round goes on from where this one stopped
+  const rows = await oldestWalkTransactions(ctx.db, MAX_PROCESSED_PER_ROUND);
+  let stuck = await readStuck(ctx.db);
+  let processed: Cursor | null = null;
+  let unsaved = 0;
+  // The cursor moves every CURSOR_EVERY transactions, not after each: processing one again
+  // after a crash changes nothing (each effect is keyed by the transaction's hash).
+  const saveCursor = async () => {
+    if (!processed || unsaved === 0) return;
+    const at = processed;
+    await inTransaction(ctx.db, async (trx) => {
+      await writeChainState(trx, CURSOR_KEY, JSON.stringify(at), ctx.clock.now().toISOString());
+      await dropWalkTransactionsUpTo(trx, BigInt(at.lt));
+    });
+    unsaved = 0;
+  };
+  for (const row of rows) {
+    const item = { lt: BigInt(row.lt), hash: row.hash };
+    const outcome = await processIsolated(ctx, live, item, row.boc, stuck);
+    if (outcome === 'retry') {
+      await saveCursor();
+      return 0; // tried again next round, before anything newer
+    }
+    processed = { lt: item.lt.toString(), hash: item.hash };
+    unsaved += 1;
+    // A transaction given up on is passed at once, so it is never counted twice.
+    if (stuck || outcome === 'skipped' || unsaved >= CURSOR_EVERY) await saveCursor();
+    stuck = null;
   }
-  // Everything the chain had when the round started is processed.
-  await writeChainState(ctx.db, SYNCED_KEY, String(roundStartedAt), ctx.clock.now().toISOString());
-  return fresh.length;
+  await saveCursor();
+  if (rows.length === MAX_PROCESSED_PER_ROUND) return rows.length; // more kept: the next round goes on
+  // Everything the chain had when the walk started is processed; the next round starts a new walk.
+  await writeChainState(ctx.db, SYNCED_KEY, String(walk.startedAt), ctx.clock.now().toISOString());
+  await endWalk(ctx.db);
+  return rows.length;
 }
 
-/** Transactions newer than the cursor, oldest first, each once (providers may repeat a page). */
-async function readNewTransactions(
+/**
+ * Processes one transaction; a failure never escapes. It is tried again on the next rounds
+ * ('retry': the round stops here, so order is kept) until MAX_TX_ATTEMPTS, then skipped: kept
+ * for the operator and counted on GET /admin/chain ('skipped': the cursor moves past it).
+ * A failure to record the failure (the database is down) does escape: nothing moves then.
+ */
+async function processIsolated(
+  ctx: DomainContext,
   live: LiveChain,
-  cursor: Cursor | null,
-): Promise<ChainTransaction[] | null> {
-  const seen = new Map<string, ChainTransaction>();
-  let from: { lt: bigint; hash: string } | undefined;
-  for (let page = 0; page < MAX_PAGES; page++) {
-    const txs = await live.client.getTransactions(live.wallet.address, PAGE, from);
-    let reachedCursor = false;
-    for (const t of txs) {
-      if (cursor && (t.lt < BigInt(cursor.lt) || (t.lt === BigInt(cursor.lt) && t.hash === cursor.hash))) {
-        reachedCursor = true;
-        continue;
-      }
-      seen.set(t.hash, t);
+  item: { lt: bigint; hash: string },
+  boc: string,
+  stuck: StuckTransaction | null,
+): Promise<'done' | 'skipped' | 'retry'> {
+  let tx: Transaction | undefined;
+  try {
+    tx = loadTransaction(Cell.fromBase64(boc).beginParse());
+    await processTransaction(ctx, live, { ...item, tx });
+  } catch (error) {
+    const now = ctx.clock.now().toISOString();
+    const ref = { txHash: item.hash, lt: item.lt.toString() };
+    const attempts = await recordFailure(ctx.db, ref, error, now);
+    if (attempts < MAX_TX_ATTEMPTS) return 'retry';
+    let why = error;
+    try {
+      if (tx) await keepNotCredited(ctx, live, { ...item, tx });
+    } catch (keepError) {
+      // Even keeping it failed: the hash and both errors stay on GET /admin/chain.
+      why = new Error(
+        `${errorMessage(error)}; keeping it for the operator failed too: ${errorMessage(keepError)}`,
+      );
     }
-    const oldest = txs.at(-1);
-    const endOfHistory = txs.length < PAGE || !oldest || (from && oldest.lt === from.lt && txs.length === 1);
-    if (reachedCursor || endOfHistory) {
-      return [...seen.values()].sort((a, b) => (a.lt < b.lt ? -1 : a.lt > b.lt ? 1 : 0));
-    }
-    // The next page starts at the oldest of this one (inclusive); the map drops the repeat.
-    from = { lt: oldest.lt, hash: oldest.hash };
+    await recordSkipped(ctx.db, ref, why, now);
+    return 'skipped';
   }
-  live.client.lastError = {
-    message: `the wallet follower did not reach its cursor within ${MAX_PAGES} pages`,
-    at: new Date().toISOString(),
-  };
-  return null;
+  if (stuck) await clearStuck(ctx.db);
+  return 'done';
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 async function processTransaction(
@@ -105,13 +159,12 @@ async function processTransaction(
     return;
   }
   if (inMsg.info.type !== 'internal') return;
-  const from = inMsg.info.src;
-  if (from.equals(live.wallet.address)) {
+  if (inMsg.info.src.equals(live.wallet.address)) {
     const seq = readBatchSeq(inMsg.body);
     if (seq !== null) await confirmBatch(ctx, live, seq, item);
     return;
   }
-  await recordDeposit(ctx, live, item, from, inMsg.info.value.coins, inMsg.info.bounced, inMsg.body);
+  await recordDeposit(ctx, live, item);
 }
 
 async function confirmBatch(ctx: DomainContext, live: LiveChain, seq: number, item: ChainTransaction) {
@@ -163,39 +216,67 @@ function outgoingTransfers(tx: Transaction): { key: string; messageHash: string 
   return out;
 }
 
-async function recordDeposit(
-  ctx: DomainContext,
-  live: LiveChain,
-  item: ChainTransaction,
-  from: Address,
-  amountNano: bigint,
-  bounced: boolean,
-  body: Cell,
-) {
-  if (bounced || amountNano <= 0n || item.tx.description.type !== 'generic') return;
+/** What an incoming transfer from someone else brought, or null when it kept nothing. */
+function incomingValue(live: LiveChain, item: ChainTransaction) {
+  const inMsg = item.tx.inMessage;
+  if (inMsg?.info.type !== 'internal' || inMsg.info.src.equals(live.wallet.address)) return null;
+  const { src, value, bounced } = inMsg.info;
+  if (bounced || value.coins <= 0n || item.tx.description.type !== 'generic') return null;
   // A transaction that bounced the value back kept nothing. (An uninitialized wallet's
   // transaction is "aborted" with its compute phase skipped, yet it keeps the value.)
   for (const out of item.tx.outMessages.values())
-    if (out.info.type === 'internal' && out.info.bounced) return;
-  const memo = readTextComment(body).trim();
-  const deposit = {
-    txHash: item.hash,
-    fromAddress: formatAddress(from, ctx.chain.network),
-    toAddress: formatAddress(live.wallet.address, ctx.chain.network),
-    amountNano,
+    if (out.info.type === 'internal' && out.info.bounced) return null;
+  return { from: src, amountNano: value.coins, body: inMsg.body };
+}
+
+/** The memo a body carries as the watcher matches it, and whether its comment was unreadable. */
+function memoOf(body: Cell): { memo: string; unreadable: boolean } {
+  const reading = readComment(body);
+  return {
+    memo: reading.kind === 'text' ? cleanMemo(reading.text) : '',
+    unreadable: reading.kind === 'unreadable',
   };
-  const agent = memo ? await findAgent(ctx.db, memo) : undefined;
-  if (agent && amountNano >= MIN_DEPOSIT_NANO) {
-    await creditChainDeposit(ctx, agent.id, deposit);
+}
+
+async function recordDeposit(ctx: DomainContext, live: LiveChain, item: ChainTransaction) {
+  const incoming = incomingValue(live, item);
+  if (!incoming) return;
+  const { memo, unreadable } = memoOf(incoming.body);
+  // Only a memo shaped like an agent id is looked up: no stranger's text reaches the query.
+  const agent = isIdOf('agent', memo) ? await findAgent(ctx.db, memo) : undefined;
+  if (agent && incoming.amountNano >= MIN_DEPOSIT_NANO) {
+    await creditChainDeposit(ctx, agent.id, {
+      txHash: item.hash,
+      fromAddress: formatAddress(incoming.from, ctx.chain.network),
+      toAddress: formatAddress(live.wallet.address, ctx.chain.network),
+      amountNano: incoming.amountNano,
+    });
     return;
   }
+  const reason = agent ? 'below_minimum' : unreadable ? 'unreadable_memo' : 'unknown_memo';
+  await keepUnmatched(ctx, item, incoming, memo, reason);
+}
+
+/** A transfer the follower gave up on (MAX_TX_ATTEMPTS failures) waits for the operator. */
+async function keepNotCredited(ctx: DomainContext, live: LiveChain, item: ChainTransaction) {
+  const incoming = incomingValue(live, item);
+  if (incoming) await keepUnmatched(ctx, item, incoming, memoOf(incoming.body).memo, 'not_credited');
+}
+
+async function keepUnmatched(
+  ctx: DomainContext,
+  item: ChainTransaction,
+  incoming: { from: Address; amountNano: bigint },
+  memo: string,
+  reason: UnmatchedDepositRow['reason'],
+) {
   await insertUnmatchedDeposit(ctx.db, {
     tx_hash: item.hash,
     lt: item.lt.toString(),
-    from_address: deposit.fromAddress,
-    amount_nano: amountNano,
-    memo: clipText(memo, 200),
-    reason: agent ? 'below_minimum' : 'unknown_memo',
+    from_address: formatAddress(incoming.from, ctx.chain.network),
+    amount_nano: incoming.amountNano,
+    memo: clipText(memo, MAX_STORED_MEMO),
+    reason,
     status: 'open',
     agent_id: null,
     resolved_at: null,

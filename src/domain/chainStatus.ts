@@ -1,8 +1,11 @@
 import { sql } from 'kysely';
 import { readChainState } from '../db/repositories/chainState.js';
+import { countWalkTransactions } from '../db/repositories/chainWalk.js';
 import { CURSOR_KEY } from './chainFollower.js';
 import { PAUSE_KEY, SYNCED_KEY } from './chainSender.js';
+import { readWalk } from './chainWalk.js';
 import type { DomainContext } from './context.js';
+import { MAX_TX_ATTEMPTS, readSkipped, readStuck } from './followerProblems.js';
 
 /** The operator's view of the chain side: wallets, follower, transfers by state, provider health. */
 export async function chainStatus(ctx: DomainContext) {
@@ -40,6 +43,13 @@ export async function chainStatus(ctx: DomainContext) {
       ? {
           cursor: cursorRaw ? (JSON.parse(cursorRaw) as { lt: string; hash: string }) : null,
           lagSec: syncedAt ? Math.max(0, live.nowSeconds() - Number(syncedAt)) : null,
+          // The walk back to the cursor in progress (a backlog is read over several rounds), or null.
+          walk: await walkProgress(ctx),
+          // A transaction that failed and is tried again each round (skipped after maxAttempts).
+          stuck: await readStuck(ctx.db),
+          maxAttempts: MAX_TX_ATTEMPTS,
+          // Transactions given up on, kept as unmatched deposits when they brought money.
+          skipped: (await readSkipped(ctx.db)) ?? { count: 0, last: null },
         }
       : null,
     transfers: {
@@ -53,5 +63,16 @@ export async function chainStatus(ctx: DomainContext) {
     payoutsPaused: await readChainState(ctx.db, PAUSE_KEY),
     lastProviderError: live?.client.lastError ?? null,
     providerRequests: live?.client.budget.requests ?? null,
+  };
+}
+
+async function walkProgress(ctx: DomainContext) {
+  const walk = await readWalk(ctx.db);
+  if (!walk) return null;
+  return {
+    pages: walk.pages,
+    transactions: walk.kept,
+    reachedCursor: walk.done,
+    unprocessed: await countWalkTransactions(ctx.db),
   };
 }

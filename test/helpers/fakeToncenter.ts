@@ -2,8 +2,13 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import {
   Address,
+  beginCell,
   Cell,
   loadTransaction,
+  type Message,
+  storeAccountStatus,
+  storeCurrencyCollection,
+  storeMessage,
   type Transaction,
   type TupleItem,
   comment as textComment,
@@ -51,6 +56,21 @@ export interface FakeToncenter {
   totalRequests(): number;
   /** A transfer from the faucet (an agent's wallet) with a text comment; resolves after it is on chain. */
   sendFromFaucet(to: Address, amountNano: bigint, comment?: string, bounce?: boolean): Promise<void>;
+  /**
+   * Delivers a message built by the test (any body, sender or flag the chain allows, e.g. a
+   * bounced one or a jetton notification) straight to its destination; resolves once recorded.
+   */
+  deliver(message: InternalMessage): Promise<void>;
+  /**
+   * Adds a backlog of incoming transfers to `to`'s history fast: the first is a real transfer
+   * run by the chain and the rest are copies of its transaction (same phases and fees) with
+   * their own lt, sender's value and comment, each linked to the one before. The chain's balance
+   * does not include the copies; the history the provider serves does, as a real backlog.
+   */
+  appendBacklog(
+    to: Address,
+    transfers: { amountNano: bigint; comment: string }[],
+  ): Promise<{ lt: bigint; hash: string }[]>;
   balance(address: Address): Promise<bigint>;
   /** Every transaction of `address` the chain has recorded, oldest first (what a test checks the ledger against). */
   history(address: Address): Transaction[];
@@ -58,6 +78,38 @@ export interface FakeToncenter {
   settle(): Promise<void>;
   close(): Promise<void>;
 }
+
+export interface InternalMessage {
+  from: Address;
+  to: Address;
+  amountNano: bigint;
+  body: Cell;
+  bounce?: boolean;
+  bounced?: boolean;
+}
+
+/** An internal message as the chain delivers it (what a sender's transaction would have sent). */
+export function internalMessage(m: InternalMessage): Message {
+  return {
+    info: {
+      type: 'internal',
+      ihrDisabled: true,
+      bounce: m.bounce ?? false,
+      bounced: m.bounced ?? false,
+      src: m.from,
+      dest: m.to,
+      value: { coins: m.amountNano },
+      ihrFee: 0n,
+      forwardFee: 0n,
+      createdLt: 0n,
+      createdAt: 0,
+    },
+    body: m.body,
+  };
+}
+
+/** The sandbox numbers each transaction 1,000,000 lt after the one before. */
+const LT_STEP = 1_000_000n;
 
 export async function startFakeToncenter(opts: { blockMs?: number } = {}): Promise<FakeToncenter> {
   const blockMs = opts.blockMs ?? 50;
@@ -250,6 +302,66 @@ export async function startFakeToncenter(opts: { blockMs?: number } = {}): Promi
           body: memo === undefined ? undefined : textComment(memo),
         });
         record(result.transactions);
+      }),
+    deliver: (message) =>
+      onChain(async () => {
+        record((await blockchain.sendMessage(internalMessage(message))).transactions);
+      }),
+    appendBacklog: (to, transfers) =>
+      onChain(async () => {
+        const [first, ...rest] = transfers;
+        if (!first) return [];
+        const body = textComment(first.comment);
+        const real = await blockchain.sendMessage(
+          internalMessage({ from: faucet.address, to, amountNano: first.amountNano, body }),
+        );
+        record(real.transactions);
+        const template = real.transactions.find((t) => t.inMessage?.info.type === 'internal')!;
+        const key = to.hash.toString('hex');
+        const stored = txs.get(key)!;
+        let previous = { lt: template.lt, hash: template.hash() };
+        const made = [previous];
+        // The parts every copy shares are the template's own cells (state update, description).
+        const [, stateUpdate, description] = template.raw.refs;
+        for (const transfer of rest) {
+          const lt = blockchain.lt + LT_STEP;
+          const inMessage = template.inMessage!;
+          if (inMessage.info.type !== 'internal' || template.outMessagesCount !== 0)
+            throw new Error('the template is an incoming transfer that sent nothing');
+          const message: Message = {
+            ...inMessage,
+            info: { ...inMessage.info, value: { coins: transfer.amountNano }, createdLt: lt - 1n },
+            body: textComment(transfer.comment),
+          };
+          // transaction$0111 (as storeTransaction writes it, with the template's shared cells).
+          const cell = beginCell()
+            .storeUint(0b0111, 4)
+            .storeUint(template.address, 256)
+            .storeUint(lt, 64)
+            .storeBuffer(previous.hash)
+            .storeUint(previous.lt, 64)
+            .storeUint(template.now, 32)
+            .storeUint(0, 15)
+            .store(storeAccountStatus(template.oldStatus))
+            .store(storeAccountStatus(template.endStatus))
+            .storeRef(
+              beginCell()
+                .storeBit(1)
+                .storeRef(beginCell().store(storeMessage(message)))
+                .storeBit(0),
+            )
+            .store(storeCurrencyCollection(template.totalFees))
+            .storeRef(stateUpdate!)
+            .storeRef(description!)
+            .endCell();
+          const hash = cell.hash();
+          stored.push({ lt, hash, boc: cell.toBoc().toString('base64') });
+          previous = { lt, hash };
+          made.push(previous);
+          // Later transactions the chain runs come after the copies.
+          (blockchain as unknown as { currentLt: bigint }).currentLt = lt;
+        }
+        return made.map((t) => ({ lt: t.lt, hash: t.hash.toString('hex') }));
       }),
     balance: (address) => onChain(async () => (await blockchain.getContract(address)).balance),
     history: (address) =>

@@ -1,6 +1,12 @@
 import { type FormEvent, useState } from 'react';
 import { ErrorLine } from '../App';
 import { adminApi, type Json } from '../api';
+import {
+  providerErrorLabel,
+  unmatchedReasonLabel,
+  watcherBacklogLabel,
+  watcherProblemsLabel,
+} from '../chainLabels';
 import { tonOf } from '../ton';
 
 const when = (iso: string) => iso.slice(0, 16).replace('T', ' ');
@@ -37,6 +43,18 @@ export function ChainStatus({ chain }: { chain: Json | null }) {
               }`
             : 'not used in the sandbox: the faucet credits its deposits at once'}
         </dd>
+        {watcher && watcherBacklogLabel(watcher.walk) ? (
+          <>
+            <dt>Backlog</dt>
+            <dd>{watcherBacklogLabel(watcher.walk)}</dd>
+          </>
+        ) : null}
+        {watcher ? (
+          <>
+            <dt>Problem transactions</dt>
+            <dd className="breakable">{watcherProblemsLabel(watcher)}</dd>
+          </>
+        ) : null}
         <dt>Transfers</dt>
         <dd>
           {chain.transfers.pending} pending, {chain.transfers.sent} sent, {chain.transfers.confirmed}{' '}
@@ -49,7 +67,7 @@ export function ChainStatus({ chain }: { chain: Json | null }) {
         <dd>{chain.payoutsPaused ? `paused: ${chain.payoutsPaused}` : 'running'}</dd>
         <dt>Provider</dt>
         <dd>
-          {chain.lastProviderError ? `last error: ${chain.lastProviderError}` : 'no error'}
+          {providerErrorLabel(chain.lastProviderError)}
           {chain.providerRequests !== null ? `; ${chain.providerRequests} requests` : ''}
         </dd>
       </dl>
@@ -176,7 +194,7 @@ export function UnmatchedDeposits({
               </td>
               <td>{d.amount} TON</td>
               <td className="breakable">{d.memo === '' ? '(none)' : d.memo}</td>
-              <td>{d.reason === 'below_minimum' ? 'below the minimum' : 'unknown memo'}</td>
+              <td>{unmatchedReasonLabel(d.reason)}</td>
               <td>
                 <code>{short(d.txHash)}</code>
               </td>
