@@ -1060,8 +1060,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Credit an unmatched deposit to an agent (once: the chain hash is unique in the ledger)
-         * @description Credit an unmatched deposit to an agent (once: the chain hash is unique in the ledger). Operator only: `Authorization: Bearer <ADMIN_TOKEN>`. Errors: 400, 401, 404, 409, each as JSON `{error}`.
+         * Credit an unmatched deposit to an agent, once: again for the same agent answers the same credit; 409 when the transfer is already credited to another agent or was returned
+         * @description Credit an unmatched deposit to an agent, once: again for the same agent answers the same credit; 409 when the transfer is already credited to another agent or was returned. Operator only: `Authorization: Bearer <ADMIN_TOKEN>`. Errors: 400, 401, 404, 409, each as JSON `{error}`.
          */
         post: operations["adminAssignUnmatchedDeposit"];
         delete?: never;

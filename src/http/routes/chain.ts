@@ -130,7 +130,8 @@ export const chainAdminRoutes: Routes = async (app, { ctx }) => {
         operationId: 'adminAssignUnmatchedDeposit',
         tags,
         security,
-        summary: 'Credit an unmatched deposit to an agent (once: the chain hash is unique in the ledger)',
+        summary:
+          'Credit an unmatched deposit to an agent, once: again for the same agent answers the same credit; 409 when the transfer is already credited to another agent or was returned',
         params: TxHashParam,
         body: Type.Object({ agentId: Type.String({ maxLength: 100 }) }),
         response: { 201: Type.Object({ transaction: Transaction }), ...errors(400, 401, 404, 409) },
