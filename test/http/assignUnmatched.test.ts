@@ -125,4 +125,50 @@ describe('assigning an unmatched deposit', () => {
     expect((await agentMe(t, agent)).balance).toBe('0');
     expect(await unmatchedRow(txHash)).toMatchObject({ status: 'returned' });
   });
+
+  it('the audit reports a transfer booked twice (credited and still open) or not at all (assigned, not credited)', async () => {
+    const agent = await createAgent(t);
+    const txHash = await plantUnmatched(1_500_000_000n);
+    // Credited behind the operator's back, totals kept consistent so no balance check sees it.
+    const row = await creditChainDeposit(t.ctx, agent.id, {
+      txHash,
+      fromAddress: FROM,
+      toAddress: t.services.chain.depositAddress,
+      amountNano: 1_500_000_000n,
+    });
+    const audit = async () =>
+      (await t.app.inject({ method: 'GET', url: '/admin/audit', headers: t.admin })).json();
+    expect(await audit()).toMatchObject({
+      ok: false,
+      problems: [
+        {
+          agentId: agent.id,
+          problems: [
+            `deposit ${row.id} credits chain transfer ${txHash}, which is also an unmatched deposit (open)`,
+          ],
+        },
+      ],
+    });
+    // Settling it the way the 409 says (assign it to the agent credited) clears the problem.
+    expect((await assign(txHash, agent)).statusCode).toBe(201);
+    expect(await audit()).toMatchObject({ ok: true, problems: [] });
+
+    const lost = await plantUnmatched(2_500_000_000n);
+    await t.ctx.db
+      .updateTable('unmatched_deposits')
+      .set({ status: 'assigned', agent_id: agent.id, resolved_at: t.clock.now().toISOString() })
+      .where('tx_hash', '=', lost)
+      .execute();
+    expect(await audit()).toMatchObject({
+      ok: false,
+      problems: [
+        {
+          agentId: agent.id,
+          problems: [`unmatched deposit ${lost} is assigned to this agent but no DEPOSIT row credits it`],
+        },
+      ],
+    });
+    await t.ctx.db.deleteFrom('unmatched_deposits').where('tx_hash', '=', lost).execute();
+    await expectBooksBalanced(t);
+  });
 });

@@ -1018,8 +1018,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Compare every ledger row that claims a chain transfer with the chain: missing, duplicated, different amount or address
-         * @description Compare every ledger row that claims a chain transfer with the chain: missing, duplicated, different amount or address. Operator only: `Authorization: Bearer <ADMIN_TOKEN>`. Errors: 401, 409, each as JSON `{error}`.
+         * Compare the books with the hot wallet’s history: every incoming transfer booked once, every outgoing one a payout or fee of ours, confirmed rows on chain, pending rows older than an hour
+         * @description Compare the books with the hot wallet’s history: every incoming transfer booked once, every outgoing one a payout or fee of ours, confirmed rows on chain, pending rows older than an hour. Operator only: `Authorization: Bearer <ADMIN_TOKEN>`. Errors: 401, 409, each as JSON `{error}`.
          */
         get: operations["adminReconcile"];
         put?: never;

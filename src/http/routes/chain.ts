@@ -82,7 +82,7 @@ export const chainAdminRoutes: Routes = async (app, { ctx }) => {
         tags,
         security,
         summary:
-          'Compare every ledger row that claims a chain transfer with the chain: missing, duplicated, different amount or address',
+          'Compare the books with the hot wallet’s history: every incoming transfer booked once, every outgoing one a payout or fee of ours, confirmed rows on chain, pending rows older than an hour',
         response: { 200: Type.Unknown(), ...errors(401, 409) },
       },
     },
