@@ -4,6 +4,10 @@ import { defineConfig } from 'vitest/config';
 // schema (see test/helpers/app.ts), so they never share state. The web apps are built once per
 // run first (skipped when their sources did not change), for the e2e tests.
 export default defineConfig({
+  // In the repository the SDK (@handoff/sdk, a workspace) is its TypeScript source; outside it,
+  // its built dist/ (see sdk/package.json's exports).
+  resolve: { conditions: ['handoff-source'] },
+  ssr: { resolve: { conditions: ['handoff-source'] } },
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/e2e/globalSetup.ts'],

@@ -14,8 +14,9 @@ Commands:
   deposit <agentId> <amount>        top up an agent with <amount> TON (sandbox: a real chain transfer)
   agent <agentId>                   show an agent's balance
   audit                             recompute all balances from the ledger and report problems
-  reconcile                         compare every ledger row that claims a chain transfer with the
-                                    chain (testnet/mainnet); exits 1 when there is a difference
+  reconcile                         compare the books with the hot wallet's history (testnet/mainnet):
+                                    deposits booked once, no foreign outgoing transfer, no payout
+                                    pending over an hour; exits 1 when there is a difference
   chain                             the chain's state: hot wallet, watcher, transfers, provider errors
   worker-init-data --telegram-id N [--first-name NAME] [--username NAME]
                                     development: print Mini App init data for the worker API

@@ -20,3 +20,13 @@ export {
   type WebhookScheme,
   WebhookVerificationError,
 } from './webhooks.js';
+export {
+  HandoffWorker,
+  type HandoffWorkerOptions,
+  signWorkerInitData,
+  type TelegramUser,
+  type WalletBody,
+  type WorkerApplication,
+  type WorkerSelf,
+  type WorkerTask,
+} from './worker.js';

@@ -164,7 +164,9 @@ export async function creditChainDeposit(
   } catch (error) {
     // A concurrent replay of the same chain transaction committed first: ours is a no-op.
     const existing = isUniqueViolation(error) ? await findLedgerRowByHash(ctx.db, deposit.txHash) : undefined;
-    if (existing) return existing;
+    if (existing) return sameCredit(existing, agentId);
+    // Already credited (to another agent): nothing is missing from the books.
+    if (error instanceof CreditedElsewhere) throw error;
     throw await keepUncredited(ctx, agentId, deposit, error);
   }
 }
@@ -223,54 +225,104 @@ async function keepUncredited(ctx: DomainContext, agentId: string, deposit: Depo
 function creditOnce(ctx: DomainContext, agentId: string, deposit: Deposit): Promise<TransactionRow> {
   return inTransaction(ctx.db, async (trx) => {
     const existing = await findLedgerRowByHash(trx, deposit.txHash);
-    if (existing) return existing;
-    const now = ctx.clock.now();
-    const row: TransactionRow = {
-      id: newId('transaction', now.getTime()),
-      agent_id: agentId,
-      task_id: null,
-      type: 'DEPOSIT',
-      amount_nano: deposit.amountNano,
-      from_address: deposit.fromAddress,
-      to_address: deposit.toAddress,
-      tx_hash: deposit.txHash,
-      status: 'confirmed',
-      created_at: now.toISOString(),
-      updated_at: now.toISOString(),
-    };
-    // The limits again, inside the transaction: another deposit may have come first.
-    const before = await findAgent(trx, agentId);
-    if (!before) throw notFound('Agent');
-    const refusal = await depositLimitRefusal(trx, before.deposited_nano, deposit.amountNano);
-    if (refusal) throw new DepositLimitError(refusal);
-    await insertLedgerRow(trx, row);
-    const agent = await creditDeposit(
-      trx,
-      agentId,
-      deposit.amountNano,
-      MAX_AGENT_DEPOSITED_NANO,
-      now.toISOString(),
-    );
-    if (!agent)
-      throw new DepositLimitError(
-        `would take this agent's deposits past ${formatTon(MAX_AGENT_DEPOSITED_NANO)} TON`,
-      );
-    await recordEvent(trx, {
-      agentId,
-      taskId: null,
-      type: 'deposit.received',
-      data: {
-        deposit: {
-          amount: formatTon(deposit.amountNano),
-          fromAddress: deposit.fromAddress,
-          txHash: deposit.txHash,
-          currency: CURRENCY,
-        },
-      },
-      now,
-    });
-    return row;
+    if (existing) return sameCredit(existing, agentId);
+    return insertDepositCredit(ctx, trx, agentId, deposit);
   });
+}
+
+/**
+ * A chain transfer is credited once, to one agent: a replay for the agent already credited
+ * answers that credit; a replay for anyone else is refused, never answered with another agent's
+ * row (which would look like success).
+ */
+export function sameCredit(existing: TransactionRow, agentId: string): TransactionRow {
+  if (existing.type === 'DEPOSIT' && existing.agent_id === agentId) return existing;
+  throw new CreditedElsewhere(
+    `This chain transfer is already credited to agent ${existing.agent_id} (ledger row ${existing.id}, ${existing.type}), and a transfer is credited once: nothing was changed. Assigning it to ${existing.agent_id} closes the open deposit without a second credit.`,
+    { agentId: existing.agent_id, transactionId: existing.id },
+  );
+}
+
+/** The transfer is in the ledger for another agent: the books are right, this request is not. */
+class CreditedElsewhere extends DomainError {
+  constructor(message: string, extra: Record<string, unknown>) {
+    super('conflict', message, extra);
+  }
+}
+
+/**
+ * Credits a chain transfer inside the caller's transaction (the operator's assignment, whose
+ * record of the assignment must commit with the credit). A deposit limit reached is a 409 that
+ * says so; the caller's transaction then changes nothing.
+ */
+export async function creditDepositIn(
+  ctx: DomainContext,
+  trx: Executor,
+  agentId: string,
+  deposit: Deposit,
+): Promise<TransactionRow> {
+  assertInvariant(deposit.amountNano > 0n, 'a deposit is positive');
+  try {
+    return await insertDepositCredit(ctx, trx, agentId, deposit);
+  } catch (error) {
+    if (error instanceof DepositLimitError)
+      throw conflict(`This transfer cannot be credited to ${agentId}: it ${error.message}`);
+    throw error;
+  }
+}
+
+async function insertDepositCredit(
+  ctx: DomainContext,
+  trx: Executor,
+  agentId: string,
+  deposit: Deposit,
+): Promise<TransactionRow> {
+  const now = ctx.clock.now();
+  const row: TransactionRow = {
+    id: newId('transaction', now.getTime()),
+    agent_id: agentId,
+    task_id: null,
+    type: 'DEPOSIT',
+    amount_nano: deposit.amountNano,
+    from_address: deposit.fromAddress,
+    to_address: deposit.toAddress,
+    tx_hash: deposit.txHash,
+    status: 'confirmed',
+    created_at: now.toISOString(),
+    updated_at: now.toISOString(),
+  };
+  // The limits again, inside the transaction: another deposit may have come first.
+  const before = await findAgent(trx, agentId);
+  if (!before) throw notFound('Agent');
+  const refusal = await depositLimitRefusal(trx, before.deposited_nano, deposit.amountNano);
+  if (refusal) throw new DepositLimitError(refusal);
+  await insertLedgerRow(trx, row);
+  const agent = await creditDeposit(
+    trx,
+    agentId,
+    deposit.amountNano,
+    MAX_AGENT_DEPOSITED_NANO,
+    now.toISOString(),
+  );
+  if (!agent)
+    throw new DepositLimitError(
+      `would take this agent's deposits past ${formatTon(MAX_AGENT_DEPOSITED_NANO)} TON`,
+    );
+  await recordEvent(trx, {
+    agentId,
+    taskId: null,
+    type: 'deposit.received',
+    data: {
+      deposit: {
+        amount: formatTon(deposit.amountNano),
+        fromAddress: deposit.fromAddress,
+        txHash: deposit.txHash,
+        currency: CURRENCY,
+      },
+    },
+    now,
+  });
+  return row;
 }
 
 export function parseDepositAmount(amount: string | number): bigint {

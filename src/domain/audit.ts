@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { listDepositBookingClashes } from '../db/repositories/reconciliationRows.js';
 import { listUncreditedDeposits } from '../db/repositories/uncreditedDeposits.js';
 import type { DomainContext } from './context.js';
 import { formatTon } from './money.js';
@@ -45,6 +46,7 @@ export async function auditMoney(ctx: DomainContext, agentId?: string): Promise<
     ]);
   if (agentId) query = query.where('a.id', '=', agentId);
   const rows = await query.execute();
+  const bookings = await depositBookingProblems(ctx, agentId);
   return rows.map((r) => {
     const problems: string[] = [];
     const check = (what: string, stored: bigint, actual: bigint | null) => {
@@ -56,8 +58,37 @@ export async function auditMoney(ctx: DomainContext, agentId?: string): Promise<
     if (r.balance_nano < 0n) problems.push(`negative balance ${r.balance_nano}`);
     if (r.deposited_nano !== r.balance_nano + r.locked_nano + r.spent_nano)
       problems.push('conservation broken');
+    problems.push(...(bookings.get(r.id) ?? []));
     return { agentId: r.id, ok: problems.length === 0, problems };
   });
+}
+
+/**
+ * A chain transfer is booked once: as a DEPOSIT row, or as an unmatched deposit (an assigned one
+ * together with the DEPOSIT row of the agent it was assigned to). A clash is a problem of the
+ * agent credited (or assigned), whose balance holds money the books also keep for the operator.
+ */
+async function depositBookingProblems(ctx: DomainContext, agentId?: string) {
+  const { credited, uncredited } = await listDepositBookingClashes(ctx.db, agentId);
+  const problems = new Map<string, string[]>();
+  const add = (agent: string, problem: string) =>
+    problems.set(agent, [...(problems.get(agent) ?? []), problem]);
+  for (const c of credited) {
+    add(
+      c.agent_id,
+      c.status === 'assigned'
+        ? `deposit ${c.ledger_id} credits chain transfer ${c.tx_hash}, which the operator assigned to ${c.assigned_to}`
+        : `deposit ${c.ledger_id} credits chain transfer ${c.tx_hash}, which is also an unmatched deposit (${c.status})`,
+    );
+  }
+  for (const u of uncredited) {
+    if (u.agent_id)
+      add(
+        u.agent_id,
+        `unmatched deposit ${u.tx_hash} is assigned to this agent but no DEPOSIT row credits it`,
+      );
+  }
+  return problems;
 }
 
 /** Transfers on chain that the books do not hold (see creditChainDeposit), newest first. */

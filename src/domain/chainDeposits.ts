@@ -1,12 +1,14 @@
 import { findAgent } from '../db/repositories/agents.js';
+import { findLedgerRowByHash } from '../db/repositories/ledger.js';
 import {
   findUnmatchedDeposit,
   listUnmatchedDeposits,
   resolveUnmatchedDeposit,
 } from '../db/repositories/unmatchedDeposits.js';
-import { creditChainDeposit, MIN_DEPOSIT_NANO } from './agents.js';
+import { creditDepositIn, MIN_DEPOSIT_NANO, sameCredit } from './agents.js';
 import type { DomainContext } from './context.js';
 import { conflict, notFound } from './errors.js';
+import { inTransaction } from './transaction.js';
 
 /** Where and how an agent tops up: a transfer to the deposit address with its memo as the comment. */
 export function depositInstructions(ctx: DomainContext, agentId: string) {
@@ -27,23 +29,47 @@ export function unmatchedDeposits(ctx: DomainContext, status: 'open' | 'assigned
 }
 
 /**
- * The operator credits a deposit nobody could be matched to. The ledger's unique chain hash makes
- * it impossible to credit the same transaction twice, whatever the order of calls.
+ * The operator credits a deposit nobody could be matched to. The assignment and its credit commit
+ * in one transaction, after a compare-and-set from open, so two assignments at once credit once.
+ * A transfer the ledger already holds is answered by what the ledger says: the same credit when
+ * it is this agent's (a replay, which also closes a deposit left open), a 409 naming the agent
+ * otherwise (the ledger's unique chain hash keeps it from being credited twice either way).
  */
-export async function assignUnmatchedDeposit(ctx: DomainContext, txHash: string, agentId: string) {
-  const deposit = await findUnmatchedDeposit(ctx.db, txHash);
-  if (!deposit) throw notFound('Unmatched deposit');
-  if (deposit.status !== 'open')
-    throw conflict(`This deposit is already ${deposit.status}`, { status: deposit.status });
-  if (!(await findAgent(ctx.db, agentId))) throw notFound('Agent');
-  const row = await creditChainDeposit(ctx, agentId, {
-    txHash: deposit.tx_hash,
-    fromAddress: deposit.from_address,
-    toAddress: ctx.chain.depositAddress,
-    amountNano: deposit.amount_nano,
+export function assignUnmatchedDeposit(ctx: DomainContext, txHash: string, agentId: string) {
+  return inTransaction(ctx.db, async (trx) => {
+    if (!(await findAgent(trx, agentId))) throw notFound('Agent');
+    const deposit = await findUnmatchedDeposit(trx, txHash);
+    if (!deposit) throw notFound('Unmatched deposit');
+    const now = ctx.clock.now().toISOString();
+    const credited = await findLedgerRowByHash(trx, txHash);
+    if (!credited && deposit.status === 'open') {
+      if (await resolveUnmatchedDeposit(trx, txHash, 'assigned', agentId, now)) {
+        return creditDepositIn(ctx, trx, agentId, {
+          txHash: deposit.tx_hash,
+          fromAddress: deposit.from_address,
+          toAddress: ctx.chain.depositAddress,
+          amountNano: deposit.amount_nano,
+        });
+      }
+    }
+    // Resolved or credited already (perhaps by an assignment that committed a moment ago, which
+    // a new statement sees on PostgreSQL): answer from what is stored now.
+    const stored = (await findUnmatchedDeposit(trx, txHash))!;
+    const row = await findLedgerRowByHash(trx, txHash);
+    if (stored.status === 'returned')
+      throw conflict('This deposit is recorded as returned to its sender, so it cannot be credited', {
+        status: stored.status,
+      });
+    if (!row) {
+      throw conflict(
+        `This deposit is marked assigned to ${stored.agent_id} but no ledger row credits it; run GET /admin/audit and settle it by hand`,
+        { status: stored.status, agentId: stored.agent_id },
+      );
+    }
+    const same = sameCredit(row, agentId);
+    if (stored.status === 'open') await resolveUnmatchedDeposit(trx, txHash, 'assigned', agentId, now);
+    return same;
   });
-  await resolveUnmatchedDeposit(ctx.db, txHash, 'assigned', agentId, ctx.clock.now().toISOString());
-  return row;
 }
 
 /**

@@ -1,32 +1,58 @@
-import { Address, beginCell, storeMessage } from '@ton/core';
+import { Address } from '@ton/core';
 import type { LiveChain } from '../chain/liveChain.js';
-import { readTextComment } from '../chain/sandboxTx.js';
 import type { ChainTransaction } from '../chain/toncenterClient.js';
+import { readChainState } from '../db/repositories/chainState.js';
+import {
+  listAllUnmatchedDeposits,
+  listChainLedgerRows,
+  listUncreditedReasons,
+} from '../db/repositories/reconciliationRows.js';
+import { CURSOR_KEY } from './chainFollower.js';
 import type { DomainContext } from './context.js';
 import { conflict } from './errors.js';
+import { type IncomingTransfer, type OutgoingTransfer, walletTransfers } from './walletTransfers.js';
 
 /** At most this many pages of the wallet's history per reconciliation (100 transactions each). */
 const MAX_PAGES = 1_000;
 const PAGE = 100;
+/**
+ * A payout or fee still pending after this long is listed: a transfer normally lands within a
+ * minute, and its retries back off to at most every 10 minutes, so an hour means it is stuck
+ * (an empty hot wallet, a refused address, a provider down) and someone should look.
+ */
+export const STALE_PENDING_AFTER_SECONDS = 3600;
+/** Comments (anyone's text) are shown at most this long in a difference's detail. */
+const MAX_COMMENT_SHOWN = 100;
 
 export interface Difference {
-  kind: 'missing' | 'duplicated' | 'amount' | 'address' | 'unrecorded';
+  kind:
+    | 'missing'
+    | 'duplicated'
+    | 'amount'
+    | 'address'
+    | 'unbooked'
+    | 'double_booked'
+    | 'foreign_outgoing'
+    | 'unconfirmed'
+    | 'stale_pending';
   ledgerId: string | null;
   txHash: string | null;
   detail: string;
 }
 
-interface ChainOut {
-  to: Address;
-  amountNano: bigint;
-  comment: string;
-}
+type LedgerRow = Awaited<ReturnType<typeof listChainLedgerRows>>[number];
+type UnmatchedRow = Awaited<ReturnType<typeof listAllUnmatchedDeposits>>[number];
 
 /**
- * Compares every ledger row that claims a chain transfer with what the hot wallet's history shows:
- * a deposit by its transaction hash, a payout or fee by its out-message hash. Reports rows the
- * chain does not show, different amounts or addresses, transfers the chain shows more than once
- * (the same transfer's comment on two out-messages), and transfers of ours the ledger does not know.
+ * Compares the books with the hot wallet's whole history (it is also the deposit address):
+ * - every incoming transfer the watcher has processed is booked exactly once: one DEPOSIT row or
+ *   one unmatched deposit (an assigned one together with its agent's DEPOSIT row), never both,
+ *   never neither; and every DEPOSIT row and unmatched deposit is such a transfer, of its amount;
+ * - every transfer out of the wallet is a PAYOUT or FEE row of ours (by its out-message hash, or
+ *   a pending row's transfer the watcher has not reached yet), whatever its comment; anything
+ *   else is foreign: someone else holds the wallet's key, or the books lost a row;
+ * - confirmed payouts and fees show on chain once, with their amount and address;
+ * - pending rows older than STALE_PENDING_AFTER_SECONDS are listed.
  */
 export async function reconcile(ctx: DomainContext) {
   const live = ctx.chain.live;
@@ -36,109 +62,207 @@ export async function reconcile(ctx: DomainContext) {
     );
   }
   const history = await readHistory(live);
-  const incoming = new Map<string, { amountNano: bigint }>();
-  const outgoing = new Map<string, ChainOut>();
-  const commentCount = new Map<string, number>();
-  for (const { tx, hash } of history) {
-    const inMsg = tx.inMessage;
-    const aborted = tx.description.type !== 'generic' || tx.description.aborted;
-    if (inMsg?.info.type === 'internal' && !inMsg.info.src.equals(live.wallet.address)) {
-      incoming.set(hash, { amountNano: inMsg.info.value.coins });
-    }
-    if (aborted) continue;
-    for (const out of tx.outMessages.values()) {
-      if (out.info.type !== 'internal' || out.info.dest.equals(live.wallet.address)) continue;
-      const messageHash = beginCell().store(storeMessage(out)).endCell().hash().toString('hex');
-      const comment = readTextComment(out.body);
-      outgoing.set(messageHash, { to: out.info.dest, amountNano: out.info.value.coins, comment });
-      commentCount.set(comment, (commentCount.get(comment) ?? 0) + 1);
-    }
-  }
+  const { incoming, outgoing } = walletTransfers(history, live.wallet.address);
+  const processedLt = await processedThroughLt(ctx);
+  const processed = (lt: bigint) => processedLt !== null && lt <= processedLt;
+  const rows = await listChainLedgerRows(ctx.db);
+  const unmatched = await listAllUnmatchedDeposits(ctx.db);
+  const uncredited = new Map((await listUncreditedReasons(ctx.db)).map((u) => [u.tx_hash, u.reason]));
 
-  const differences: Difference[] = [];
-  const rows = await ctx.db
-    .selectFrom('transactions')
-    .leftJoin('chain_transfers', 'chain_transfers.txn_id', 'transactions.id')
-    .select([
-      'transactions.id',
-      'transactions.type',
-      'transactions.amount_nano',
-      'transactions.to_address',
-      'transactions.tx_hash',
-      'chain_transfers.comment',
-    ])
-    .where('transactions.status', '=', 'confirmed')
-    .where('transactions.type', 'in', ['DEPOSIT', 'PAYOUT', 'FEE'])
-    .where('transactions.tx_hash', 'is not', null)
-    .execute();
-  const known = new Set<string>();
-  for (const row of rows) {
-    const hash = row.tx_hash!;
-    known.add(hash);
-    if (row.type === 'DEPOSIT') {
-      const chain = incoming.get(hash);
-      if (!chain)
-        differences.push({ kind: 'missing', ledgerId: row.id, txHash: hash, detail: 'deposit not on chain' });
-      else if (chain.amountNano !== row.amount_nano) {
-        differences.push(amountDiff(row.id, hash, row.amount_nano, chain.amountNano));
-      }
-      continue;
-    }
-    const chain = outgoing.get(hash);
-    if (!chain) {
-      differences.push({
-        kind: 'missing',
-        ledgerId: row.id,
-        txHash: hash,
-        detail: `${row.type} not on chain`,
-      });
-      continue;
-    }
-    if (chain.amountNano !== row.amount_nano)
-      differences.push(amountDiff(row.id, hash, row.amount_nano, chain.amountNano));
-    if (row.to_address && !Address.parse(row.to_address).equals(chain.to)) {
-      differences.push({
-        kind: 'address',
-        ledgerId: row.id,
-        txHash: hash,
-        detail: `ledger ${row.to_address}, chain ${chain.to.toString()}`,
-      });
-    }
-    if (row.comment && (commentCount.get(row.comment) ?? 0) > 1) {
-      differences.push({
-        kind: 'duplicated',
-        ledgerId: row.id,
-        txHash: hash,
-        detail: `the chain shows ${commentCount.get(row.comment)} transfers "${row.comment}"`,
-      });
-    }
-  }
-  for (const [hash, out] of outgoing) {
-    if (!known.has(hash) && out.comment.startsWith('Handoff ')) {
-      differences.push({
-        kind: 'unrecorded',
-        ledgerId: null,
-        txHash: hash,
-        detail: `${out.amountNano} nanoton to ${out.to.toString()} ("${out.comment}") is in no confirmed ledger row`,
-      });
-    }
-  }
+  const differences = [
+    ...checkIncoming(rows, unmatched, uncredited, incoming, processed),
+    ...checkOutgoing(rows, outgoing, processed),
+    ...stalePending(rows, ctx.clock.now()),
+  ];
   return {
     network: ctx.chain.network,
-    checkedRows: rows.length,
+    checkedRows: rows.filter((r) => r.type === 'DEPOSIT' || r.type === 'PAYOUT' || r.type === 'FEE').length,
+    checkedUnmatched: unmatched.length,
     chainTransactions: history.length,
+    /** Transactions up to this lt are processed by the watcher; later ones need not be booked yet. */
+    processedThroughLt: processedLt?.toString() ?? null,
+    unprocessedTransactions: history.filter((h) => !processed(h.lt)).length,
+    stalePendingAfterSeconds: STALE_PENDING_AFTER_SECONDS,
     ok: differences.length === 0,
     differences,
   };
 }
 
-function amountDiff(ledgerId: string, txHash: string, ledgerNano: bigint, chainNano: bigint): Difference {
-  return {
-    kind: 'amount',
-    ledgerId,
-    txHash,
-    detail: `ledger ${ledgerNano} nanoton, chain ${chainNano} nanoton`,
-  };
+/** The lt of the newest transaction the watcher has processed (its cursor), or null. */
+async function processedThroughLt(ctx: DomainContext): Promise<bigint | null> {
+  const raw = await readChainState(ctx.db, CURSOR_KEY);
+  return raw ? BigInt((JSON.parse(raw) as { lt: string }).lt) : null;
+}
+
+function checkIncoming(
+  rows: LedgerRow[],
+  unmatched: UnmatchedRow[],
+  uncredited: Map<string, string>,
+  incoming: Map<string, IncomingTransfer>,
+  processed: (lt: bigint) => boolean,
+): Difference[] {
+  const differences: Difference[] = [];
+  const credits = new Map<string, LedgerRow>();
+  for (const row of rows) {
+    if (row.type !== 'DEPOSIT') continue;
+    if (!row.tx_hash) {
+      differences.push(diff('missing', row.id, null, 'a confirmed deposit without a chain transaction'));
+      continue;
+    }
+    credits.set(row.tx_hash, row);
+    const chain = incoming.get(row.tx_hash);
+    if (!chain) differences.push(diff('missing', row.id, row.tx_hash, 'deposit not on chain'));
+    else if (chain.amountNano !== row.amount_nano)
+      differences.push(amountDiff(row.id, row.tx_hash, row.amount_nano, chain.amountNano));
+  }
+  const kept = new Set<string>();
+  for (const u of unmatched) {
+    kept.add(u.tx_hash);
+    const chain = incoming.get(u.tx_hash);
+    if (!chain)
+      differences.push(diff('missing', null, u.tx_hash, `unmatched deposit (${u.status}) not on chain`));
+    else if (chain.amountNano !== u.amount_nano)
+      differences.push(amountDiff(null, u.tx_hash, u.amount_nano, chain.amountNano));
+    const credit = credits.get(u.tx_hash);
+    if (u.status === 'assigned') {
+      if (!credit)
+        differences.push(
+          diff('unbooked', null, u.tx_hash, `assigned to ${u.agent_id} but no DEPOSIT row credits it`),
+        );
+      else if (credit.agent_id !== u.agent_id)
+        differences.push(
+          diff(
+            'double_booked',
+            credit.id,
+            u.tx_hash,
+            `assigned to ${u.agent_id} but credited to ${credit.agent_id}`,
+          ),
+        );
+    } else if (credit) {
+      differences.push(
+        diff(
+          'double_booked',
+          credit.id,
+          u.tx_hash,
+          `credited to ${credit.agent_id} and also an unmatched deposit (${u.status})`,
+        ),
+      );
+    }
+  }
+  for (const [hash, chain] of incoming) {
+    if (!processed(chain.lt) || credits.has(hash) || kept.has(hash)) continue;
+    const reason = uncredited.get(hash);
+    differences.push(
+      diff(
+        'unbooked',
+        null,
+        hash,
+        `${chain.amountNano} nanoton from ${chain.from.toString()} (lt ${chain.lt}) is in no DEPOSIT row and no unmatched deposit${reason ? `; recorded as uncredited: ${reason}` : ''}`,
+      ),
+    );
+  }
+  return differences;
+}
+
+function checkOutgoing(
+  rows: LedgerRow[],
+  outgoing: Map<string, OutgoingTransfer>,
+  processed: (lt: bigint) => boolean,
+): Difference[] {
+  const differences: Difference[] = [];
+  const sent = new Set<string>();
+  const commentCount = new Map<string, number>();
+  for (const out of outgoing.values())
+    commentCount.set(out.comment, (commentCount.get(out.comment) ?? 0) + 1);
+  // Pending rows by the transfer they mean to send: each may account for one out-message.
+  const pending = new Map<string, LedgerRow[]>();
+  for (const row of rows) {
+    if (row.type !== 'PAYOUT' && row.type !== 'FEE') continue;
+    if (row.status === 'pending') {
+      if (row.transfer_to && row.comment !== null) {
+        const key = transferKey(Address.parse(row.transfer_to), row.amount_nano, row.comment);
+        pending.set(key, [...(pending.get(key) ?? []), row]);
+      }
+      continue;
+    }
+    if (!row.tx_hash) {
+      differences.push(diff('missing', row.id, null, `a confirmed ${row.type} without a chain transaction`));
+      continue;
+    }
+    sent.add(row.tx_hash);
+    const chain = outgoing.get(row.tx_hash);
+    if (!chain) {
+      differences.push(diff('missing', row.id, row.tx_hash, `${row.type} not on chain`));
+      continue;
+    }
+    if (chain.amountNano !== row.amount_nano)
+      differences.push(amountDiff(row.id, row.tx_hash, row.amount_nano, chain.amountNano));
+    if (row.to_address && !Address.parse(row.to_address).equals(chain.to)) {
+      differences.push(
+        diff('address', row.id, row.tx_hash, `ledger ${row.to_address}, chain ${chain.to.toString()}`),
+      );
+    }
+    const times = row.comment ? (commentCount.get(row.comment) ?? 0) : 0;
+    if (times > 1) {
+      differences.push(
+        diff('duplicated', row.id, row.tx_hash, `the chain shows ${times} transfers "${row.comment}"`),
+      );
+    }
+  }
+  for (const [hash, out] of outgoing) {
+    if (sent.has(hash)) continue;
+    const row = pending.get(transferKey(out.to, out.amountNano, out.comment))?.shift();
+    if (row) {
+      // Sent and not yet confirmed is normal until the watcher reaches it.
+      if (processed(out.lt))
+        differences.push(
+          diff('unconfirmed', row.id, hash, `on chain (lt ${out.lt}) but the ledger row is still pending`),
+        );
+      continue;
+    }
+    differences.push(
+      diff(
+        'foreign_outgoing',
+        null,
+        hash,
+        `${out.amountNano} nanoton to ${out.to.toString()} (lt ${out.lt}, comment ${JSON.stringify(out.comment.slice(0, MAX_COMMENT_SHOWN))}) was sent by no ledger row: if nobody here sent it, someone else holds the hot wallet's key`,
+      ),
+    );
+  }
+  return differences;
+}
+
+function stalePending(rows: LedgerRow[], now: Date): Difference[] {
+  const differences: Difference[] = [];
+  for (const row of rows) {
+    if (row.status !== 'pending') continue;
+    const ageSec = Math.floor((now.getTime() - Date.parse(row.created_at)) / 1000);
+    if (ageSec <= STALE_PENDING_AFTER_SECONDS) continue;
+    const transfer = row.transfer_status
+      ? `transfer ${row.transfer_status}, ${row.attempts} attempts${row.last_error ? `, last error: ${row.last_error}` : ''}`
+      : 'no chain transfer queued';
+    differences.push(
+      diff(
+        'stale_pending',
+        row.id,
+        null,
+        `${row.type} of ${row.amount_nano} nanoton to ${row.to_address ?? 'nobody'} pending for ${Math.floor(ageSec / 60)} minutes (since ${row.created_at}); ${transfer}`,
+      ),
+    );
+  }
+  return differences;
+}
+
+function transferKey(to: Address, amountNano: bigint, comment: string): string {
+  return `${to.toRawString()}|${amountNano}|${comment}`;
+}
+
+function diff(kind: Difference['kind'], ledgerId: string | null, txHash: string | null, detail: string) {
+  return { kind, ledgerId, txHash, detail };
+}
+
+function amountDiff(ledgerId: string | null, txHash: string, booked: bigint, chain: bigint): Difference {
+  return diff('amount', ledgerId, txHash, `books ${booked} nanoton, chain ${chain} nanoton`);
 }
 
 /** The wallet's whole history, newest first, each transaction once. */

@@ -25,11 +25,15 @@ async function eventually<T>(probe: () => Promise<T | undefined>, what: string, 
 export async function runExampleAgent(service: Service): Promise<void> {
   const agent = await newAgent(service, { name: null, deposit: '10' });
   const worker = await newWorker(service);
-  const child = spawn(process.execPath, ['--import', 'tsx', 'examples/agent.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, HANDOFF_URL: service.url, HANDOFF_API_KEY: agent.apiKey, EXAMPLE_POLL_MS: '50' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--conditions=handoff-source', '--import', 'tsx', 'examples/agent.ts'],
+    {
+      cwd: ROOT,
+      env: { ...process.env, HANDOFF_URL: service.url, HANDOFF_API_KEY: agent.apiKey, EXAMPLE_POLL_MS: '50' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk) => {

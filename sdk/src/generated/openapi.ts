@@ -1018,8 +1018,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Compare every ledger row that claims a chain transfer with the chain: missing, duplicated, different amount or address
-         * @description Compare every ledger row that claims a chain transfer with the chain: missing, duplicated, different amount or address. Operator only: `Authorization: Bearer <ADMIN_TOKEN>`. Errors: 401, 409, each as JSON `{error}`.
+         * Compare the books with the hot wallet’s history: every incoming transfer booked once, every outgoing one a payout or fee of ours, confirmed rows on chain, pending rows older than an hour
+         * @description Compare the books with the hot wallet’s history: every incoming transfer booked once, every outgoing one a payout or fee of ours, confirmed rows on chain, pending rows older than an hour. Operator only: `Authorization: Bearer <ADMIN_TOKEN>`. Errors: 401, 409, each as JSON `{error}`.
          */
         get: operations["adminReconcile"];
         put?: never;
@@ -1060,8 +1060,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Credit an unmatched deposit to an agent (once: the chain hash is unique in the ledger)
-         * @description Credit an unmatched deposit to an agent (once: the chain hash is unique in the ledger). Operator only: `Authorization: Bearer <ADMIN_TOKEN>`. Errors: 400, 401, 404, 409, each as JSON `{error}`.
+         * Credit an unmatched deposit to an agent, once: again for the same agent answers the same credit; 409 when the transfer is already credited to another agent or was returned
+         * @description Credit an unmatched deposit to an agent, once: again for the same agent answers the same credit; 409 when the transfer is already credited to another agent or was returned. Operator only: `Authorization: Bearer <ADMIN_TOKEN>`. Errors: 400, 401, 404, 409, each as JSON `{error}`.
          */
         post: operations["adminAssignUnmatchedDeposit"];
         delete?: never;

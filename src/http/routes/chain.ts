@@ -82,7 +82,7 @@ export const chainAdminRoutes: Routes = async (app, { ctx }) => {
         tags,
         security,
         summary:
-          'Compare every ledger row that claims a chain transfer with the chain: missing, duplicated, different amount or address',
+          'Compare the books with the hot wallet’s history: every incoming transfer booked once, every outgoing one a payout or fee of ours, confirmed rows on chain, pending rows older than an hour',
         response: { 200: Type.Unknown(), ...errors(401, 409) },
       },
     },
@@ -130,7 +130,8 @@ export const chainAdminRoutes: Routes = async (app, { ctx }) => {
         operationId: 'adminAssignUnmatchedDeposit',
         tags,
         security,
-        summary: 'Credit an unmatched deposit to an agent (once: the chain hash is unique in the ledger)',
+        summary:
+          'Credit an unmatched deposit to an agent, once: again for the same agent answers the same credit; 409 when the transfer is already credited to another agent or was returned',
         params: TxHashParam,
         body: Type.Object({ agentId: Type.String({ maxLength: 100 }) }),
         response: { 201: Type.Object({ transaction: Transaction }), ...errors(400, 401, 404, 409) },
