@@ -219,6 +219,20 @@ export function hiddenTargets(documented: Target[]): Target[] {
       }),
     ),
     hidden({ method: 'GET', path: '/tonconnect-manifest.json', auth: 'none', weight: 0.2 }),
+    hidden({ method: 'GET', path: '/favicon.ico', auth: 'none', weight: 0.2 }),
+    hidden({ method: 'GET', path: '/tonconnect/wallets.json', auth: 'none', weight: 0.2 }),
+    ...[
+      ['/tonconnect/wallet-icons/{appName}', 'appName'],
+      ['/tonconnect/ui-icons/{name}', 'name'],
+    ].map(([path, name]) =>
+      hidden({
+        method: 'GET',
+        path: path!,
+        auth: 'none',
+        params: [{ name: name!, in: 'path', schema: { type: 'string' } }],
+        weight: 0.3,
+      }),
+    ),
   ];
   return [...own, ...asAgent, ...others];
 }
