@@ -10,6 +10,7 @@ import { createLiveTestApp, roundsUntil } from '../helpers/liveChain.js';
  * garbage on screen. One input per site, with emoji, ZWJ sequences and combining marks.
  */
 const FAMILY = '👩‍👩‍👧‍👦'; // one grapheme: 7 code points, 11 UTF-16 units
+const TONED_THUMB = '\u{1F44D}\u{1F3FD}'; // one grapheme, two code points, no joiner
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 /**
  * The issue's file name was "ok " and 30 family emoji (213 characters, now a 400: the schema
@@ -118,7 +119,9 @@ describe('a deposit memo from the chain', () => {
   it('is kept up to 200 characters without cutting an emoji', async () => {
     const l = await createLiveTestApp();
     try {
-      const memo = `${'m'.repeat(199)}${FAMILY}`;
+      // A skin-toned thumb, not FAMILY: the watcher drops joiners (U+200D) from memos before
+      // anything else, which would split FAMILY into four whole emoji.
+      const memo = `${'m'.repeat(199)}${TONED_THUMB}`;
       await l.fake.sendFromFaucet(l.live.wallet.address, toNano('2'), memo);
       const list = async () => {
         const res = await l.t.app.inject({
