@@ -23,11 +23,11 @@ const routes: FastifyPluginAsync = async (api) => {
       },
     },
     async (request, reply) => {
-      (captured[request.routeOptions.url!] ??= []).push(
+      captured[request.routeOptions.url!] = [
         reply.getSerializationFunction(200),
         request.getValidationFunction('querystring'),
         request.getValidationFunction('params'),
-      );
+      ];
       return { id: request.params.id, amount: String(request.query.limit), secret: 'dropped' };
     },
   );
