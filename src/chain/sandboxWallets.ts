@@ -1,9 +1,9 @@
 import { type Address, toNano } from '@ton/core';
 import { mnemonicToPrivateKey } from '@ton/crypto';
 import type { Blockchain, SandboxContract, TreasuryContract } from '@ton/sandbox';
-import { WalletContractV4 } from '@ton/ton';
 import type { WalletMnemonics } from './sandboxState.js';
 import { findTransaction } from './sandboxTx.js';
+import { WalletContractV4 } from './walletContracts.js';
 
 /**
  * The sandbox's wallets: real V4 wallet contracts for the platform, and a sandbox treasury as

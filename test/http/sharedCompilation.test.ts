@@ -24,11 +24,13 @@ const routes: FastifyPluginAsync = async (api) => {
     },
     async (request, reply) => {
       captured[request.routeOptions.url!] = [
-        reply.getSerializationFunction(200),
+        reply.getSerializationFunction('200'),
         request.getValidationFunction('querystring'),
         request.getValidationFunction('params'),
       ];
-      return { id: request.params.id, amount: String(request.query.limit), secret: 'dropped' };
+      const { id } = request.params as { id: string };
+      const { limit } = request.query as { limit: number };
+      return { id, amount: String(limit), secret: 'dropped' };
     },
   );
 };
@@ -42,7 +44,7 @@ afterEach(async () => {
 async function twoMounts(): Promise<FastifyInstance> {
   const server = Fastify({
     schemaController: { compilersFactory: { buildSerializer: sharedSerializers() } },
-  }).withTypeProvider();
+  });
   registerValidation(server);
   await server.register(routes);
   await server.register(routes, { prefix: '/console/agents/:agentId' });
