@@ -46,4 +46,8 @@ describe('what a server start loads', () => {
   it("loads two wallet contracts, not @ton/ton's whole client (about 200 ms of CPU)", () => {
     expect(loaded).not.toContain('@ton/ton');
   });
+
+  it('loads the MCP SDK only when /mcp is first called (about 270 ms of CPU)', () => {
+    expect([...loaded].filter((name) => name.startsWith('@modelcontextprotocol/'))).toEqual([]);
+  });
 });
