@@ -47,6 +47,7 @@ import { serveTonConnectManifest, serveWebApp, WEB_APPS } from './http/routes/we
 import { webhookRoutes } from './http/routes/webhooks.js';
 import { workerRoutes } from './http/routes/worker.js';
 import type { RouteOptions, Routes } from './http/routeTypes.js';
+import { sharedSerializers } from './http/sharedSerializers.js';
 import { StreamCounter } from './http/sse.js';
 import { registerNulGuard, registerValidation } from './http/validation.js';
 import { startBackgroundJobs } from './jobs.js';
@@ -98,6 +99,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     requestTimeout: requestTimeoutBackstopMs(deps.config.httpLimits),
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors,
+    // One compiled response serializer per schema: the agent API's two mounts share theirs.
+    schemaController: { compilersFactory: { buildSerializer: sharedSerializers() } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const { config } = deps;

@@ -4,7 +4,13 @@ import { formatAddress } from './address.js';
 import type { ChainDeposit, ChainGateway, TransferRequest, TransferResult } from './gateway.js';
 import { Mutex } from './mutex.js';
 import { assertComment, assertPositiveAmount, assertTransferId, parseAddress } from './requestChecks.js';
-import { ensureStateDir, loadOrCreateMnemonics, loadState, saveState } from './sandboxState.js';
+import {
+  ensureStateDir,
+  loadOrCreateMnemonics,
+  loadOrDeriveKeyPairs,
+  loadState,
+  saveState,
+} from './sandboxState.js';
 import { findTransaction, readReceivedTransfer, sendFailure } from './sandboxTx.js';
 import { deployWallets, ensureFaucetCovers, openWallets, type SandboxWallets } from './sandboxWallets.js';
 
@@ -37,7 +43,7 @@ export async function createSandboxGateway(opts: SandboxGatewayOptions): Promise
   if (saved) await blockchain.loadFrom(snapshotFromSerializable(saved.snapshot));
   const nowSeconds = opts.nowSeconds ?? (() => Math.floor(Date.now() / 1000));
   blockchain.now = Math.max(nowSeconds(), blockchain.now ?? 0);
-  const wallets = await openWallets(blockchain, mnemonics);
+  const wallets = await openWallets(blockchain, await loadOrDeriveKeyPairs(opts.stateDir, mnemonics));
   if (!saved) await deployWallets(wallets);
   const transfers = new Map(Object.entries(saved?.transfers ?? {}));
   const gateway = new SandboxGateway(blockchain, wallets, opts.stateDir, transfers, nowSeconds);

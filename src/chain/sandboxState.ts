@@ -1,7 +1,13 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { mnemonicNew, mnemonicValidate } from '@ton/crypto';
+import {
+  type KeyPair,
+  keyPairFromSecretKey,
+  mnemonicNew,
+  mnemonicToPrivateKey,
+  mnemonicValidate,
+} from '@ton/crypto';
 import type { snapshotToSerializable } from '@ton/sandbox';
 import type { TransferResult } from './gateway.js';
 
@@ -14,6 +20,8 @@ import type { TransferResult } from './gateway.js';
  */
 const KEYS_FILE = 'wallet-keys.json';
 const STATE_FILE = 'chain-state.json';
+/** The key pairs derived from the mnemonics (a cache: deleting it costs one slower start). */
+const DERIVED_KEYS_FILE = 'wallet-keys.derived.json';
 const STATE_VERSION = 1;
 
 /** The sandbox package does not export this type by name. */
@@ -48,6 +56,49 @@ export async function loadOrCreateMnemonics(stateDir: string): Promise<WalletMne
   const mnemonics: WalletMnemonics = { hot, deposit, fee };
   await writeFileAtomic(file, JSON.stringify({ version: STATE_VERSION, ...mnemonics }, null, 2), 0o600);
   return mnemonics;
+}
+
+export type WalletKeyPairs = Record<keyof WalletMnemonics, KeyPair>;
+
+/**
+ * The wallets' key pairs. Deriving one from its mnemonic is PBKDF2-SHA512 with 100,000 rounds
+ * (about 100 ms of CPU each, three at every start), so the derived secret keys are kept next to
+ * the mnemonics, as secret (0600), each with a hash of the words it came from: a mnemonic that
+ * changed, or a missing or unreadable file, derives again and rewrites it.
+ */
+export async function loadOrDeriveKeyPairs(
+  stateDir: string,
+  mnemonics: WalletMnemonics,
+): Promise<WalletKeyPairs> {
+  const file = path.join(stateDir, DERIVED_KEYS_FILE);
+  const wordsHash = (words: string[]) => createHash('sha256').update(words.join(' ')).digest('hex');
+  const names = Object.keys(mnemonics) as (keyof WalletMnemonics)[];
+  let saved: Record<string, { words?: unknown; secretKey?: unknown } | undefined> = {};
+  try {
+    saved = JSON.parse(await readFile(file, 'utf8')) ?? {};
+  } catch {
+    // Missing or unreadable: derived again below.
+  }
+  const cached = (name: keyof WalletMnemonics): KeyPair | null => {
+    const entry = saved[name];
+    if (entry?.words !== wordsHash(mnemonics[name]) || typeof entry.secretKey !== 'string') return null;
+    const secretKey = Buffer.from(entry.secretKey, 'hex');
+    return secretKey.length === 64 ? keyPairFromSecretKey(secretKey) : null;
+  };
+  const fromCache = names.map(cached);
+  const pairs = fromCache.every((pair) => pair !== null)
+    ? fromCache
+    : await Promise.all(names.map((name) => mnemonicToPrivateKey(mnemonics[name])));
+  if (pairs !== fromCache) {
+    const record = Object.fromEntries(
+      names.map((name, i) => [
+        name,
+        { words: wordsHash(mnemonics[name]), secretKey: pairs[i]!.secretKey.toString('hex') },
+      ]),
+    );
+    await writeFileAtomic(file, JSON.stringify(record, null, 2), 0o600);
+  }
+  return Object.fromEntries(names.map((name, i) => [name, pairs[i]!])) as WalletKeyPairs;
 }
 
 /** The saved chain state, or null on first start. */

@@ -1,9 +1,8 @@
 import { type Address, toNano } from '@ton/core';
-import { mnemonicToPrivateKey } from '@ton/crypto';
 import type { Blockchain, SandboxContract, TreasuryContract } from '@ton/sandbox';
-import { WalletContractV4 } from '@ton/ton';
-import type { WalletMnemonics } from './sandboxState.js';
+import type { WalletKeyPairs } from './sandboxState.js';
 import { findTransaction } from './sandboxTx.js';
+import { WalletContractV4 } from './walletContracts.js';
 
 /**
  * The sandbox's wallets: real V4 wallet contracts for the platform, and a sandbox treasury as
@@ -29,13 +28,8 @@ export interface SandboxWallets {
 
 export async function openWallets(
   blockchain: Blockchain,
-  mnemonics: WalletMnemonics,
+  { hot: hotKeys, deposit: depositKeys, fee: feeKeys }: WalletKeyPairs,
 ): Promise<SandboxWallets> {
-  const [hotKeys, depositKeys, feeKeys] = await Promise.all([
-    mnemonicToPrivateKey(mnemonics.hot),
-    mnemonicToPrivateKey(mnemonics.deposit),
-    mnemonicToPrivateKey(mnemonics.fee),
-  ]);
   const v4 = (publicKey: Buffer) => WalletContractV4.create({ workchain: 0, publicKey });
   return {
     faucet: await blockchain.treasury(FAUCET_SEED, { balance: FAUCET_BALANCE_NANO }),

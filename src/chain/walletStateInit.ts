@@ -1,5 +1,5 @@
 import { Cell, CellType, loadStateInit, type Slice, type StateInit } from '@ton/core';
-import { WalletContractV4, WalletContractV5R1 } from '@ton/ton';
+import { WalletContractV4, WalletContractV5R1 } from './walletContracts.js';
 
 /** The wallet contracts whose state init we can read a public key from. */
 export type WalletVersion = 'v4r2' | 'v5r1';

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { DomainError } from '../domain/errors.js';
 import { IDEMPOTENCY_KEY_PATTERN, idempotent } from '../domain/idempotency.js';
 import { STATUS } from '../http/errors.js';
 import type { Bucket, Counted } from '../http/rateLimit.js';
+import { ErrorCode } from './jsonRpcCodes.js';
 import { type JsonSchema, mergeObjects, objectOutput } from './jsonSchema.js';
 import { protocolError } from './protocolError.js';
 import type { RouteTable } from './routeTable.js';

@@ -1,4 +1,3 @@
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { agentAuth } from '../http/auth.js';
 import {
@@ -12,11 +11,11 @@ import {
   setRateLimitHeaders,
 } from '../http/rateLimit.js';
 import type { RouteOptions } from '../http/routeTypes.js';
+import { ALL_TOOLS } from './allTools.js';
 import { ToolCatalog } from './catalog.js';
 import { hostGuard } from './hostGuard.js';
 import { publicMessage } from './publicErrors.js';
 import type { RouteTable } from './routeTable.js';
-import { ALL_TOOLS, createMcpServer } from './server.js';
 
 export const MCP_PATH = '/mcp';
 /**
@@ -31,6 +30,19 @@ export interface McpRouteOptions {
   rateLimits: RateLimits;
   routeTable: RouteTable;
 }
+
+/**
+ * The MCP SDK (its server, transport and Zod schemas: about 270 ms of CPU) loads on the first POST
+ * to /mcp, not at every start; later requests reuse the loaded modules.
+ */
+let sdk: Promise<
+  [typeof import('./server.js'), typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js')]
+>;
+const loadSdk = () =>
+  (sdk ??= Promise.all([
+    import('./server.js'),
+    import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+  ]));
 
 const isToolCall = (message: unknown) => (message as { method?: unknown } | null)?.method === 'tools/call';
 
@@ -89,6 +101,7 @@ export const mcpRoutes: FastifyPluginAsync<McpRouteOptions> = async (
           .send({ error: 'Rate limit exceeded', retryAfter: counted.resetS, message: counted.message });
       }
     }
+    const [{ createMcpServer }, { StreamableHTTPServerTransport }] = await loadSdk();
     reply.hijack();
     const env = { ctx, agentId: request.agentId, stats, storage };
     const server = createMcpServer(catalog!, env, {

@@ -1,5 +1,5 @@
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode } from './jsonRpcCodes.js';
 
 export const INTERNAL_MESSAGE = 'Internal error; the request was not completed';
 const MAX_ISSUES = 10;

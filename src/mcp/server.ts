@@ -1,14 +1,9 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { accountTools } from './accountTools.js';
 import type { CallDeps, ToolCatalog } from './catalog.js';
-import { taskTools } from './taskTools.js';
 import type { ToolEnv } from './tool.js';
 
 export const SERVER_INFO = { name: 'handoff', title: 'Handoff', version: '0.1.0' };
-
-/** Every tool, in the order clients list them. */
-export const ALL_TOOLS = [...taskTools, ...accountTools];
 
 export const INSTRUCTIONS =
   'Handoff lets you hire human workers for real-world tasks and pay them in TON. A typical run: ' +

@@ -1,0 +1,5 @@
+import { accountTools } from './accountTools.js';
+import { taskTools } from './taskTools.js';
+
+/** Every tool, in the order clients list them. */
+export const ALL_TOOLS = [...taskTools, ...accountTools];
