@@ -135,7 +135,7 @@ export interface paths {
         };
         /**
          * One worker’s full profile
-         * @description One worker’s full profile. Authenticated with your API key: `Authorization: Bearer hr_...`. Errors: 401, 404, each as JSON `{error}`.
+         * @description One worker’s full profile. Authenticated with your API key: `Authorization: Bearer hr_...`. Errors: 400, 401, 404, each as JSON `{error}`.
          */
         get: operations["getWorker"];
         put?: never;
@@ -175,14 +175,14 @@ export interface paths {
         };
         /**
          * One of your tasks, with its newest 100 applications
-         * @description One of your tasks, with its newest 100 applications. Authenticated with your API key: `Authorization: Bearer hr_...`. Errors: 401, 403, 404, each as JSON `{error}`.
+         * @description One of your tasks, with its newest 100 applications. Authenticated with your API key: `Authorization: Bearer hr_...`. Errors: 400, 401, 403, 404, each as JSON `{error}`.
          */
         get: operations["getTask"];
         put?: never;
         post?: never;
         /**
          * Cancel an unassigned task (OPEN, FUNDED or OFFERED); the total returns to your balance
-         * @description Cancel an unassigned task (OPEN, FUNDED or OFFERED); the total returns to your balance. Authenticated with your API key: `Authorization: Bearer hr_...`. Errors: 401, 403, 404, 409, each as JSON `{error}`.
+         * @description Cancel an unassigned task (OPEN, FUNDED or OFFERED); the total returns to your balance. Authenticated with your API key: `Authorization: Bearer hr_...`. Errors: 400, 401, 403, 404, 409, each as JSON `{error}`.
          */
         delete: operations["cancelTask"];
         options?: never;
@@ -245,7 +245,7 @@ export interface paths {
         put?: never;
         /**
          * Complete a task: the reward goes to the worker’s wallet and the fee to the platform, on chain
-         * @description Complete a task: the reward goes to the worker’s wallet and the fee to the platform, on chain. Authenticated with your API key: `Authorization: Bearer hr_...`. Safe to retry with an `Idempotency-Key`. Errors: 401, 403, 404, 409, each as JSON `{error}`.
+         * @description Complete a task: the reward goes to the worker’s wallet and the fee to the platform, on chain. Authenticated with your API key: `Authorization: Bearer hr_...`. Safe to retry with an `Idempotency-Key`. Errors: 400, 401, 403, 404, 409, each as JSON `{error}`.
          */
         post: operations["completeTask"];
         delete?: never;
@@ -323,7 +323,7 @@ export interface paths {
         };
         /**
          * Both sides’ ratings of a task; null for a side that has not rated
-         * @description Both sides’ ratings of a task; null for a side that has not rated. Authenticated with your API key: `Authorization: Bearer hr_...`. Errors: 401, 403, 404, each as JSON `{error}`.
+         * @description Both sides’ ratings of a task; null for a side that has not rated. Authenticated with your API key: `Authorization: Bearer hr_...`. Errors: 400, 401, 403, 404, each as JSON `{error}`.
          */
         get: operations["getTaskRatings"];
         put?: never;
@@ -345,7 +345,7 @@ export interface paths {
         put?: never;
         /**
          * Send a signed test webhook (event "webhook.test") and report the receiver’s status
-         * @description Send a signed test webhook (event "webhook.test") and report the receiver’s status. Authenticated with your API key: `Authorization: Bearer hr_...`. Errors: 401, 409, each as JSON `{error}`.
+         * @description Send a signed test webhook (event "webhook.test") and report the receiver’s status. Authenticated with your API key: `Authorization: Bearer hr_...`. Errors: 400, 401, 409, each as JSON `{error}`.
          */
         post: operations["testWebhook"];
         delete?: never;
@@ -389,7 +389,7 @@ export interface paths {
         put?: never;
         /**
          * Queue a failed delivery again (same delivery id) to your current webhook URL
-         * @description Queue a failed delivery again (same delivery id) to your current webhook URL. Authenticated with your API key: `Authorization: Bearer hr_...`. Errors: 401, 404, 409, each as JSON `{error}`.
+         * @description Queue a failed delivery again (same delivery id) to your current webhook URL. Authenticated with your API key: `Authorization: Bearer hr_...`. Errors: 400, 401, 404, 409, each as JSON `{error}`.
          */
         post: operations["redeliverWebhook"];
         delete?: never;
@@ -491,7 +491,7 @@ export interface paths {
         };
         /**
          * New messages as Server-Sent Events (event "message", id = message id); send Last-Event-ID to resume
-         * @description New messages as Server-Sent Events (event "message", id = message id); send Last-Event-ID to resume. Authenticated with your API key: `Authorization: Bearer hr_...`. Errors: 401, 403, 404, 429, each as JSON `{error}`.
+         * @description New messages as Server-Sent Events (event "message", id = message id); send Last-Event-ID to resume. Authenticated with your API key: `Authorization: Bearer hr_...`. Errors: 400, 401, 403, 404, 429, each as JSON `{error}`.
          */
         get: operations["streamMessages"];
         put?: never;
@@ -597,7 +597,7 @@ export interface paths {
         put?: never;
         /**
          * A single-use payload for the TON Connect proof of your wallet (valid 15 minutes)
-         * @description A single-use payload for the TON Connect proof of your wallet (valid 15 minutes). Authenticated as a worker with Telegram Mini App init data: `Authorization: tma <initData>`. Errors: 401, each as JSON `{error}`.
+         * @description A single-use payload for the TON Connect proof of your wallet (valid 15 minutes). Authenticated as a worker with Telegram Mini App init data: `Authorization: tma <initData>`. Errors: 400, 401, each as JSON `{error}`.
          */
         post: operations["createWalletChallenge"];
         delete?: never;
@@ -717,7 +717,7 @@ export interface paths {
         put?: never;
         /**
          * Accept a direct offer: the task is yours and a chat opens
-         * @description Accept a direct offer: the task is yours and a chat opens. Authenticated as a worker with Telegram Mini App init data: `Authorization: tma <initData>`. Safe to retry with an `Idempotency-Key`. Errors: 401, 404, 409, each as JSON `{error}`.
+         * @description Accept a direct offer: the task is yours and a chat opens. Authenticated as a worker with Telegram Mini App init data: `Authorization: tma <initData>`. Safe to retry with an `Idempotency-Key`. Errors: 400, 401, 404, 409, each as JSON `{error}`.
          */
         post: operations["acceptOffer"];
         delete?: never;
@@ -737,7 +737,7 @@ export interface paths {
         put?: never;
         /**
          * Decline a direct offer: the task opens to other workers
-         * @description Decline a direct offer: the task opens to other workers. Authenticated as a worker with Telegram Mini App init data: `Authorization: tma <initData>`. Safe to retry with an `Idempotency-Key`. Errors: 401, 404, 409, each as JSON `{error}`.
+         * @description Decline a direct offer: the task opens to other workers. Authenticated as a worker with Telegram Mini App init data: `Authorization: tma <initData>`. Safe to retry with an `Idempotency-Key`. Errors: 400, 401, 404, 409, each as JSON `{error}`.
          */
         post: operations["declineOffer"];
         delete?: never;
@@ -859,7 +859,7 @@ export interface paths {
         };
         /**
          * New messages as Server-Sent Events (event "message", id = message id); send Last-Event-ID to resume
-         * @description New messages as Server-Sent Events (event "message", id = message id); send Last-Event-ID to resume. Authenticated as a worker with Telegram Mini App init data: `Authorization: tma <initData>`. Errors: 401, 403, 404, 429, each as JSON `{error}`.
+         * @description New messages as Server-Sent Events (event "message", id = message id); send Last-Event-ID to resume. Authenticated as a worker with Telegram Mini App init data: `Authorization: tma <initData>`. Errors: 400, 401, 403, 404, 429, each as JSON `{error}`.
          */
         get: operations["workerStreamMessages"];
         put?: never;
@@ -939,7 +939,7 @@ export interface paths {
         };
         /**
          * An agent’s profile and balance
-         * @description An agent’s profile and balance. Operator only: `Authorization: Bearer <ADMIN_TOKEN>`. Errors: 401, 404, each as JSON `{error}`.
+         * @description An agent’s profile and balance. Operator only: `Authorization: Bearer <ADMIN_TOKEN>`. Errors: 400, 401, 404, each as JSON `{error}`.
          */
         get: operations["adminGetAgent"];
         put?: never;
@@ -1139,7 +1139,7 @@ export interface paths {
         };
         /**
          * A stored file
-         * @description A stored file. No authentication. Errors: 404, each as JSON `{error}`.
+         * @description A stored file. No authentication. Errors: 400, 404, each as JSON `{error}`.
          */
         get: operations["getFile"];
         put?: never;
@@ -2337,10 +2337,13 @@ export interface components {
         ValidationError: {
             /** @description "Validation failed" (with details), or another reason */
             error: string;
+            /** @description Every bad field, up to 20 */
             details?: {
                 path: string;
                 message: string;
             }[];
+            /** @description How many more problems there were than `details` lists */
+            detailsOmitted?: number;
         } & {
             [key: string]: unknown;
         };
@@ -3386,6 +3389,16 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request is invalid; `details[].path` names each field to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
             /** @description Missing, malformed or unknown credentials; `error` says which */
             401: {
                 headers: {
@@ -3522,6 +3535,16 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request is invalid; `details[].path` names each field to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
             /** @description Missing, malformed or unknown credentials; `error` says which */
             401: {
                 headers: {
@@ -3573,6 +3596,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CancelResult"];
+                };
+            };
+            /** @description The request is invalid; `details[].path` names each field to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
                 };
             };
             /** @description Missing, malformed or unknown credentials; `error` says which */
@@ -3851,6 +3884,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CompleteResult"];
+                };
+            };
+            /** @description The request is invalid; `details[].path` names each field to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
                 };
             };
             /** @description Missing, malformed or unknown credentials; `error` says which */
@@ -4164,6 +4207,16 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request is invalid; `details[].path` names each field to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
             /** @description Missing, malformed or unknown credentials; `error` says which */
             401: {
                 headers: {
@@ -4217,6 +4270,16 @@ export interface operations {
                         statusCode: number;
                         message: string;
                     };
+                };
+            };
+            /** @description The request is invalid; `details[].path` names each field to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
                 };
             };
             /** @description Missing, malformed or unknown credentials; `error` says which */
@@ -4424,6 +4487,16 @@ export interface operations {
                             createdAt: string;
                         };
                     };
+                };
+            };
+            /** @description The request is invalid; `details[].path` names each field to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
                 };
             };
             /** @description Missing, malformed or unknown credentials; `error` says which */
@@ -4810,6 +4883,16 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
+            /** @description The request is invalid; `details[].path` names each field to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
             /** @description Missing, malformed or unknown credentials; `error` says which */
             401: {
                 headers: {
@@ -5116,6 +5199,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WalletChallenge"];
+                };
+            };
+            /** @description The request is invalid; `details[].path` names each field to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
                 };
             };
             /** @description Missing, malformed or unknown credentials; `error` says which */
@@ -5428,6 +5521,16 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request is invalid; `details[].path` names each field to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
             /** @description Missing, malformed or unknown credentials; `error` says which */
             401: {
                 headers: {
@@ -5485,6 +5588,16 @@ export interface operations {
                     "application/json": {
                         task: components["schemas"]["WorkerTask"];
                     };
+                };
+            };
+            /** @description The request is invalid; `details[].path` names each field to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
                 };
             };
             /** @description Missing, malformed or unknown credentials; `error` says which */
@@ -5957,6 +6070,16 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
+            /** @description The request is invalid; `details[].path` names each field to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
             /** @description Missing, malformed or unknown credentials; `error` says which */
             401: {
                 headers: {
@@ -6201,6 +6324,16 @@ export interface operations {
                     "application/json": {
                         agent: components["schemas"]["AgentMe"];
                     };
+                };
+            };
+            /** @description The request is invalid; `details[].path` names each field to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
                 };
             };
             /** @description Missing, malformed or unknown credentials; `error` says which */
@@ -6829,6 +6962,16 @@ export interface operations {
                 };
                 content: {
                     "application/octet-stream": string;
+                };
+            };
+            /** @description The request is invalid; `details[].path` names each field to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
                 };
             };
             /** @description Not found */
