@@ -18,6 +18,8 @@ export const ID_PREFIX = {
   batch: 'cbt',
   owner: 'own',
   faucetGrant: 'fgr',
+  dispute: 'dsp',
+  disputeStatement: 'dst',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

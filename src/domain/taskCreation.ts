@@ -99,6 +99,7 @@ export async function createTask(
       completed_at: null,
       cancelled_at: null,
       cancel_reason: null,
+      dispute_id: null,
     };
     await insertTask(trx, task);
     await insertLedgerRow(trx, {

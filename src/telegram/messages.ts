@@ -74,7 +74,14 @@ function utcMinute(iso: string): string {
   return `${iso.slice(0, 16).replace('T', ' ')} UTC`;
 }
 
-const OPENS_TASK: NotificationKind[] = ['offer', 'application_accepted', 'message', 'payment_sent'];
+const OPENS_TASK: NotificationKind[] = [
+  'offer',
+  'application_accepted',
+  'message',
+  'payment_sent',
+  'dispute_opened',
+  'dispute_resolved',
+];
 
 /** The message a notification becomes, from its stored data and the task's current labels. */
 export function renderNotification(
@@ -146,7 +153,33 @@ function renderKind(
           : `🚫 The agent cancelled ${title}: your application is closed.`,
         reasonLine(data),
       );
+    case 'dispute_opened':
+      return disputeOpenedText(data, title);
+    case 'dispute_resolved':
+      return disputeResolvedText(data, title);
   }
+}
+
+/** Both sides' disputes reach the worker: theirs as a receipt, the agent's as news. */
+function disputeOpenedText(data: Record<string, unknown>, title: string): BotMessage {
+  return plain(
+    data.openedBy === 'WORKER'
+      ? `⚖️ Your dispute about ${title} is open.`
+      : `⚖️ The agent opened a dispute about ${title}.`,
+    reasonLine(data),
+    'The reward stays in escrow until an operator decides. Add your side in Handoff (text and photos).',
+  );
+}
+
+function disputeResolvedText(data: Record<string, unknown>, title: string): BotMessage {
+  const amount = field(data, 'workerAmount') ?? '0';
+  const note = field(data, 'note');
+  return plain(
+    amount === '0'
+      ? `⚖️ The dispute about ${title} was decided: no payment to you; the reward went back to the agent.`
+      : `⚖️ The dispute about ${title} was decided: <b>${escapeHtml(amount)} TON</b> is being sent to your wallet.`,
+    note ? `Operator’s note: ${escapeHtml(clip(note, CLIP.preview))}` : null,
+  );
 }
 
 /** A burst of agent messages is one notification: it says how many and quotes the latest. */
