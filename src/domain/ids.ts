@@ -20,6 +20,7 @@ export const ID_PREFIX = {
   faucetGrant: 'fgr',
   dispute: 'dsp',
   disputeStatement: 'dst',
+  submission: 'sub',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

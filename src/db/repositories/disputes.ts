@@ -131,19 +131,21 @@ export function listDisputeQueue(
 }
 
 /**
- * Disputes the agent lost: resolved with any payment to the worker (docs/decisions.md
- * "Disputes": an operator who pays the worker anything found the agent's refusal at least
- * partly wrong).
+ * Disputes each agent lost: resolved with any payment to the worker (docs/decisions.md
+ * "Disputes": an operator who pays the worker anything found the agent's refusal at least partly
+ * wrong). One grouped query over the (agent_id, status) index.
  */
-export async function countDisputesLost(db: Executor, agentId: string): Promise<number> {
-  const row = await db
+export async function countDisputesLostBy(db: Executor, agentIds: string[]): Promise<Map<string, number>> {
+  if (agentIds.length === 0) return new Map();
+  const rows = await db
     .selectFrom('disputes')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('agent_id', '=', agentId)
+    .select(['agent_id', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('agent_id', 'in', agentIds)
     .where('status', '=', 'RESOLVED')
     .where('worker_amount_nano', '>', sql<bigint>`0`)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
+    .groupBy('agent_id')
+    .execute();
+  return new Map(rows.map((r) => [r.agent_id, Number(r.n)]));
 }
 
 /** Every chat message of a task (all its assignments' chats), newest first: the operator's read. */
