@@ -5,6 +5,7 @@ import type { Executor, TaskRow } from '../db/repositories/executor.js';
 import { insertLedgerRow } from '../db/repositories/ledger.js';
 import { findTask, moveTask } from '../db/repositories/tasks.js';
 import type { DomainContext } from './context.js';
+import { heldByDispute } from './disputeGuard.js';
 import { assertInvariant, conflict } from './errors.js';
 import { CURRENCY, recordEvent } from './events.js';
 import { newId } from './ids.js';
@@ -46,8 +47,10 @@ export async function cancelTask(
       cancel_reason: cleanReason,
       updated_at: at,
     });
-    if (!task)
-      throw cancelConflict(((await findTask(trx, taskId))?.status ?? 'CANCELLED') as TaskStatus, mode);
+    if (!task) {
+      const found = await findTask(trx, taskId);
+      throw heldByDispute(found) ?? cancelConflict((found?.status ?? 'CANCELLED') as TaskStatus, mode);
+    }
     const agent = await unlockFunds(trx, agentId, task.total_nano, at);
     assertInvariant(agent, 'a cancelled task had its total locked');
     await insertLedgerRow(trx, {

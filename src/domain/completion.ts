@@ -5,6 +5,7 @@ import { findTask, moveTask } from '../db/repositories/tasks.js';
 import { insertTransfer } from '../db/repositories/transfers.js';
 import { findWorker, recordCompletedTask } from '../db/repositories/workers.js';
 import type { DomainContext } from './context.js';
+import { heldByDispute } from './disputeGuard.js';
 import { assertInvariant, conflict } from './errors.js';
 import { CURRENCY, recordEvent } from './events.js';
 import { newId } from './ids.js';
@@ -37,7 +38,10 @@ export async function completeTask(ctx: DomainContext, agentId: string, taskId: 
       completed_at: at,
       updated_at: at,
     });
-    if (!task) throw completeConflict((await findTask(trx, taskId))?.status);
+    if (!task) {
+      const found = await findTask(trx, taskId);
+      throw heldByDispute(found) ?? completeConflict(found?.status);
+    }
     const worker = task.worker_id ? await findWorker(trx, task.worker_id) : undefined;
     assertInvariant(worker?.wallet_address, 'an assigned worker has a wallet');
     const agent = await spendLockedFunds(trx, agentId, task.total_nano, at);

@@ -8,15 +8,10 @@ import { disputeView } from '../disputeViews.js';
 import { sendIdempotent } from '../idempotency.js';
 import { pageView } from '../pageView.js';
 import { ADMIN_SECURITY, type Routes } from '../routeTypes.js';
+import { DisputeQueueItem, DisputeQueueQuery, ResolveBody, ResolveResult } from '../schemas/adminDispute.js';
 import { Message } from '../schemas/chat.js';
 import { errors, IdParam, NextCursor, Nullable, Timestamp } from '../schemas/common.js';
-import {
-  Dispute,
-  DisputeQueueItem,
-  DisputeQueueQuery,
-  ResolveBody,
-  ResolveResult,
-} from '../schemas/dispute.js';
+import { Dispute } from '../schemas/dispute.js';
 import { Task } from '../schemas/task.js';
 import { messageView, taskView } from '../views.js';
 
