@@ -5,6 +5,7 @@ import { getTaskRatings, rateWorker } from '../domain/ratings.js';
 import { createTask } from '../domain/taskCreation.js';
 import { getAgentTask, listTasksOfAgent, taskParties, taskPartiesForPage } from '../domain/taskQueries.js';
 import { patchAgentTask } from '../domain/taskStatus.js';
+import { disputeOrNull } from '../http/disputeViews.js';
 import { pageView } from '../http/pageView.js';
 import {
   acceptedView,
@@ -42,12 +43,21 @@ export const taskTools: ToolDef[] = [
     rename: TASK_ID,
     annotations: READ_ONLY,
     run: async (env, args) => {
-      const { task, applications, agentName, worker, submission } = await getAgentTask(
+      const { task, applications, agentName, worker, submission, dispute } = await getAgentTask(
         env.ctx,
         env.agentId,
         args.taskId,
       );
-      return { task: taskView(task, agentName, worker, applications.map(applicationView), submission) };
+      return {
+        task: taskView(
+          task,
+          agentName,
+          worker,
+          applications.map(applicationView),
+          submission,
+          disputeOrNull(dispute),
+        ),
+      };
     },
   },
   {
