@@ -1,5 +1,6 @@
 import { accountTools } from './accountTools.js';
+import { reviewTools } from './reviewTools.js';
 import { taskTools } from './taskTools.js';
 
 /** Every tool, in the order clients list them. */
-export const ALL_TOOLS = [...taskTools, ...accountTools];
+export const ALL_TOOLS = [...taskTools, ...reviewTools, ...accountTools];
