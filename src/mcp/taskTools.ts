@@ -91,10 +91,11 @@ export const taskTools: ToolDef[] = [
   },
   {
     name: 'complete_task',
-    title: 'Complete and pay a task',
+    title: 'Approve the work and pay',
     description:
-      'Accept the work: the reward is sent to the worker’s TON wallet and the fee to the platform, on chain. ' +
-      'Irreversible. Safe to retry: a task pays once, a repeat is refused because the task is COMPLETED.',
+      'Approve the work (the PENDING submission, if any: see list_submissions) and complete the task: the ' +
+      'reward is sent to the worker’s TON wallet and the fee to the platform, on chain. Irreversible. Safe to ' +
+      'retry: a task pays once, a repeat is refused because the task is COMPLETED.',
     route: 'POST /tasks/:id/complete',
     rename: TASK_ID,
     keyed: { view: completionView },
