@@ -467,6 +467,19 @@ describe('resolving', () => {
     await expectBooksBalanced(t);
   });
 
+  it('disputesLost on the worker’s view of the agent counts resolutions that paid the worker anything', async () => {
+    const judged = await createAgent(t, { name: 'Judged', deposit: '100' });
+    const lost = async (taskId: string) =>
+      (await call(t, 'GET', `/worker/tasks/${taskId}`, worker.headers)).json().task.agent.disputesLost;
+    const won = await disputedTask(t, judged, worker, { reward: '1' });
+    expect(await lost(won.taskId)).toBe(0);
+    expect((await resolve(t, won.dispute.id, '0')).statusCode).toBe(200);
+    const partly = await disputedTask(t, judged, worker, { reward: '1' });
+    expect(await lost(partly.taskId)).toBe(0);
+    expect((await resolve(t, partly.dispute.id, '0.000000001')).statusCode).toBe(200);
+    expect(await lost(partly.taskId)).toBe(1);
+  });
+
   it('resolving twice is 409 and changes nothing; a retried request with its key replays', async () => {
     const { dispute: opened } = await disputedTask(t, agent, worker, { reward: '10' });
     const headers = { ...t.admin, 'idempotency-key': `resolve-${opened.id}` };
