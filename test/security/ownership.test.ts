@@ -30,7 +30,8 @@ type State =
   | 'assigned' // ASSIGNED task (apply + accept)
   | 'completed' // COMPLETED task (paid on the sandbox chain)
   | 'offered' // OFFERED task (direct offer to the holding worker)
-  | 'failedDelivery'; // FUNDED task whose task.funded webhook delivery failed every attempt
+  | 'failedDelivery' // FUNDED task whose task.funded webhook delivery failed every attempt
+  | 'submitted'; // REVIEW task with a PENDING submission by the holding worker (issue 25)
 
 interface Fixture {
   taskId: string;
@@ -94,6 +95,15 @@ const AGENT_ROUTES: RouteRow[] = [
   },
   { method: 'GET', path: '/tasks/:id/ratings', resource: 'task', state: 'completed', ownerStatus: 200 },
   { method: 'GET', path: '/tasks/:id/applications', resource: 'task', state: 'funded', ownerStatus: 200 },
+  { method: 'GET', path: '/tasks/:id/submissions', resource: 'task', state: 'submitted', ownerStatus: 200 },
+  {
+    method: 'POST',
+    path: '/tasks/:id/revisions',
+    resource: 'task',
+    state: 'submitted',
+    payload: { reason: 'Sharper, please' },
+    ownerStatus: 201,
+  },
   {
     method: 'PATCH',
     path: '/applications/:id',
@@ -151,6 +161,29 @@ const AGENT_ROUTES_NOT_OWNED: { method: Method; path: string; why: string; auth:
 
 /** Worker routes: the "owner" is the worker holding the task (or offered it). */
 const WORKER_ROUTES: RouteRow[] = [
+  {
+    method: 'POST',
+    path: '/worker/tasks/:id/submissions',
+    resource: 'task',
+    state: 'assigned',
+    payload: { note: 'Done' },
+    ownerStatus: 201,
+  },
+  {
+    method: 'GET',
+    path: '/worker/tasks/:id/submissions',
+    resource: 'task',
+    state: 'submitted',
+    ownerStatus: 200,
+  },
+  {
+    method: 'GET',
+    path: '/worker/tasks/:id',
+    resource: 'task',
+    state: 'assigned',
+    ownerStatus: 200,
+    hiddenAs: 'Task not found',
+  },
   {
     method: 'PATCH',
     path: '/worker/tasks/:id',
@@ -284,6 +317,15 @@ describe('ownership of every id-taking route', () => {
       return { taskId: task.id, applicationId: applied.json().application.id, deliveryId: null };
     }
     const { taskId, applicationId } = await assignedTask(t, owner, holder);
+    if (state === 'submitted') {
+      const submitted = await t.app.inject({
+        method: 'POST',
+        url: `/worker/tasks/${taskId}/submissions`,
+        headers: holder.headers,
+        payload: { note: 'Handed in' },
+      });
+      expect(submitted.statusCode, submitted.body).toBe(201);
+    }
     if (state === 'completed') {
       const done = await t.app.inject({
         method: 'POST',
