@@ -1999,32 +1999,7 @@ export interface webhooks {
                              * @description ISO 8601 timestamp, UTC
                              */
                             reviewDeadline: string;
-                            /** Submission */
-                            submission: {
-                                /** @description Submission id (sub_...) */
-                                id: string;
-                                /** @description 1 for the first submission of the task, 2 after a revision, ... */
-                                number: number;
-                                /** @description The worker’s account of the work, up to 4,000 characters */
-                                note: string;
-                                attachments: components["schemas"]["SubmissionAttachment"][];
-                                location: {
-                                    latitude: number;
-                                    longitude: number;
-                                    /** @description The accuracy the worker’s device reported */
-                                    accuracyMeters: number | null;
-                                    /** @description Whether the point lies within the task’s location radius; null when the task has no location. A signal, not proof */
-                                    withinArea: boolean | null;
-                                } | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 timestamp, UTC
-                                 */
-                                createdAt: string;
-                                status: components["schemas"]["SubmissionStatus"];
-                                /** @description Your reason, when you asked for a revision */
-                                revisionReason: string | null;
-                            };
+                            submission: components["schemas"]["Submission"];
                         };
                     };
                 };
@@ -3180,7 +3155,7 @@ export interface components {
             radiusMeters: number;
             /** @description What the place is called, up to 200 characters */
             label: string | null;
-        } | null;
+        };
         /** DisputeAttachment */
         DisputeAttachment: {
             /** @description The uploaded file (GET it with the same credentials) */
@@ -3202,10 +3177,7 @@ export interface components {
              */
             createdAt: string;
         };
-        /**
-         * Dispute
-         * @description The task’s dispute (shown with submission), or null when none
-         */
+        /** Dispute */
         Dispute: {
             /** @description Dispute id (dsp_...) */
             id: string;
@@ -3242,7 +3214,7 @@ export interface components {
                 /** @enum {string} */
                 currency: "TON";
             } | null;
-        } | null;
+        };
         /** SubmissionAttachment */
         SubmissionAttachment: {
             /** @description The file, as uploaded by the worker (GET it with your credentials) */
@@ -3252,16 +3224,22 @@ export interface components {
             /** @description Bytes */
             size: number;
         };
+        /** SubmissionLocation */
+        SubmissionLocation: {
+            latitude: number;
+            longitude: number;
+            /** @description The accuracy the worker’s device reported */
+            accuracyMeters: number | null;
+            /** @description Whether the point lies within the task’s location radius; null when the task has no location. A signal, not proof */
+            withinArea: boolean | null;
+        };
         /**
          * SubmissionStatus
          * @description PENDING: waits for your review (auto-approved at the task’s reviewDeadline); ACCEPTED; REVISION_REQUESTED; DISPUTED
          * @enum {unknown}
          */
         SubmissionStatus: "PENDING" | "ACCEPTED" | "REVISION_REQUESTED" | "DISPUTED";
-        /**
-         * Submission
-         * @description The latest submission (GET /tasks/:id), or null before any
-         */
+        /** Submission */
         Submission: {
             /** @description Submission id (sub_...) */
             id: string;
@@ -3270,14 +3248,7 @@ export interface components {
             /** @description The worker’s account of the work, up to 4,000 characters */
             note: string;
             attachments: components["schemas"]["SubmissionAttachment"][];
-            location: {
-                latitude: number;
-                longitude: number;
-                /** @description The accuracy the worker’s device reported */
-                accuracyMeters: number | null;
-                /** @description Whether the point lies within the task’s location radius; null when the task has no location. A signal, not proof */
-                withinArea: boolean | null;
-            } | null;
+            location: components["schemas"]["SubmissionLocation"] | null;
             /**
              * Format: date-time
              * @description ISO 8601 timestamp, UTC
@@ -3286,7 +3257,7 @@ export interface components {
             status: components["schemas"]["SubmissionStatus"];
             /** @description Your reason, when you asked for a revision */
             revisionReason: string | null;
-        } | null;
+        };
         /** Task */
         Task: {
             /** @description Task id (tsk_...) */
@@ -3358,9 +3329,11 @@ export interface components {
             reviewDeadline?: string | null;
             /** @description Revisions you asked for (at most 3) */
             revisionCount?: number;
-            location?: components["schemas"]["TaskLocation"];
-            dispute?: components["schemas"]["Dispute"];
-            submission?: components["schemas"]["Submission"];
+            location?: components["schemas"]["TaskLocation"] | null;
+            /** @description The task’s dispute (shown with submission), or null when none */
+            dispute?: components["schemas"]["Dispute"] | null;
+            /** @description The latest submission (GET /tasks/:id), or null before any */
+            submission?: components["schemas"]["Submission"] | null;
         };
         /** WorkerRef */
         WorkerRef: {
@@ -3759,77 +3732,11 @@ export interface components {
             reviewDeadline: string | null;
             /** @description Revisions the agent asked for so far (at most 3) */
             revisionCount: number;
-            location: components["schemas"]["TaskLocation"];
-            /**
-             * Dispute
-             * @description The task’s dispute (your own task’s single view), or null when none
-             */
-            dispute?: {
-                /** @description Dispute id (dsp_...) */
-                id: string;
-                /** @enum {unknown} */
-                status: "OPEN" | "RESOLVED";
-                /** @enum {unknown} */
-                openedBy: "AGENT" | "WORKER";
-                reason: string;
-                /** @description Evidence from both sides, oldest first */
-                statements: components["schemas"]["DisputeStatement"][];
-                resolution: {
-                    /**
-                     * @description Sent to the worker’s wallet on chain, in TON
-                     * @example 6.5
-                     */
-                    workerAmount: string;
-                    /**
-                     * @description The platform fee in proportion: fee x workerAmount / reward, rounded down to the nanoton
-                     * @example 6.5
-                     */
-                    platformFee: string;
-                    /**
-                     * @description Returned to the agent’s balance: the rest of the escrowed total
-                     * @example 6.5
-                     */
-                    agentAmount: string;
-                    /** @description The operator’s explanation to both sides */
-                    note: string;
-                    /**
-                     * Format: date-time
-                     * @description ISO 8601 timestamp, UTC
-                     */
-                    resolvedAt: string;
-                    /** @enum {string} */
-                    currency: "TON";
-                } | null;
-            } | null;
-            /**
-             * Submission
-             * @description Your latest submission (single-task views of your own task)
-             */
-            submission?: {
-                /** @description Submission id (sub_...) */
-                id: string;
-                /** @description 1 for the first submission of the task, 2 after a revision, ... */
-                number: number;
-                /** @description The worker’s account of the work, up to 4,000 characters */
-                note: string;
-                attachments: components["schemas"]["SubmissionAttachment"][];
-                location: {
-                    latitude: number;
-                    longitude: number;
-                    /** @description The accuracy the worker’s device reported */
-                    accuracyMeters: number | null;
-                    /** @description Whether the point lies within the task’s location radius; null when the task has no location. A signal, not proof */
-                    withinArea: boolean | null;
-                } | null;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp, UTC
-                 */
-                createdAt: string;
-                status: components["schemas"]["SubmissionStatus"];
-                /** @description Your reason, when you asked for a revision */
-                revisionReason: string | null;
-            } | null;
+            location: components["schemas"]["TaskLocation"] | null;
+            /** @description The task’s dispute (your own task’s single view), or null when none */
+            dispute?: components["schemas"]["Dispute"] | null;
+            /** @description Your latest submission (single-task views of your own task) */
+            submission?: components["schemas"]["Submission"] | null;
         };
         /** WorkerApplication */
         WorkerApplication: {
@@ -4005,44 +3912,7 @@ export interface components {
         };
         /** ResolveResult */
         ResolveResult: {
-            /** Dispute */
-            dispute: {
-                /** @description Dispute id (dsp_...) */
-                id: string;
-                /** @enum {unknown} */
-                status: "OPEN" | "RESOLVED";
-                /** @enum {unknown} */
-                openedBy: "AGENT" | "WORKER";
-                reason: string;
-                /** @description Evidence from both sides, oldest first */
-                statements: components["schemas"]["DisputeStatement"][];
-                resolution: {
-                    /**
-                     * @description Sent to the worker’s wallet on chain, in TON
-                     * @example 6.5
-                     */
-                    workerAmount: string;
-                    /**
-                     * @description The platform fee in proportion: fee x workerAmount / reward, rounded down to the nanoton
-                     * @example 6.5
-                     */
-                    platformFee: string;
-                    /**
-                     * @description Returned to the agent’s balance: the rest of the escrowed total
-                     * @example 6.5
-                     */
-                    agentAmount: string;
-                    /** @description The operator’s explanation to both sides */
-                    note: string;
-                    /**
-                     * Format: date-time
-                     * @description ISO 8601 timestamp, UTC
-                     */
-                    resolvedAt: string;
-                    /** @enum {string} */
-                    currency: "TON";
-                } | null;
-            };
+            dispute: components["schemas"]["Dispute"];
             task: {
                 id: string;
                 status: components["schemas"]["TaskStatus"];
@@ -4980,32 +4850,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** Submission */
-                        submission: {
-                            /** @description Submission id (sub_...) */
-                            id: string;
-                            /** @description 1 for the first submission of the task, 2 after a revision, ... */
-                            number: number;
-                            /** @description The worker’s account of the work, up to 4,000 characters */
-                            note: string;
-                            attachments: components["schemas"]["SubmissionAttachment"][];
-                            location: {
-                                latitude: number;
-                                longitude: number;
-                                /** @description The accuracy the worker’s device reported */
-                                accuracyMeters: number | null;
-                                /** @description Whether the point lies within the task’s location radius; null when the task has no location. A signal, not proof */
-                                withinArea: boolean | null;
-                            } | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp, UTC
-                             */
-                            createdAt: string;
-                            status: components["schemas"]["SubmissionStatus"];
-                            /** @description Your reason, when you asked for a revision */
-                            revisionReason: string | null;
-                        };
+                        submission: components["schemas"]["Submission"];
                         task: components["schemas"]["Task"];
                     };
                 };
@@ -5091,31 +4936,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        submissions: {
-                            /** @description Submission id (sub_...) */
-                            id: string;
-                            /** @description 1 for the first submission of the task, 2 after a revision, ... */
-                            number: number;
-                            /** @description The worker’s account of the work, up to 4,000 characters */
-                            note: string;
-                            attachments: components["schemas"]["SubmissionAttachment"][];
-                            location: {
-                                latitude: number;
-                                longitude: number;
-                                /** @description The accuracy the worker’s device reported */
-                                accuracyMeters: number | null;
-                                /** @description Whether the point lies within the task’s location radius; null when the task has no location. A signal, not proof */
-                                withinArea: boolean | null;
-                            } | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp, UTC
-                             */
-                            createdAt: string;
-                            status: components["schemas"]["SubmissionStatus"];
-                            /** @description Your reason, when you asked for a revision */
-                            revisionReason: string | null;
-                        }[];
+                        submissions: components["schemas"]["Submission"][];
                     };
                 };
             };
@@ -5188,44 +5009,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** Dispute */
-                        dispute: {
-                            /** @description Dispute id (dsp_...) */
-                            id: string;
-                            /** @enum {unknown} */
-                            status: "OPEN" | "RESOLVED";
-                            /** @enum {unknown} */
-                            openedBy: "AGENT" | "WORKER";
-                            reason: string;
-                            /** @description Evidence from both sides, oldest first */
-                            statements: components["schemas"]["DisputeStatement"][];
-                            resolution: {
-                                /**
-                                 * @description Sent to the worker’s wallet on chain, in TON
-                                 * @example 6.5
-                                 */
-                                workerAmount: string;
-                                /**
-                                 * @description The platform fee in proportion: fee x workerAmount / reward, rounded down to the nanoton
-                                 * @example 6.5
-                                 */
-                                platformFee: string;
-                                /**
-                                 * @description Returned to the agent’s balance: the rest of the escrowed total
-                                 * @example 6.5
-                                 */
-                                agentAmount: string;
-                                /** @description The operator’s explanation to both sides */
-                                note: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 timestamp, UTC
-                                 */
-                                resolvedAt: string;
-                                /** @enum {string} */
-                                currency: "TON";
-                            } | null;
-                        };
+                        dispute: components["schemas"]["Dispute"];
                     };
                 };
             };
@@ -5319,44 +5103,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         statement: components["schemas"]["DisputeStatement"];
-                        /** Dispute */
-                        dispute: {
-                            /** @description Dispute id (dsp_...) */
-                            id: string;
-                            /** @enum {unknown} */
-                            status: "OPEN" | "RESOLVED";
-                            /** @enum {unknown} */
-                            openedBy: "AGENT" | "WORKER";
-                            reason: string;
-                            /** @description Evidence from both sides, oldest first */
-                            statements: components["schemas"]["DisputeStatement"][];
-                            resolution: {
-                                /**
-                                 * @description Sent to the worker’s wallet on chain, in TON
-                                 * @example 6.5
-                                 */
-                                workerAmount: string;
-                                /**
-                                 * @description The platform fee in proportion: fee x workerAmount / reward, rounded down to the nanoton
-                                 * @example 6.5
-                                 */
-                                platformFee: string;
-                                /**
-                                 * @description Returned to the agent’s balance: the rest of the escrowed total
-                                 * @example 6.5
-                                 */
-                                agentAmount: string;
-                                /** @description The operator’s explanation to both sides */
-                                note: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 timestamp, UTC
-                                 */
-                                resolvedAt: string;
-                                /** @enum {string} */
-                                currency: "TON";
-                            } | null;
-                        };
+                        dispute: components["schemas"]["Dispute"];
                     };
                 };
             };
@@ -7404,31 +7151,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        submissions: {
-                            /** @description Submission id (sub_...) */
-                            id: string;
-                            /** @description 1 for the first submission of the task, 2 after a revision, ... */
-                            number: number;
-                            /** @description The worker’s account of the work, up to 4,000 characters */
-                            note: string;
-                            attachments: components["schemas"]["SubmissionAttachment"][];
-                            location: {
-                                latitude: number;
-                                longitude: number;
-                                /** @description The accuracy the worker’s device reported */
-                                accuracyMeters: number | null;
-                                /** @description Whether the point lies within the task’s location radius; null when the task has no location. A signal, not proof */
-                                withinArea: boolean | null;
-                            } | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp, UTC
-                             */
-                            createdAt: string;
-                            status: components["schemas"]["SubmissionStatus"];
-                            /** @description Your reason, when you asked for a revision */
-                            revisionReason: string | null;
-                        }[];
+                        submissions: components["schemas"]["Submission"][];
                     };
                 };
             };
@@ -7501,32 +7224,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** Submission */
-                        submission: {
-                            /** @description Submission id (sub_...) */
-                            id: string;
-                            /** @description 1 for the first submission of the task, 2 after a revision, ... */
-                            number: number;
-                            /** @description The worker’s account of the work, up to 4,000 characters */
-                            note: string;
-                            attachments: components["schemas"]["SubmissionAttachment"][];
-                            location: {
-                                latitude: number;
-                                longitude: number;
-                                /** @description The accuracy the worker’s device reported */
-                                accuracyMeters: number | null;
-                                /** @description Whether the point lies within the task’s location radius; null when the task has no location. A signal, not proof */
-                                withinArea: boolean | null;
-                            } | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp, UTC
-                             */
-                            createdAt: string;
-                            status: components["schemas"]["SubmissionStatus"];
-                            /** @description Your reason, when you asked for a revision */
-                            revisionReason: string | null;
-                        };
+                        submission: components["schemas"]["Submission"];
                         task: components["schemas"]["WorkerTask"];
                     };
                 };
@@ -7620,44 +7318,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** Dispute */
-                        dispute: {
-                            /** @description Dispute id (dsp_...) */
-                            id: string;
-                            /** @enum {unknown} */
-                            status: "OPEN" | "RESOLVED";
-                            /** @enum {unknown} */
-                            openedBy: "AGENT" | "WORKER";
-                            reason: string;
-                            /** @description Evidence from both sides, oldest first */
-                            statements: components["schemas"]["DisputeStatement"][];
-                            resolution: {
-                                /**
-                                 * @description Sent to the worker’s wallet on chain, in TON
-                                 * @example 6.5
-                                 */
-                                workerAmount: string;
-                                /**
-                                 * @description The platform fee in proportion: fee x workerAmount / reward, rounded down to the nanoton
-                                 * @example 6.5
-                                 */
-                                platformFee: string;
-                                /**
-                                 * @description Returned to the agent’s balance: the rest of the escrowed total
-                                 * @example 6.5
-                                 */
-                                agentAmount: string;
-                                /** @description The operator’s explanation to both sides */
-                                note: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 timestamp, UTC
-                                 */
-                                resolvedAt: string;
-                                /** @enum {string} */
-                                currency: "TON";
-                            } | null;
-                        };
+                        dispute: components["schemas"]["Dispute"];
                     };
                 };
             };
@@ -7751,44 +7412,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         statement: components["schemas"]["DisputeStatement"];
-                        /** Dispute */
-                        dispute: {
-                            /** @description Dispute id (dsp_...) */
-                            id: string;
-                            /** @enum {unknown} */
-                            status: "OPEN" | "RESOLVED";
-                            /** @enum {unknown} */
-                            openedBy: "AGENT" | "WORKER";
-                            reason: string;
-                            /** @description Evidence from both sides, oldest first */
-                            statements: components["schemas"]["DisputeStatement"][];
-                            resolution: {
-                                /**
-                                 * @description Sent to the worker’s wallet on chain, in TON
-                                 * @example 6.5
-                                 */
-                                workerAmount: string;
-                                /**
-                                 * @description The platform fee in proportion: fee x workerAmount / reward, rounded down to the nanoton
-                                 * @example 6.5
-                                 */
-                                platformFee: string;
-                                /**
-                                 * @description Returned to the agent’s balance: the rest of the escrowed total
-                                 * @example 6.5
-                                 */
-                                agentAmount: string;
-                                /** @description The operator’s explanation to both sides */
-                                note: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 timestamp, UTC
-                                 */
-                                resolvedAt: string;
-                                /** @enum {string} */
-                                currency: "TON";
-                            } | null;
-                        };
+                        dispute: components["schemas"]["Dispute"];
                     };
                 };
             };
@@ -8944,44 +8568,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** Dispute */
-                        dispute: {
-                            /** @description Dispute id (dsp_...) */
-                            id: string;
-                            /** @enum {unknown} */
-                            status: "OPEN" | "RESOLVED";
-                            /** @enum {unknown} */
-                            openedBy: "AGENT" | "WORKER";
-                            reason: string;
-                            /** @description Evidence from both sides, oldest first */
-                            statements: components["schemas"]["DisputeStatement"][];
-                            resolution: {
-                                /**
-                                 * @description Sent to the worker’s wallet on chain, in TON
-                                 * @example 6.5
-                                 */
-                                workerAmount: string;
-                                /**
-                                 * @description The platform fee in proportion: fee x workerAmount / reward, rounded down to the nanoton
-                                 * @example 6.5
-                                 */
-                                platformFee: string;
-                                /**
-                                 * @description Returned to the agent’s balance: the rest of the escrowed total
-                                 * @example 6.5
-                                 */
-                                agentAmount: string;
-                                /** @description The operator’s explanation to both sides */
-                                note: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 timestamp, UTC
-                                 */
-                                resolvedAt: string;
-                                /** @enum {string} */
-                                currency: "TON";
-                            } | null;
-                        };
+                        dispute: components["schemas"]["Dispute"];
                         /**
                          * Format: date-time
                          * @description ISO 8601 timestamp, UTC
@@ -9001,31 +8588,7 @@ export interface operations {
                             walletAddress: string | null;
                         };
                         /** @description Every submission of the task with its files, newest first */
-                        submissions: {
-                            /** @description Submission id (sub_...) */
-                            id: string;
-                            /** @description 1 for the first submission of the task, 2 after a revision, ... */
-                            number: number;
-                            /** @description The worker’s account of the work, up to 4,000 characters */
-                            note: string;
-                            attachments: components["schemas"]["SubmissionAttachment"][];
-                            location: {
-                                latitude: number;
-                                longitude: number;
-                                /** @description The accuracy the worker’s device reported */
-                                accuracyMeters: number | null;
-                                /** @description Whether the point lies within the task’s location radius; null when the task has no location. A signal, not proof */
-                                withinArea: boolean | null;
-                            } | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp, UTC
-                             */
-                            createdAt: string;
-                            status: components["schemas"]["SubmissionStatus"];
-                            /** @description Your reason, when you asked for a revision */
-                            revisionReason: string | null;
-                        }[];
+                        submissions: components["schemas"]["Submission"][];
                         /** @description The task’s whole chat, oldest first */
                         messages: components["schemas"]["Message"][];
                         /** @description true when older messages than these exist (only the newest 1000 are shown) */

@@ -37,15 +37,16 @@ export const WorkerTask = Type.Object({
     description: 'When your waiting submission is approved if the agent stays silent; null when none waits',
   }),
   revisionCount: Type.Integer({ description: 'Revisions the agent asked for so far (at most 3)' }),
-  location: Nullable(TaskLocation),
+  location: Type.Union([TaskLocation, Type.Null()]),
   dispute: Type.Optional(
-    Nullable({
-      ...Dispute,
+    Type.Union([Dispute, Type.Null()], {
       description: 'The task’s dispute (your own task’s single view), or null when none',
     }),
   ),
   submission: Type.Optional(
-    Nullable({ ...Submission, description: 'Your latest submission (single-task views of your own task)' }),
+    Type.Union([Submission, Type.Null()], {
+      description: 'Your latest submission (single-task views of your own task)',
+    }),
   ),
 });
 
