@@ -225,7 +225,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a task that is not completed, assigned or not; the total returns to your balance
-         * @description Cancel a task that is not completed, assigned or not; the total returns to your balance. Authenticated with your API key: `Authorization: Bearer hr_...`. Safe to retry with an `Idempotency-Key`. Errors: 400, 401, 403, 404, 409, each as JSON `{error}`.
+         * @description Once the worker submitted work (POST /worker/tasks/:id/submissions) the answer is 409: approve it (POST /tasks/:id/complete), request a revision (POST /tasks/:id/revisions) or open a dispute.
          */
         post: operations["refundTask"];
         delete?: never;
@@ -245,7 +245,7 @@ export interface paths {
         put?: never;
         /**
          * Complete a task: the reward goes to the worker’s wallet and the fee to the platform, on chain
-         * @description Complete a task: the reward goes to the worker’s wallet and the fee to the platform, on chain. Authenticated with your API key: `Authorization: Bearer hr_...`. Safe to retry with an `Idempotency-Key`. Errors: 400, 401, 403, 404, 409, each as JSON `{error}`.
+         * @description This is how you approve submitted work: the waiting submission becomes ACCEPTED. Left unanswered until the task’s reviewDeadline, a submission is approved for you the same way (task.completed with autoReleased: true).
          */
         post: operations["completeTask"];
         delete?: never;
