@@ -5,7 +5,7 @@ import { Redis, type RedisOptions } from 'ioredis';
 /** What the Redis adapters log: an outage and its end, once each (pino's shape). */
 export interface RedisLog {
   warn(obj: object, msg: string): void;
-  info(msg: string): void;
+  info(obj: object, msg: string): void;
 }
 
 /** A command that has not answered within this is a failure: a request never waits longer on Redis. */
@@ -111,6 +111,7 @@ export class RedisLink {
     const ms = Date.now() - this.outageSinceMs;
     this.outageSinceMs = null;
     this.log?.info(
+      { component: 'redis' },
       `Redis answers again after ${ms} ms: limits, stream caps and chat fan-out are shared again`,
     );
   }
