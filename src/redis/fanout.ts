@@ -32,6 +32,9 @@ export class RedisFanout implements MessageFanout {
     this.channelPrefix = `${link.prefix}chat:`;
     link.subscriber.on('message', (channel: string, payload: string) => this.received(channel, payload));
     link.subscriber.on('ready', () => void this.resubscribe());
+    // Redis answered again without the connection having dropped (it hung): publications of the
+    // meantime may be lost all the same.
+    link.onRecovered(() => void this.resubscribe());
   }
 
   publish(published: PublishedMessage): void {

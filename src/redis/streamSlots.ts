@@ -64,6 +64,7 @@ export class RedisStreamSlots implements StreamSlots {
     if (this.link.usable()) {
       try {
         const taken = await this.takeCommand(this.redisKey(key), max, this.leaseMs, member);
+        this.link.succeeded();
         return taken === 1 ? this.hold(key, member) : null;
       } catch (error) {
         this.link.failed(error);
