@@ -46,12 +46,28 @@ export class StreamCounter {
     private readonly slots: StreamSlots = new MemoryStreamSlots(),
   ) {}
 
+  /** Open streams this instance serves, by side (`agent`, `worker`: the key's first part), for metrics. */
+  readonly openHere = new Map<string, number>();
+
   endAll(): void {
     for (const res of this.responses) res.end();
   }
 
-  acquire(key: string): StreamSlot | null | Promise<StreamSlot | null> {
-    return this.slots.take(key, this.maxPerKey);
+  /** A slot for a stream of `key` (`agent:<id>` or `worker:<id>`), counted for all instances when the slots are shared. */
+  async acquire(key: string): Promise<StreamSlot | null> {
+    const slot = await this.slots.take(key, this.maxPerKey);
+    if (!slot) return null;
+    const side = key.slice(0, key.indexOf(':'));
+    this.openHere.set(side, (this.openHere.get(side) ?? 0) + 1);
+    let released = false;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
+        this.openHere.set(side, (this.openHere.get(side) ?? 1) - 1);
+        slot.release();
+      },
+    };
   }
 }
 

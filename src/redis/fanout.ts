@@ -41,8 +41,15 @@ export class RedisFanout implements MessageFanout {
     this.local.publish(published);
     if (!this.link.usable()) return;
     const wire: Wire = { origin: this.link.instanceId, ...published };
+    // After the commit nothing may throw to the poster: the message is stored either way.
+    let payload: string;
+    try {
+      payload = JSON.stringify(wire);
+    } catch {
+      return;
+    }
     this.link.client
-      .publish(this.channelPrefix + published.message.task_id, JSON.stringify(wire))
+      .publish(this.channelPrefix + published.message.task_id, payload)
       .catch((error) => this.link.failed(error));
   }
 
