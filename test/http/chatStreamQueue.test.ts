@@ -78,6 +78,6 @@ describe(`chat stream order on ${DIALECT}`, () => {
     // The database is not asked: the row objects written are the very ones published.
     for (const p of published.slice(1)) queue.push(p);
     await eventually(() => written.length === 2, 3_000, 'two');
-    written.forEach((message, i) => expect(message).toBe(published[i + 1]!.message));
+    for (const [i, message] of written.entries()) expect(message).toBe(published[i + 1]!.message);
   });
 });
