@@ -5,10 +5,13 @@ import type { Config } from './config.js';
 import { type Db, openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import type { Clock } from './domain/clock.js';
+import type { RedisLink } from './redis/link.js';
 
 export interface Services {
   db: Db;
   chain: ChainGateway;
+  /** Connected when REDIS_URL is set: what several instances share (src/redis). */
+  redis: RedisLink | null;
 }
 
 /** Opens the database (migrated to the latest schema) and the chain the config selects. */
@@ -33,7 +36,15 @@ export async function openServices(
     pgSchema: options.pgSchema,
     pgPoolSize: options.pgPoolSize,
   });
+  let redis: RedisLink | null = null;
   try {
+    // Before anything heavy: Redis down at start is a clear error, not a half-shared instance.
+    if (config.redisUrl) {
+      // Loaded only when configured: ioredis costs a start without Redis a few hundred ms of CPU.
+      const { RedisLink } = await import('./redis/link.js');
+      redis = new RedisLink(config.redisUrl, config.redisPrefix);
+      await redis.connect();
+    }
     await migrateToLatest(db.db);
     options.onSpan?.('database');
     const clock = options.clock;
@@ -61,8 +72,9 @@ export async function openServices(
             ...(clock ? { nowSeconds: () => Math.floor(clock.now().getTime() / 1000) } : {}),
           });
     options.onSpan?.('chain');
-    return { db, chain };
+    return { db, chain, redis };
   } catch (error) {
+    redis?.close();
     await db.close();
     throw error;
   }
@@ -70,5 +82,6 @@ export async function openServices(
 
 export async function closeServices(services: Services): Promise<void> {
   await services.chain.close();
+  services.redis?.close();
   await services.db.close();
 }

@@ -10,6 +10,7 @@ import { createSandboxGateway } from '../../src/chain/sandboxGateway.js';
 import { type Config, DEFAULT_HTTP_LIMITS, type HttpLimits } from '../../src/config.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import type { DomainContext } from '../../src/domain/context.js';
+import { RedisLink } from '../../src/redis/link.js';
 import { closeServices, openServices, type Services } from '../../src/services.js';
 import { signInitData } from '../../src/telegram/initData.js';
 
@@ -71,6 +72,8 @@ export interface TestAppOptions {
   logger?: AppDeps['logger'];
   /** The TON Connect wallets catalog the web apps are served (the shipped snapshot by default). */
   wallets?: AppDeps['wallets'];
+  /** REDIS_URL and REDIS_PREFIX (tests give a prefix of their own: the Redis is shared). */
+  redis?: { url: string; prefix: string };
   /** TON_NETWORK=testnet against a toncenter-v2 fake (test/helpers/fakeToncenter.ts). */
   live?: {
     apiUrl: string;
@@ -98,6 +101,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
         host: '127.0.0.1',
         dataDir,
         databaseUrl: TEST_DATABASE_URL,
+        redisUrl: options.redis?.url ?? null,
+        redisPrefix: options.redis?.prefix ?? 'handoff:',
         publicUrl: 'http://localhost:3000',
         adminToken: randomBytes(16).toString('hex'),
         secretKey: randomBytes(32),
@@ -196,4 +201,47 @@ export function workerAuth(
     t.clock.now(),
   );
   return { authorization: `tma ${initData}` };
+}
+
+/** Another instance of `t`'s service: the same database, chain and settings, its own process state. */
+export interface PeerApp {
+  app: FastifyInstance;
+  clock: ManualClock;
+  redis: RedisLink | null;
+  close(): Promise<void>;
+}
+
+/**
+ * A second (third...) instance beside `t`, as behind a load balancer: it shares `t`'s database,
+ * chain and secrets, and has its own fan-out, limits, stream counts and (with Redis) its own
+ * Redis connections; `clock` lets its clock differ from `t`'s, as hosts' clocks do.
+ */
+export async function createPeerApp(
+  t: TestApp,
+  options: { clock?: ManualClock; redisUrl?: string; logger?: AppDeps['logger'] } = {},
+): Promise<PeerApp> {
+  const clock = options.clock ?? t.clock;
+  let redis: RedisLink | null = null;
+  const redisUrl = options.redisUrl ?? t.config.redisUrl;
+  if (redisUrl) {
+    redis = new RedisLink(redisUrl, t.config.redisPrefix);
+    await redis.connect();
+  }
+  const app = await buildApp({
+    config: t.config,
+    db: t.services.db,
+    chain: t.services.chain,
+    clock,
+    redis,
+    logger: options.logger,
+  });
+  return {
+    app,
+    clock,
+    redis,
+    async close() {
+      await app.close();
+      redis?.close();
+    },
+  };
 }
