@@ -17,6 +17,8 @@ const SWEEP_AT_ENTRIES = 10_000;
  */
 export class AuthFailureThrottle {
   private readonly failures = new Map<string, { startMs: number; count: number }>();
+  /** Told of each failure answered 429 (handoff_rate_limited_total{bucket="auth_failures"}). */
+  onThrottled?: () => void;
 
   constructor(
     private readonly clock: Clock,
@@ -60,6 +62,7 @@ export class AuthFailureThrottle {
 
 /** The 429 a throttled address gets for a failed attempt. */
 export function throttledAnswer(throttle: AuthFailureThrottle, retryAfter: number) {
+  throttle.onThrottled?.();
   return {
     error: 'Too many failed sign-in attempts',
     retryAfter,

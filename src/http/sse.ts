@@ -13,7 +13,17 @@ export class StreamCounter {
   private readonly open = new Map<string, number>();
   /** The open streams' responses: app.close() ends them, as they would otherwise hold it forever. */
   readonly responses = new Set<{ end(): void }>();
+  /** Open streams by side (`agent`, `worker`: the key's prefix), for handoff_sse_streams. */
+  readonly openBySide = new Map<string, number>();
+  /** Told of each stream refused at the cap (handoff_rate_limited_total{bucket="streams"}). */
+  onRefused?: () => void;
   constructor(private readonly maxPerKey: number) {}
+
+  /** Counts an open stream of `key`'s side in (+1) or out (-1). */
+  trackSide(key: string, delta: 1 | -1): void {
+    const side = key.slice(0, key.indexOf(':'));
+    this.openBySide.set(side, (this.openBySide.get(side) ?? 0) + delta);
+  }
 
   endAll(): void {
     for (const res of this.responses) res.end();
@@ -61,6 +71,7 @@ export async function streamChat(
   reply: FastifyReply,
 ): Promise<void> {
   if (!counter.acquire(streamKey)) {
+    counter.onRefused?.();
     reply.header('retry-after', STREAM_RETRY_AFTER_S);
     throw new DomainError(
       'rate_limited',
@@ -103,9 +114,11 @@ export async function streamChat(
     unsubscribe();
     counter.release(streamKey);
     counter.responses.delete(res);
+    counter.trackSide(streamKey, -1);
   };
   res.once('close', cleanup);
   counter.responses.add(res);
+  counter.trackSide(streamKey, 1);
 
   try {
     if (last)
