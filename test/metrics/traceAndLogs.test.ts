@@ -4,7 +4,7 @@ import { validTraceparent } from '../../src/domain/traceContext.js';
 import { FailureLog } from '../../src/jobs.js';
 import { dispatchDueDeliveries } from '../../src/outbox/webhookDeliveries.js';
 import { createTestApp, DIALECT, type TestApp } from '../helpers/app.js';
-import { createAgent, createTask } from '../helpers/fixtures.js';
+import { createAgent } from '../helpers/fixtures.js';
 import { Receiver } from '../helpers/receiver.js';
 
 /**
