@@ -1,9 +1,5 @@
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-
-/** Request durations are mostly well under 10 ms here; the low buckets are where changes show. */
-const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
-
-type Child = { observe(value: number): void };
+import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { RequestDurations } from './requestDurations.js';
 
 /**
  * The app's Prometheus metrics, one registry per app (tests build many apps in one process, and
@@ -15,15 +11,7 @@ type Child = { observe(value: number): void };
  */
 export class Metrics {
   readonly registry = new Registry();
-  private readonly httpDuration = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'Time to answer HTTP requests, by method, route pattern (never the raw URL) and status code',
-    labelNames: ['method', 'route', 'status_code'] as const,
-    buckets: DURATION_BUCKETS,
-    registers: [this.registry],
-  });
-  /** The histogram's children by "method route status": labels are hashed once per combination. */
-  private readonly durationChildren = new Map<string, Child>();
+  private readonly httpDuration = new RequestDurations(this.registry);
 
   readonly webhookDeliveries = new Counter({
     name: 'handoff_webhook_deliveries_total',
@@ -97,16 +85,9 @@ export class Metrics {
     this.openStreams = openBySide;
   }
 
-  /** Called for every answered request (an onResponse hook): a map look-up and an observe. */
+  /** Called for every answered request (an onResponse hook). */
   observeRequest(method: string, route: string | undefined, statusCode: number, elapsedMs: number): void {
-    const key = `${method} ${route} ${statusCode}`;
-    let child = this.durationChildren.get(key);
-    if (!child) {
-      // No route: a 404 whose URL must not become a label (one series per scanned path).
-      child = this.httpDuration.labels(method, route ?? 'unmatched', String(statusCode));
-      this.durationChildren.set(key, child);
-    }
-    child.observe(elapsedMs / 1000);
+    this.httpDuration.observe(method, route, statusCode, elapsedMs);
   }
 
   /** The text a scrape answers: this app's metrics and the process's. */
