@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Metrics } from '../metrics/metrics.js';
 import type { ScrapeReadings } from '../metrics/scrape.js';
 import { anyTokenAuth } from './auth.js';
@@ -29,12 +29,10 @@ export function registerMetricsRoute(
 }
 
 /**
- * Times every answered request into http_request_duration_seconds, labelled by the route's
- * pattern (`/tasks/:id`). A callback onResponse hook: after the answer is sent, no promise.
+ * Times an answered request into http_request_duration_seconds, labelled by the route's pattern
+ * (`/tasks/:id`); called by the access log's controller once the answer is sent (accessLog.ts).
  */
-export function registerRequestTiming(app: FastifyInstance, metrics: Metrics): void {
-  app.addHook('onResponse', (request, reply, done) => {
+export function requestTiming(metrics: Metrics) {
+  return (request: FastifyRequest, reply: FastifyReply) =>
     metrics.observeRequest(request.method, request.routeOptions.url, reply.statusCode, reply.elapsedTime);
-    done();
-  });
 }
