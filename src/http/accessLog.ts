@@ -18,15 +18,6 @@ const SIGNATURE = /([?&]signature=)[^&#]*/gi;
  * 131, 115-128.
  */
 export class AccessLog extends LogController {
-  /**
-   * `onCompleted` is told of every answered request, whatever the log level (the metrics' request
-   * timing): Fastify calls this controller for every response anyway, so timing here costs no
-   * onResponse hook (whose runner alone, the first hook of its kind, cost more than the timing).
-   */
-  constructor(private readonly onCompleted?: (request: FastifyRequest, reply: FastifyReply) => void) {
-    super();
-  }
-
   override incomingRequest(): void {}
 
   override requestCompleted(
@@ -34,7 +25,6 @@ export class AccessLog extends LogController {
     request: FastifyRequest,
     reply: FastifyReply,
   ): void {
-    this.onCompleted?.(request, reply);
     const line = {
       method: request.method,
       url: request.url.includes('signature=') ? request.url.replace(SIGNATURE, '$1[redacted]') : request.url,

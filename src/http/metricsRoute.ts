@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { performance } from 'node:perf_hooks';
+import type { FastifyInstance } from 'fastify';
 import type { Metrics } from '../metrics/metrics.js';
 import type { ScrapeReadings } from '../metrics/scrape.js';
 import { anyTokenAuth } from './auth.js';
@@ -28,11 +29,29 @@ export function registerMetricsRoute(
   );
 }
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** performance.now() when the request's headers were read (request timing). */
+    receivedAtMs: number;
+  }
+}
+
 /**
- * Times an answered request into http_request_duration_seconds, labelled by the route's pattern
- * (`/tasks/:id`); called by the access log's controller once the answer is sent (accessLog.ts).
+ * Times each request into http_request_duration_seconds, labelled by the route's pattern
+ * (`/tasks/:id`): from its first hook to its answer's onSend (the body is then serialized, only
+ * the write is left; a hijacked stream is not timed). Two callback hooks in hook lists that have
+ * other hooks already, rather than an onResponse hook: the app has none, and a first one makes
+ * Fastify listen for every response's end (docs/decisions.md, "Metrics, logs and traces").
  */
-export function requestTiming(metrics: Metrics) {
-  return (request: FastifyRequest, reply: FastifyReply) =>
-    metrics.observeRequest(request.method, request.routeOptions.url, reply.statusCode, reply.elapsedTime);
+export function registerRequestTiming(app: FastifyInstance, metrics: Metrics): void {
+  app.decorateRequest('receivedAtMs', 0);
+  app.addHook('onRequest', (request, _reply, done) => {
+    request.receivedAtMs = performance.now();
+    done();
+  });
+  app.addHook('onSend', (request, reply, payload, done) => {
+    const elapsedMs = performance.now() - request.receivedAtMs;
+    metrics.observeRequest(request.method, request.routeOptions.url, reply.statusCode, elapsedMs);
+    done(null, payload);
+  });
 }
