@@ -37,9 +37,15 @@ export class RequestDurations {
   observe(method: string, route: string | undefined, statusCode: number, elapsedMs: number): void {
     // Nested maps, not a joined key: no string is built on the request path.
     let byMethod = this.byRoute.get(route);
-    if (!byMethod) this.byRoute.set(route, (byMethod = new Map()));
+    if (!byMethod) {
+      byMethod = new Map();
+      this.byRoute.set(route, byMethod);
+    }
     let byStatus = byMethod.get(method);
-    if (!byStatus) byMethod.set(method, (byStatus = new Map()));
+    if (!byStatus) {
+      byStatus = new Map();
+      byMethod.set(method, byStatus);
+    }
     let series = byStatus.get(statusCode);
     if (!series) {
       // No route: a 404 whose URL must not become a label (one series per scanned path).
