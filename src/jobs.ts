@@ -3,8 +3,10 @@ import { followWallet } from './domain/chainFollower.js';
 import { runChainSender } from './domain/chainSender.js';
 import type { DomainContext } from './domain/context.js';
 import { expireOverdueTasks } from './domain/expiry.js';
+import { readSkipped, readStuck } from './domain/followerProblems.js';
 import { purgeExpiredKeys } from './domain/idempotency.js';
 import { sendDueTransfers } from './domain/payouts.js';
+import { followerProblemLog } from './followerLog.js';
 import { sendDueNotifications } from './outbox/notifications.js';
 import { startWebhookPump } from './outbox/webhookDeliveries.js';
 import type { TelegramSender } from './telegram/notifier.js';
@@ -31,6 +33,10 @@ export function startBackgroundJobs(
   telegram: TelegramSender | null = null,
 ) {
   const live = ctx.chain.live;
+  const followerProblems = followerProblemLog(
+    async () => ({ stuck: await readStuck(ctx.db), skipped: await readSkipped(ctx.db) }),
+    log,
+  );
   // Sandbox: the outbox runner retries pending transfers. Testnet/mainnet: due transfers are
   // batched and the runner sends the batches; the wallet follower (a cursor over the wallet's
   // transactions, not an outbox) confirms them and credits deposits.
@@ -42,6 +48,7 @@ export function startBackgroundJobs(
           live.pollMs,
           async () => {
             const processed = await followWallet(ctx, live);
+            await followerProblems();
             if (processed > 0)
               log.info(
                 { background: 'chain follower', processed },
