@@ -21,6 +21,8 @@ import { registerBodyDrain } from './http/drain.js';
 import { frameworkErrors, MAX_PARAM_LENGTH, registerErrorHandling } from './http/errors.js';
 import { registerHttpLimits, requestTimeoutBackstopMs } from './http/httpLimits.js';
 import { registerJsonParser } from './http/jsonBody.js';
+import { withInstance } from './http/logOptions.js';
+import { registerMetricsRoute, registerRequestTiming } from './http/metricsRoute.js';
 import { registerOpenApi } from './http/openapi.js';
 import {
   MemoryRateLimitStore,
@@ -52,10 +54,14 @@ import { workerRoutes } from './http/routes/worker.js';
 import type { RouteOptions, Routes } from './http/routeTypes.js';
 import { sharedSerializers } from './http/sharedSerializers.js';
 import { MemoryStreamSlots, StreamCounter } from './http/sse.js';
+import { registerTraceContext } from './http/traceHeader.js';
 import { registerNulGuard, registerValidation } from './http/validation.js';
 import { startBackgroundJobs } from './jobs.js';
 import { mcpRoutes } from './mcp/httpRoute.js';
 import { RouteTable } from './mcp/routeTable.js';
+import { attemptObserver } from './metrics/attempts.js';
+import { Metrics } from './metrics/metrics.js';
+import { ScrapeReadings } from './metrics/scrape.js';
 import { RedisFanout } from './redis/fanout.js';
 import type { RedisLink } from './redis/link.js';
 import { RedisRateLimitStore } from './redis/rateLimitStore.js';
@@ -88,6 +94,8 @@ declare module 'fastify' {
     ctx: DomainContext;
     /** GET /ready's state: main.ts sets `draining` on SIGTERM. */
     readiness: Readiness;
+    /** This app's Prometheus metrics (GET /metrics). */
+    metrics: Metrics;
   }
 }
 
@@ -98,7 +106,7 @@ const BODY_LIMIT_BYTES = 1024 * 1024;
 /** Builds the whole HTTP app from its dependencies; tests call this, main.ts listens on it. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: deps.logger ?? false,
+    logger: withInstance(deps.logger ?? false, deps.config.instanceId),
     // One line a request instead of Fastify's two.
     logController: new AccessLog(),
     bodyLimit: BODY_LIMIT_BYTES,
@@ -120,6 +128,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (streamSlots instanceof RedisStreamSlots) app.addHook('onClose', () => streamSlots.close());
   const rateLimitStore =
     deps.rateLimitStore ?? (redis ? new RedisRateLimitStore(redis) : new MemoryRateLimitStore());
+  const metrics = new Metrics();
+  app.decorate('metrics', metrics);
+  // OpenTelemetry first, so its request span starts before any other hook; its modules load
+  // only when it is configured.
+  const tracing = config.otel ? await import('./http/tracing.js') : null;
+  if (tracing && config.otel)
+    await tracing.registerTracing(app, { ...config.otel, instanceId: config.instanceId });
   const ctx: DomainContext = {
     db: deps.db.db,
     clock,
@@ -129,6 +144,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     fanout: deps.fanout ?? (redis ? new RedisFanout(redis) : new InProcessFanout()),
     publicUrl: config.publicUrl,
     webhooks: webhookSettings(config),
+    observeAttempt: attemptObserver(app.log, metrics),
   };
   app.decorate('ctx', ctx);
   const options: RouteOptions = {
@@ -140,6 +156,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     authThrottle: new AuthFailureThrottle(rateLimitStore, clock, config.authFailureLimit),
   };
   const { authThrottle } = options;
+  authThrottle.onThrottled = () => metrics.rateLimited.inc({ bucket: 'auth_failures' });
+  options.streams.onRefused = () => metrics.rateLimited.inc({ bucket: 'streams' });
+  metrics.countStreams(options.streams.openHere);
   // Open chat streams never finish on their own; end them so a shutdown does not wait for them.
   app.addHook('preClose', async () => options.streams.endAll());
   const rateLimits: RateLimits = {
@@ -150,6 +169,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       chat: config.rateLimitChat,
       upload: config.rateLimitUpload,
     },
+    onLimited: (bucket) => metrics.rateLimited.inc({ bucket }),
   };
 
   // The MCP tools take their schemas from the REST routes: collect them as they are registered.
@@ -157,7 +177,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   routeTable.collect(app);
   app.decorateRequest('agentId', '');
   app.decorateRequest('workerId', '');
+  registerRequestTiming(app, metrics);
   registerRequestId(app);
+  registerTraceContext(app, tracing?.requestSpanTraceparent);
   registerHttpLimits(app, config.httpLimits, config.trustProxy);
   app.decorateRequest('owner', null);
   registerErrorHandling(app);
@@ -183,6 +205,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     async () => ({ status: 'ok' as const }),
   );
   app.decorate('readiness', registerReadiness(app, ctx.db, redis));
+  const readings = new ScrapeReadings(ctx, metrics, (source, error) =>
+    app.log.warn(
+      { err: error, source },
+      `metrics: the ${source} reading failed; its gauges are left out of this scrape`,
+    ),
+  );
+  const metricsTokens = [config.adminToken, ...(config.metricsToken ? [config.metricsToken] : [])];
+  registerMetricsRoute(app, metrics, readings, metricsTokens, authThrottle);
 
   const agentApiRoutes = [
     agentRoutes,

@@ -1,6 +1,7 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { Address } from '@ton/core';
 import type { TonNetwork } from './chain/gateway.js';
@@ -67,6 +68,12 @@ export interface Config {
   shutdownDelayMs: number;
   /** Deadlines and connection caps of the HTTP server (docs/decisions.md, "Request bodies..."). */
   httpLimits: HttpLimits;
+  /** Names this process in every log line and on GET /admin/chain: INSTANCE_ID, else hostname:pid. */
+  instanceId: string;
+  /** METRICS_TOKEN: a Bearer token that may read GET /metrics (the admin token always may). */
+  metricsToken?: string;
+  /** OTEL_EXPORTER_OTLP_ENDPOINT and OTEL_SERVICE_NAME: traces go there over OTLP/HTTP; absent, none. */
+  otel?: { endpoint: string; serviceName: string };
 }
 
 export interface HttpLimits {
@@ -173,6 +180,8 @@ export function loadConfig(env: Env = process.env): { config: Config; notices: C
     ...walletsUrlSetting(env),
     shutdownDelayMs: intSetting(env, 'SHUTDOWN_DELAY_MS', 0, 0, 60_000),
     httpLimits: httpLimits(env),
+    instanceId: env.INSTANCE_ID || `${os.hostname()}:${process.pid}`,
+    ...observabilitySettings(env),
   };
   if (config.tonNetwork !== 'sandbox') config.tonLive = tonLiveSettings(env, config.tonNetwork);
   config.tonProofDomains = parseDomains(env.TON_PROOF_DOMAINS, config.publicUrl);
@@ -194,6 +203,27 @@ function webhookSecret(env: Env, botToken: string): string {
     throw new Error('TELEGRAM_WEBHOOK_SECRET must be 1-256 characters of A-Z, a-z, 0-9, _ and -');
   }
   return given;
+}
+
+/** METRICS_TOKEN and OpenTelemetry's variables; each absent unless set. */
+function observabilitySettings(env: Env): Pick<Config, 'metricsToken' | 'otel'> {
+  const settings: Pick<Config, 'metricsToken' | 'otel'> = {};
+  const token = env.METRICS_TOKEN;
+  if (token) {
+    if (token.length < MIN_ADMIN_TOKEN_LENGTH || /\s/.test(token)) {
+      throw new Error(
+        `METRICS_TOKEN must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters without spaces (e.g. openssl rand -hex 32)`,
+      );
+    }
+    settings.metricsToken = token;
+  }
+  if (env.OTEL_EXPORTER_OTLP_ENDPOINT) {
+    settings.otel = {
+      endpoint: urlSetting(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ''),
+      serviceName: env.OTEL_SERVICE_NAME || 'handoff',
+    };
+  }
+  return settings;
 }
 
 function httpLimits(env: Env): HttpLimits {

@@ -3,9 +3,11 @@ import { followWallet } from './domain/chainFollower.js';
 import { runChainSender } from './domain/chainSender.js';
 import type { DomainContext } from './domain/context.js';
 import { expireOverdueTasks } from './domain/expiry.js';
+import { readSkipped, readStuck } from './domain/followerProblems.js';
 import { purgeExpiredKeys } from './domain/idempotency.js';
 import { sendDueTransfers } from './domain/payouts.js';
 import { runReviewWindow } from './domain/reviewWindow.js';
+import { followerProblemLog } from './followerLog.js';
 import { sendDueNotifications } from './outbox/notifications.js';
 import { startWebhookPump } from './outbox/webhookDeliveries.js';
 import type { TelegramSender } from './telegram/notifier.js';
@@ -35,28 +37,52 @@ export function startBackgroundJobs(
   telegram: TelegramSender | null = null,
 ) {
   const live = ctx.chain.live;
+  const followerProblems = followerProblemLog(
+    async () => ({ stuck: await readStuck(ctx.db), skipped: await readSkipped(ctx.db) }),
+    log,
+  );
   // Sandbox: the outbox runner retries pending transfers. Testnet/mainnet: due transfers are
   // batched and the runner sends the batches; the wallet follower (a cursor over the wallet's
   // transactions, not an outbox) confirms them and credits deposits.
   const chainLoops = live
     ? [
         pollLoop('chain batches', live.pollMs, () => runChainSender(ctx, live), log),
-        pollLoop('chain follower', live.pollMs, async () => (await followWallet(ctx, live)) && 0, log),
+        pollLoop(
+          'chain follower',
+          live.pollMs,
+          async () => {
+            const processed = await followWallet(ctx, live);
+            await followerProblems();
+            if (processed > 0)
+              log.info(
+                { background: 'chain follower', processed },
+                `chain follower: ${processed} wallet transactions processed`,
+              );
+            return 0; // a full round is picked up at the next poll, not at once
+          },
+          log,
+        ),
       ]
     : [pollLoop('pending transfers', TRANSFER_POLL_MS, () => sendDueTransfers(ctx), log)];
   // Webhooks never wait for a slow receiver before claiming more: the pump's attempts run on
   // while its loop keeps claiming other agents' deliveries (fair shares, webhookFairness.ts).
   const webhooks = startWebhookPump(ctx, ctx.webhooks, (error) =>
-    log.error({ err: error }, 'webhook delivery failed'),
+    log.warn({ err: error, background: 'webhook delivery' }, 'webhook delivery failed'),
   );
   const loops = [
     ...chainLoops,
     pollLoop('webhook delivery', WEBHOOK_POLL_MS, () => webhooks.tick(), log),
-    pollLoop('execution deadlines', DEADLINE_POLL_MS, () => expireOverdueTasks(ctx), log),
+    pollLoop('execution deadlines', DEADLINE_POLL_MS, () => expireOverdueTasks(ctx), log, {
+      done: (n) => `${n} overdue tasks returned to FUNDED (task.expired sent)`,
+    }),
     // Reviews that came due while no instance ran are released right after a start.
-    pollLoop('review windows', REVIEW_POLL_MS, () => runReviewWindow(ctx, reviewFailed(log)), log, 1_000),
+    pollLoop('review windows', REVIEW_POLL_MS, () => runReviewWindow(ctx, reviewFailed(log)), log, {
+      firstDelayMs: 1_000,
+    }),
     pollLoop('telegram notifications', NOTIFICATION_POLL_MS, () => sendDueNotifications(ctx, telegram), log),
-    pollLoop('idempotency keys', IDEMPOTENCY_PURGE_MS, () => purgeExpiredKeys(ctx), log),
+    pollLoop('idempotency keys', IDEMPOTENCY_PURGE_MS, () => purgeExpiredKeys(ctx), log, {
+      done: (n) => `${n} idempotency keys past their 24 hours deleted`,
+    }),
   ];
   return {
     async stop() {
@@ -68,35 +94,47 @@ export function startBackgroundJobs(
 
 /** One review that failed is logged with its task; the run goes on with the others. */
 function reviewFailed(log: FastifyBaseLogger) {
-  return (taskId: string, error: unknown) => log.error({ err: error, taskId }, 'review window step failed');
+  return (taskId: string, error: unknown) =>
+    log.warn({ err: error, background: 'review windows', taskId }, 'review window step failed');
 }
+
+/** A loop that keeps failing logs again at most this often (with how many failures it skipped). */
+export const FAILURE_LOG_INTERVAL_MS = 60_000;
 
 /**
  * Runs `work` again at once while it reports a full batch, else after `intervalMs` (the first
- * time after `firstDelayMs`); one run at a time; errors are logged and the loop goes on.
+ * time after `firstDelayMs`, by default `intervalMs`); one run at a time; the loop goes on after
+ * errors. What it logs is bounded whatever happens: a round that did nothing logs nothing (the outbox runner logs each attempt itself; `done` describes a round
+ * that did something, for work outside the runner), and a failure is logged at warn with its
+ * error the first time, then at most once a minute while the same error repeats, then once
+ * when the loop recovers.
  */
 function pollLoop(
   name: string,
   intervalMs: number,
   work: () => Promise<number>,
   log: FastifyBaseLogger,
-  firstDelayMs = intervalMs,
+  options: { done?: (count: number) => string; firstDelayMs?: number } = {},
 ) {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
+  const failures = new FailureLog(name, log);
   const tick = () => {
     running = (async () => {
       let done = 0;
       try {
         done = await work();
+        failures.succeeded();
+        if (done > 0 && options.done)
+          log.info({ background: name, count: done }, `${name}: ${options.done(done)}`);
       } catch (error) {
-        log.error({ err: error }, `${name} failed`);
+        failures.failed(error);
       }
       if (!stopped) timer = setTimeout(tick, done > 0 ? 0 : intervalMs);
     })();
   };
-  timer = setTimeout(tick, firstDelayMs);
+  timer = setTimeout(tick, options.firstDelayMs ?? intervalMs);
   return {
     async stop() {
       stopped = true;
@@ -104,4 +142,47 @@ function pollLoop(
       await running;
     },
   };
+}
+
+/** The failure lines of one loop (see pollLoop): no flood while, say, the database is down. */
+export class FailureLog {
+  private failing = 0;
+  private skipped = 0;
+  private lastMessage = '';
+  private lastLoggedMs = 0;
+
+  constructor(
+    private readonly name: string,
+    private readonly log: FastifyBaseLogger,
+    private readonly nowMs: () => number = Date.now,
+  ) {}
+
+  failed(error: unknown): void {
+    this.failing++;
+    const message = error instanceof Error ? error.message : String(error);
+    const now = this.nowMs();
+    if (message === this.lastMessage && now - this.lastLoggedMs < FAILURE_LOG_INTERVAL_MS) {
+      this.skipped++;
+      return;
+    }
+    const again = this.skipped > 0 ? ` (${this.skipped} more failures since the last line)` : '';
+    this.log.warn(
+      { err: error, background: this.name, failures: this.failing },
+      `${this.name} failed${again}`,
+    );
+    this.lastMessage = message;
+    this.lastLoggedMs = now;
+    this.skipped = 0;
+  }
+
+  succeeded(): void {
+    if (this.failing === 0) return;
+    this.log.info(
+      { background: this.name, failures: this.failing },
+      `${this.name} works again after ${this.failing} failed rounds`,
+    );
+    this.failing = 0;
+    this.skipped = 0;
+    this.lastMessage = '';
+  }
 }

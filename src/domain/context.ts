@@ -3,6 +3,7 @@ import type { ChainGateway } from '../chain/gateway.js';
 import type { Database } from '../db/schema.js';
 import type { WebhookSettings } from '../events/dispatcher.js';
 import type { MessageFanout } from '../events/fanout.js';
+import type { AttemptObserver } from '../outbox/kind.js';
 import type { ApiKeyCache } from './apiKeyCache.js';
 import type { Clock } from './clock.js';
 
@@ -21,4 +22,6 @@ export interface DomainContext {
   publicUrl: string;
   /** Webhook time-out and whether private addresses may receive webhooks. */
   webhooks: WebhookSettings;
+  /** Told of each background attempt's outcome (outbox runner): logged and counted by the app. */
+  observeAttempt?: AttemptObserver;
 }

@@ -2,6 +2,7 @@ import { insertDelivery, webhookTarget } from '../db/repositories/deliveries.js'
 import { insertEvent } from '../db/repositories/events.js';
 import type { Executor } from '../db/repositories/executor.js';
 import { newId } from './ids.js';
+import { traceOf } from './traceContext.js';
 import { endpointOrigin } from './webhookUrl.js';
 
 /** The webhook events of the spec, plus task.expired from the decisions and issue 25's disputes. */
@@ -58,7 +59,7 @@ export async function recordEvent(
     agent_id: event.agentId,
     task_id: event.taskId,
     type: event.type,
-    data_json: JSON.stringify(event.data),
+    data_json: eventJson(event.data, traceOf(trx)),
     created_at: at,
   });
   const url =
@@ -80,6 +81,26 @@ export async function recordEvent(
     origin: endpointOrigin(url),
     claimed_until: null,
   });
+}
+
+/**
+ * Where an event keeps the `traceparent` of the request that caused it (no column of its own,
+ * docs/decisions.md "Metrics, logs and traces"): a key no event's data has, taken out again
+ * before the data is sent (`eventPayload`), so webhook bodies never show it.
+ */
+export const TRACE_KEY = '$traceparent';
+
+function eventJson(data: Record<string, unknown>, traceparent: string | undefined): string {
+  return JSON.stringify(traceparent ? { ...data, [TRACE_KEY]: traceparent } : data);
+}
+
+/** An event's stored data as sent (without its trace), and the trace it carries, if any. */
+export function eventPayload(dataJson: string): { data: Record<string, unknown>; traceparent?: string } {
+  const data = JSON.parse(dataJson) as Record<string, unknown>;
+  const traceparent = data[TRACE_KEY];
+  if (typeof traceparent !== 'string') return { data };
+  delete data[TRACE_KEY];
+  return { data, traceparent };
 }
 
 /** Workers appear in events as {id, name}. */

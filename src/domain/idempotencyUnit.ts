@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Executor } from '../db/repositories/executor.js';
 import type { Database } from '../db/schema.js';
+import { passTrace } from './traceContext.js';
 
 // Apart from idempotency.ts so that inTransaction (which binds keys) and idempotent() (which runs
 // effects in transactions) do not import each other.
@@ -30,6 +31,7 @@ export function withUnit(db: Kysely<Database>, unit: Unit): Kysely<Database> {
   // withTables adds no table here: it is Kysely's plain copy of a handle.
   const handle: Kysely<Database> = db.withTables<Record<never, never>>();
   units.set(handle, unit);
+  passTrace(db, handle);
   return handle;
 }
 

@@ -3,6 +3,7 @@ import { whileRunning } from '../db/atOnce.js';
 import type { Database } from '../db/schema.js';
 import { GROUP_UNDONE_CODE } from '../db/sqliteDriver.js';
 import { bindIdempotencyKey, markIdempotencyKeyBound } from './idempotencyUnit.js';
+import { passTrace } from './traceContext.js';
 
 const MAX_ATTEMPTS = 5;
 /**
@@ -26,6 +27,8 @@ export async function inTransaction<T>(
     try {
       let bound = false;
       const result = await db.transaction().execute(async (trx) => {
+        // A request's trace reaches the events this transaction records (traceContext.ts).
+        passTrace(db, trx);
         const value = await whileRunning(trx, () => work(trx));
         // Under an Idempotency-Key, the request's first transaction also completes the key
         // (see idempotent(), whose handle `db` is then), so the effect and its stored response

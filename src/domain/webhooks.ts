@@ -15,6 +15,7 @@ import type { DomainContext } from './context.js';
 import { decodePosition, page, positionCursor } from './cursor.js';
 import { assertInvariant, conflict, notFound } from './errors.js';
 import { isIdOf } from './ids.js';
+import { traceOf } from './traceContext.js';
 import { checkWebhookTarget, endpointOrigin } from './webhookUrl.js';
 
 /** PATCH /agents/webhooks: sets the agent's webhook URL; null turns webhooks off. */
@@ -51,6 +52,8 @@ export async function sendTestWebhook(ctx: DomainContext, agentId: string) {
     `dlv_test_${randomBytes(8).toString('hex')}`,
     ctx.webhooks,
     ctx.clock.now(),
+    // Sent while the request is served: it carries the caller's trace.
+    { traceparent: traceOf(ctx.db) },
   );
   return {
     success: outcome.ok,

@@ -28,6 +28,8 @@ export async function postWebhook(
   settings: WebhookSettings,
   /** Signed into the Standard Webhooks headers; the attempt's time by the injected clock. */
   sentAt: Date,
+  /** The W3C trace of the request that caused the event, passed on as the `traceparent` header. */
+  trace: { traceparent?: string } = {},
 ): Promise<Outcome> {
   let pinned: PinnedAddress | undefined;
   if (!settings.allowPrivateTargets) {
@@ -40,13 +42,9 @@ export async function postWebhook(
   }
   const body = envelopeBody(envelope);
   try {
-    const status = await postJson(
-      url,
-      webhookHeaders(envelope, body, apiKey, deliveryId, sentAt),
-      body,
-      settings.timeoutMs,
-      pinned,
-    );
+    const headers: Record<string, string> = webhookHeaders(envelope, body, apiKey, deliveryId, sentAt);
+    if (trace.traceparent) headers.traceparent = trace.traceparent;
+    const status = await postJson(url, headers, body, settings.timeoutMs, pinned);
     const ok = status >= 200 && status < 300;
     return { ok, statusCode: status, error: ok ? null : `the receiver answered HTTP ${status}` };
   } catch (error) {

@@ -110,6 +110,30 @@ export function adminAuth(adminToken: string, throttle: AuthFailureThrottle) {
   };
 }
 
+/**
+ * `Authorization: Bearer <token>` for a route that any of `tokens` may read (GET /metrics: its
+ * own METRICS_TOKEN, which a monitoring system can hold without operator rights, or the admin
+ * token). Wrong tokens count towards the failed-authentication throttle like any other.
+ */
+export function anyTokenAuth(tokens: string[], hint: string, throttle: AuthFailureThrottle) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const problem = credentialProblem(request, 'bearer');
+    if (problem)
+      return unauthorized(
+        reply,
+        problem,
+        `${problem === 'missing' ? 'No token' : 'Malformed header'}. ${hint}`,
+      );
+    const token = credential(request, 'bearer')!;
+    // Every token is compared (no early exit), in constant time each.
+    const matches = tokens.map((known) => safeEqual(token, known));
+    if (!matches.includes(true)) {
+      if (throttleFailure(throttle, request, reply)) return reply;
+      return unauthorized(reply, 'unknown', `Wrong token. ${hint}`);
+    }
+  };
+}
+
 /** `Authorization: tma <initData>`: a valid Mini App sign-in registers the worker on first use. */
 export function workerAuth(ctx: DomainContext, botToken: string, throttle: AuthFailureThrottle) {
   return async (request: FastifyRequest, reply: FastifyReply) => {

@@ -17,6 +17,9 @@ export const AUTH_FAILURE_WINDOW_MS = 15 * 60_000;
  * other addresses are not affected.
  */
 export class AuthFailureThrottle {
+  /** Told of each failure answered 429 (handoff_rate_limited_total{bucket="auth_failures"}). */
+  onThrottled?: () => void;
+
   constructor(
     private readonly store: RateLimitStore,
     private readonly clock: Clock,
@@ -41,6 +44,7 @@ export class AuthFailureThrottle {
 
 /** The 429 a throttled address gets for a failed attempt. */
 export function throttledAnswer(throttle: AuthFailureThrottle, retryAfter: number) {
+  throttle.onThrottled?.();
   return {
     error: 'Too many failed sign-in attempts',
     retryAfter,

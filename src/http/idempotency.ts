@@ -9,6 +9,7 @@ import {
   idempotent,
   type StoredResponse,
 } from '../domain/idempotency.js';
+import { tracedContext } from './traceHeader.js';
 
 /** The routes that honour Idempotency-Key (documented in the OpenAPI document). */
 export const IDEMPOTENT_ROUTES = [
@@ -79,7 +80,12 @@ export async function sendIdempotent<R>(
   effect: (ctx: DomainContext) => Promise<R>,
   respond: (result: R, db: Executor) => Promise<StoredResponse> | StoredResponse,
 ): Promise<FastifyReply> {
-  const outcome = await idempotent(ctx, idempotencyRequestOf(request), effect, respond);
+  const outcome = await idempotent(
+    tracedContext(request, ctx),
+    idempotencyRequestOf(request),
+    effect,
+    respond,
+  );
   if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
   return reply.status(outcome.status).send(outcome.body);
 }

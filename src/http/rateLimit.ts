@@ -54,6 +54,8 @@ export interface RateLimits {
   store: RateLimitStore;
   clock: Clock;
   limits: Record<Bucket, number>;
+  /** Told of each refused request, by bucket (handoff_rate_limited_total). */
+  onLimited?: (bucket: string) => void;
 }
 
 export interface Counted {
@@ -96,10 +98,14 @@ function countIn(
 ): Counted | Promise<Counted> {
   const nowMs = options.clock.now().getTime();
   const hit = options.store.hit(`${name}:${key}`, WINDOW_MS, nowMs);
+  const tell = (c: Counted) => {
+    if (c.exceeded) options.onLimited?.(name);
+    return c;
+  };
   // No promise when the store answered at once: this runs on every authenticated request.
   return hit instanceof Promise
-    ? hit.then((h) => counted(what, limit, nowMs, h))
-    : counted(what, limit, nowMs, hit);
+    ? hit.then((h) => tell(counted(what, limit, nowMs, h)))
+    : tell(counted(what, limit, nowMs, hit));
 }
 
 function counted(what: string, limit: number, nowMs: number, { count, resetAtMs }: Hit): Counted {

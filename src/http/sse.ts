@@ -46,8 +46,10 @@ export class StreamCounter {
     private readonly slots: StreamSlots = new MemoryStreamSlots(),
   ) {}
 
-  /** Open streams this instance serves, by side (`agent`, `worker`: the key's first part), for metrics. */
+  /** Open streams this instance serves, by side (`agent`, `worker`: the key's first part), for handoff_sse_streams. */
   readonly openHere = new Map<string, number>();
+  /** Told of each stream refused at the cap (handoff_rate_limited_total{bucket="streams"}). */
+  onRefused?: () => void;
 
   endAll(): void {
     for (const res of this.responses) res.end();
@@ -101,6 +103,7 @@ export async function streamChat(
 ): Promise<void> {
   const slot = await counter.acquire(streamKey);
   if (!slot) {
+    counter.onRefused?.();
     reply.header('retry-after', STREAM_RETRY_AFTER_S);
     throw new DomainError(
       'rate_limited',

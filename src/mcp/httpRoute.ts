@@ -11,6 +11,7 @@ import {
   setRateLimitHeaders,
 } from '../http/rateLimit.js';
 import type { RouteOptions } from '../http/routeTypes.js';
+import { tracedContext } from '../http/traceHeader.js';
 import { ALL_TOOLS } from './allTools.js';
 import { ToolCatalog } from './catalog.js';
 import { hostGuard } from './hostGuard.js';
@@ -103,7 +104,7 @@ export const mcpRoutes: FastifyPluginAsync<McpRouteOptions> = async (
     }
     const [{ createMcpServer }, { StreamableHTTPServerTransport }] = await loadSdk();
     reply.hijack();
-    const env = { ctx, agentId: request.agentId, stats, storage };
+    const env = { ctx: tracedContext(request, ctx), agentId: request.agentId, stats, storage };
     const server = createMcpServer(catalog!, env, {
       count,
       logError: (error, tool) => request.log.error({ err: error, tool }, 'MCP tool failed'),

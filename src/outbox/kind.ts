@@ -100,3 +100,22 @@ export interface OutboxKind<Row extends DueRow, Result = undefined> {
    */
   settleUnattemptedAs?: string;
 }
+
+/**
+ * What one attempt came to, as recorded: `done` (the kind's done status), `retry` (failed, due
+ * again after `retryInMs`), `failed` (given up), `recorded` (settled unattempted: no bot), or
+ * `superseded` (the attempt outlived its claim and another runner holds the row: nothing written).
+ */
+export interface AttemptReport {
+  kind: string;
+  table: OutboxTable;
+  id: string;
+  /** This attempt's number, the first being 1. */
+  attempt: number;
+  outcome: 'done' | 'retry' | 'failed' | 'recorded' | 'superseded';
+  error?: string;
+  retryInMs?: number;
+}
+
+/** Told of every attempt's outcome (logs and metrics); must not throw. */
+export type AttemptObserver = (report: AttemptReport) => void;

@@ -3,7 +3,7 @@ import { claimDue, settleClaimed } from '../db/repositories/outbox.js';
 import type { Clock } from '../domain/clock.js';
 import { clipText } from '../domain/text.js';
 import { inTransaction } from '../domain/transaction.js';
-import type { DueRow, OutboxKind, Outcome } from './kind.js';
+import type { AttemptObserver, DueRow, OutboxKind, Outcome } from './kind.js';
 
 /**
  * A claim outlives the attempt's own time-out by this, so no other instance starts it meanwhile.
@@ -17,6 +17,8 @@ const MAX_ERROR_LENGTH = 500;
 export interface OutboxContext {
   db: Executor;
   clock: Clock;
+  /** Told of each attempt's recorded outcome (the app logs and counts them). */
+  observeAttempt?: AttemptObserver;
 }
 
 /**
@@ -106,10 +108,20 @@ export async function attemptRow<Row extends DueRow, Result>(
   row: Row,
 ): Promise<boolean> {
   if (kind.settleUnattemptedAs) {
-    return settleClaimed(ctx.db, kind.table, row.id, row.next_attempt_at, {
+    const settled = await settleClaimed(ctx.db, kind.table, row.id, row.next_attempt_at, {
       status: kind.settleUnattemptedAs,
       updated_at: ctx.clock.now().toISOString(),
     });
+    if (settled) {
+      ctx.observeAttempt?.({
+        kind: kind.name,
+        table: kind.table,
+        id: row.id,
+        attempt: 0,
+        outcome: 'recorded',
+      });
+    }
+    return settled;
   }
   const claim = await claimRow(ctx, kind, row);
   if (!claim) return false;
@@ -176,11 +188,20 @@ async function recordAttempt<Row extends DueRow, Result>(
     : failed
       ? onFailed && ((trx) => onFailed(trx, row))
       : undefined;
-  if (!alongside) {
-    await settle(ctx.db);
-    return;
-  }
-  await inTransaction(ctx.db, async (trx) => {
-    if (await settle(trx)) await alongside(trx);
+  const written = alongside
+    ? await inTransaction(ctx.db, async (trx) => {
+        const settled = await settle(trx);
+        if (settled) await alongside(trx);
+        return settled;
+      })
+    : await settle(ctx.db);
+  ctx.observeAttempt?.({
+    kind: kind.name,
+    table: kind.table,
+    id: row.id,
+    attempt: attempts,
+    outcome: !written ? 'superseded' : outcome.ok ? 'done' : failed ? 'failed' : 'retry',
+    ...(outcome.ok ? {} : { error: outcome.error }),
+    ...(written && !outcome.ok && !failed ? { retryInMs: waitMs } : {}),
   });
 }

@@ -2,6 +2,7 @@ import { findSigningKey } from '../db/repositories/apiKeys.js';
 import { type DueDelivery, listDueDeliveriesFairly } from '../db/repositories/webhookEndpoints.js';
 import { decryptApiKey } from '../domain/apiKeys.js';
 import type { DomainContext } from '../domain/context.js';
+import { eventPayload } from '../domain/events.js';
 import { postWebhook, type WebhookSettings } from '../events/dispatcher.js';
 import type { Envelope } from '../events/signer.js';
 import { listedPolicy, type OutboxKind } from './kind.js';
@@ -51,12 +52,11 @@ export function webhookDeliveryKind(ctx: DomainContext, settings: WebhookSetting
     async attempt(delivery) {
       const key = await signingKey(delivery.agent_id);
       if (!key) return { ok: false, error: 'the agent has no API key to sign with', final: true };
-      const envelope: Envelope = {
-        event: delivery.event_type,
-        timestamp: delivery.event_created_at,
-        data: JSON.parse(delivery.event_data_json),
-      };
-      const sent = await postWebhook(delivery.url, envelope, key, delivery.id, settings, ctx.clock.now());
+      const { data, traceparent } = eventPayload(delivery.event_data_json);
+      const envelope: Envelope = { event: delivery.event_type, timestamp: delivery.event_created_at, data };
+      const sent = await postWebhook(delivery.url, envelope, key, delivery.id, settings, ctx.clock.now(), {
+        traceparent,
+      });
       const health = {
         answered: sent.statusCode !== null,
         timedOut: sent.timedOut === true,

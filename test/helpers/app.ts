@@ -68,6 +68,8 @@ export interface TestAppOptions {
   webhookTimeoutMs?: number;
   /** Enables the Telegram bot against this Bot API server (a local fake); without it there is no bot. */
   telegram?: { apiRoot: string };
+  /** Settings beyond the defaults above (METRICS_TOKEN, OpenTelemetry). */
+  config?: Partial<Config>;
   /** The app's logger, as main.ts gives it (tests of what is logged); none by default. */
   logger?: AppDeps['logger'];
   /** The TON Connect wallets catalog the web apps are served (the shipped snapshot by default). */
@@ -138,6 +140,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
         authFailureLimit: 30,
         trustProxy: options.trustProxy ?? false,
         httpLimits: { ...DEFAULT_HTTP_LIMITS, ...options.httpLimits },
+        instanceId: `test:${process.pid}`,
+        ...options.config,
       };
   const clock = new ManualClock(options.start ?? previous?.clock.now() ?? START);
   const live = options.live;

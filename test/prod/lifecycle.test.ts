@@ -11,7 +11,8 @@ import { eventually, serviceDatabase, serviceEnv } from '../helpers/serviceProce
 /**
  * The service as operators run it, as real processes: started by `npm start` (what a process
  * manager runs) and stopped by signalling npm itself; drained on SIGTERM (GET /ready 503 at once,
- * requests still served for SHUTDOWN_DELAY_MS, then the close); and a second instance on a busy
+ * requests still served for SHUTDOWN_DELAY_MS, then the close, where a request still arriving gets
+ * 503 and those in flight finish); and a second instance on a busy
  * port, which must fail before it does any heavy work.
  */
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -136,9 +137,20 @@ describe('process lifecycle', () => {
     });
     expect(during.status).toBe(201);
 
+    // A request still arriving when the close begins: its connection is open, its headers not
+    // complete yet (so the server cannot close it as idle).
+    const late = await rawConnection(service.url);
+    late.socket.write(`GET /agents/me HTTP/1.1\r\nHost: localhost\r\n`);
+
     service.child.kill('SIGINT'); // ends the delay: the close begins
     await eventually(() => refused(service.url), 'new connections are refused');
     await idle.closed; // the idle kept-alive connection was closed by the server, not left to time out
+    // Requests that reach the closing server on a connection it still has get 503, not a reset.
+    late.socket.write(`Authorization: ${agent.authorization}\r\n\r\n`);
+    const refusedLate = await late.answer();
+    expect(refusedLate.status).toBe(503);
+    expect(refusedLate.head).toContain('connection: close');
+    expect(JSON.parse(refusedLate.body)).toMatchObject({ error: 'Service Unavailable' });
     slow.socket.write(body.slice(20));
     const answer = await slow.answer();
     expect(answer.status).toBe(201);

@@ -233,3 +233,40 @@ describe('loadConfig', () => {
     );
   });
 });
+
+describe('loadConfig: instance, metrics and tracing', () => {
+  it('names the instance hostname:pid unless INSTANCE_ID says, and leaves metrics token and tracing unset', () => {
+    const { config } = loadConfig({ DATA_DIR: tempDataDir(), ...SECRETS });
+    expect(config.instanceId).toBe(`${os.hostname()}:${process.pid}`);
+    expect(config.metricsToken).toBeUndefined();
+    expect(config.otel).toBeUndefined();
+    expect(loadConfig({ DATA_DIR: tempDataDir(), ...SECRETS, INSTANCE_ID: 'api-2' }).config.instanceId).toBe(
+      'api-2',
+    );
+  });
+
+  it('takes METRICS_TOKEN of 32+ characters and an OTLP endpoint URL, and refuses others with the fix', () => {
+    const token = 'm'.repeat(32);
+    const { config } = loadConfig({
+      DATA_DIR: tempDataDir(),
+      ...SECRETS,
+      METRICS_TOKEN: token,
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel-collector:4318/',
+    });
+    expect(config.metricsToken).toBe(token);
+    expect(config.otel).toEqual({ endpoint: 'http://otel-collector:4318', serviceName: 'handoff' });
+    expect(() => loadConfig({ DATA_DIR: tempDataDir(), ...SECRETS, METRICS_TOKEN: 'short' })).toThrow(
+      /METRICS_TOKEN must be at least 32 characters/,
+    );
+    expect(() =>
+      loadConfig({ DATA_DIR: tempDataDir(), ...SECRETS, OTEL_EXPORTER_OTLP_ENDPOINT: 'otel:4318' }),
+    ).toThrow(/OTEL_EXPORTER_OTLP_ENDPOINT must be an http\(s\) URL/);
+    const named = loadConfig({
+      DATA_DIR: tempDataDir(),
+      ...SECRETS,
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'https://collector.example',
+      OTEL_SERVICE_NAME: 'handoff-eu',
+    });
+    expect(named.config.otel?.serviceName).toBe('handoff-eu');
+  });
+});

@@ -55,3 +55,11 @@ describe('what a server start loads', () => {
     expect(loaded).not.toContain('ioredis');
   });
 });
+
+describe('OpenTelemetry at start', () => {
+  it('is not loaded unless OTEL_EXPORTER_OTLP_ENDPOINT is set (src/http/tracing.ts is imported on demand)', () => {
+    const loaded = packagesLoadedAtStart();
+    const otel = [...loaded].filter((name) => name.startsWith('@opentelemetry/') || name === '@fastify/otel');
+    expect(otel).toEqual([]);
+  });
+});

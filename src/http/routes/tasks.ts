@@ -20,6 +20,7 @@ import {
   Task,
   TaskListQuery,
 } from '../schemas/task.js';
+import { tracedContext } from '../traceHeader.js';
 import { applicationView, cancelView, completionView, createdTaskView, taskView } from '../views.js';
 
 const tags = ['Tasks'];
@@ -143,7 +144,12 @@ export const taskRoutes: Routes = async (app, { ctx }) => {
       },
     },
     async (request) => {
-      const { task, refundNano } = await cancelTask(ctx, request.agentId, request.params.id, 'delete');
+      const { task, refundNano } = await cancelTask(
+        tracedContext(request, ctx),
+        request.agentId,
+        request.params.id,
+        'delete',
+      );
       return cancelView(task, refundNano);
     },
   );

@@ -5,6 +5,7 @@ import { listDeliveries, redeliver, sendTestWebhook, setAgentWebhook } from '../
 import { pageView } from '../pageView.js';
 import { AGENT_SECURITY, type Routes } from '../routeTypes.js';
 import { errors, IdParam, NextCursor, Nullable, Timestamp } from '../schemas/common.js';
+import { tracedContext } from '../traceHeader.js';
 import { webhookConfigView } from '../views.js';
 
 const tags = ['Webhooks'];
@@ -109,7 +110,7 @@ export const webhookRoutes: Routes = async (app, { ctx }) => {
         },
       },
     },
-    (request) => sendTestWebhook(ctx, request.agentId),
+    (request) => sendTestWebhook(tracedContext(request, ctx), request.agentId),
   );
 
   app.get(

@@ -23,6 +23,7 @@ import { RateBody, Rating } from '../schemas/task.js';
 import { WalletBody, WalletChallenge } from '../schemas/wallet.js';
 import { WorkerPatchBody, WorkerSelf } from '../schemas/worker.js';
 import { PageQuery, WorkerApplication, WorkerPayout, WorkerTask } from '../schemas/workerApi.js';
+import { tracedContext } from '../traceHeader.js';
 import { ratingView, workerSelfView, workerTaskView } from '../views.js';
 
 const tags = ['Worker'];
@@ -164,7 +165,7 @@ export const workerRoutes: Routes = async (app, { ctx, config }) => {
     },
     async (request, reply) => {
       const { application } = await applyToTask(
-        ctx,
+        tracedContext(request, ctx),
         request.workerId,
         request.params.id,
         request.body.message,

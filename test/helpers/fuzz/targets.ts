@@ -203,6 +203,8 @@ export function hiddenTargets(documented: Target[]): Target[] {
     hidden({ method: 'POST', path: '/telegram/webhook', auth: 'telegram', body: TELEGRAM_UPDATE }),
     hidden({ method: 'POST', path: '/mcp', auth: 'agent', body: MCP_MESSAGE, jsonRpc: true, weight: 3 }),
     hidden({ method: 'GET', path: '/openapi.json', auth: 'none', weight: 0.2 }),
+    // For a monitoring system: METRICS_TOKEN or the admin token.
+    hidden({ method: 'GET', path: '/metrics', auth: 'admin', weight: 0.2 }),
     // Streamable HTTP without sessions: GET and DELETE exist only to say so.
     hidden({ method: 'GET', path: '/mcp', auth: 'agent', jsonRpc: true, weight: 0.2 }),
     hidden({ method: 'DELETE', path: '/mcp', auth: 'agent', jsonRpc: true, weight: 0.2 }),
