@@ -1,4 +1,5 @@
-import { STATUS_LABEL, shortDate, type Task, ton } from '../api';
+import { shortDate, type Task, ton } from '../api';
+import { taskStatusLabel } from '../labels';
 
 /** A task in a list: a button that opens it, naming the title, reward and deadline. */
 export function TaskCard({
@@ -23,7 +24,7 @@ export function TaskCard({
           <span className="reward">{ton(task.reward)}</span>
         </span>
         <span className="card-row muted small">
-          <span>{note ?? STATUS_LABEL[task.status]}</span>
+          <span>{note ?? taskStatusLabel(task.status, task.dispute)}</span>
           <span>{deadlineText(task)}</span>
         </span>
       </button>
