@@ -109,7 +109,7 @@ export async function uploadFile(file: File): Promise<Uploaded> {
 export interface Application {
   id: string;
   taskId: string;
-  status: 'PENDING' | 'ACCEPTED' | 'REJECTED' | 'OFFERED' | 'WITHDRAWN';
+  status: 'PENDING' | 'OFFERED' | 'ACCEPTED' | 'DECLINED' | 'REJECTED';
   message: string;
   createdAt: string;
   task?: { title: string; status: TaskStatus; reward: string };

@@ -20,7 +20,7 @@ export const APPLICATION_LABEL: Record<Application['status'], string> = {
   ACCEPTED: 'Accepted',
   REJECTED: 'Not selected',
   OFFERED: 'Offered to you',
-  WITHDRAWN: 'Withdrawn',
+  DECLINED: 'Declined by you',
 };
 
 export const SUBMISSION_LABEL: Record<Submission['status'], string> = {
