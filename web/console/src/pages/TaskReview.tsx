@@ -31,7 +31,8 @@ export function TaskReview({
   const [done, setDone] = useState<string | null>(null);
   const latest = submissions[0];
   const waiting = latest?.status === 'PENDING' && task.status === 'REVIEW';
-  const revisionsUsed = submissions.filter((s: Json) => s.status === 'REVISION_REQUESTED').length;
+  const revisionsUsed: number =
+    task.revisionCount ?? submissions.filter((s: Json) => s.status === 'REVISION_REQUESTED').length;
   const disputable =
     !task.dispute &&
     (waiting || latest?.status === 'REVISION_REQUESTED') &&
