@@ -128,3 +128,18 @@ export function ChatLog({ messages }: { messages: Json[] }) {
     </ol>
   );
 }
+
+/** An operator's decision: the split, when, and the note to both sides. */
+export function DecisionText({ resolution, reward }: { resolution: Json; reward: string | undefined }) {
+  return (
+    <>
+      <p>
+        {resolution.workerAmount} TON of {reward ?? '?'} TON to the worker
+        {resolution.platformFee !== undefined ? `, ${resolution.platformFee} TON platform fee` : ''}
+        {resolution.agentAmount !== undefined ? `, ${resolution.agentAmount} TON back to the agent` : ''}
+        {resolution.resolvedAt ? ` · ${when(resolution.resolvedAt)}` : ''}
+      </p>
+      {resolution.note ? <p className="description">{resolution.note}</p> : null}
+    </>
+  );
+}

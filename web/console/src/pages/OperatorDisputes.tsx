@@ -9,7 +9,7 @@ import {
   PAYMENT_STATUS_LABEL,
   TASK_STATUS_LABEL,
 } from '../labels';
-import { ChatLog, StatementList, SubmissionList, when } from '../trust';
+import { ChatLog, DecisionText, StatementList, SubmissionList, when } from '../trust';
 import { ResolveForm } from './ResolveForm';
 
 type Rejected = (e: { message: string; status?: number }) => void;
@@ -169,11 +169,7 @@ export function OperatorDispute({
       ) : dispute.resolution ? (
         <section className="card" aria-labelledby="d-resolution">
           <h2 id="d-resolution">Decision</h2>
-          <p>
-            {dispute.resolution.workerAmount} TON of {task?.reward} TON to the worker
-            {dispute.resolution.resolvedAt ? ` · ${when(dispute.resolution.resolvedAt)}` : ''}
-          </p>
-          {dispute.resolution.note ? <p className="description">{dispute.resolution.note}</p> : null}
+          <DecisionText resolution={dispute.resolution} reward={task?.reward} />
         </section>
       ) : null}
     </>

@@ -2,7 +2,7 @@ import { type FormEvent, useState } from 'react';
 import { ErrorLine } from '../App';
 import { agentApi, type Json } from '../api';
 import { DISPUTE_LABEL, labelOf, PARTY_LABEL, reviewLeftLabel } from '../labels';
-import { StatementList, SubmissionList, when } from '../trust';
+import { DecisionText, StatementList, SubmissionList, when } from '../trust';
 
 /** At most this many revision requests per task (the server refuses the next one). */
 const MAX_REVISIONS = 3;
@@ -220,8 +220,7 @@ export function OwnerDispute({
           <>
             <dt>Decision</dt>
             <dd>
-              {dispute.resolution.workerAmount} TON of {task.reward} TON to the worker
-              {dispute.resolution.note ? ` — ${dispute.resolution.note}` : ''}
+              <DecisionText resolution={dispute.resolution} reward={task.reward} />
             </dd>
           </>
         ) : null}
