@@ -8,6 +8,7 @@ const GROUPS: { title: string; statuses: TaskStatus[] }[] = [
   { title: 'In progress', statuses: ['IN_PROGRESS'] },
   { title: 'In review', statuses: ['REVIEW'] },
   { title: 'Completed', statuses: ['COMPLETED'] },
+  { title: 'Cancelled', statuses: ['CANCELLED'] },
 ];
 
 /** The worker's tasks by status, then their applications. */

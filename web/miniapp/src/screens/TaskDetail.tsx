@@ -218,7 +218,7 @@ export function TaskDetail({
           Start work
         </button>
       ) : null}
-      {revision && latest ? <RevisionNotice submission={latest} /> : null}
+      {revision && latest && !disputeOpen ? <RevisionNotice submission={latest} /> : null}
       {canSubmit && !native ? (
         <button type="button" onClick={() => onView('submit')}>
           {submitText}
