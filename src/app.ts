@@ -40,6 +40,7 @@ import { consoleOwnerRoutes } from './http/routes/console.js';
 import { consoleSessionRoutes, consoleSignInRoutes } from './http/routes/consoleAuth.js';
 import { conversationRoutes } from './http/routes/conversation.js';
 import { fileRoutes } from './http/routes/files.js';
+import { agentSubmissionRoutes, workerSubmissionRoutes } from './http/routes/submissions.js';
 import { taskRoutes } from './http/routes/tasks.js';
 import { telegramRoutes } from './http/routes/telegram.js';
 import { tonConnectRoutes } from './http/routes/tonconnect.js';
@@ -173,6 +174,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     agentRoutes,
     catalogRoutes,
     taskRoutes,
+    agentSubmissionRoutes,
     applicationRoutes,
     webhookRoutes,
     conversationRoutes('agent'),
@@ -188,6 +190,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     workerApi.addHook('onRequest', workerAuth(ctx, config.telegramBotToken, authThrottle));
     workerApi.addHook('onRequest', rateLimitHook({ ...rateLimits, keyOf: (r) => `worker:${r.workerId}` }));
     await workerApi.register(workerRoutes, options);
+    await workerApi.register(workerSubmissionRoutes, options);
     await workerApi.register(conversationRoutes('worker'), options);
   });
   await app.register(async (adminApi) => {

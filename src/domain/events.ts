@@ -15,6 +15,8 @@ export const EVENT_TYPES = [
   'task.funded',
   'task.completed',
   'task.expired',
+  'task.submitted',
+  'task.review_reminder',
   'payment.sent',
   'refund.processed',
   'rating.received',

@@ -18,6 +18,7 @@ export const ID_PREFIX = {
   batch: 'cbt',
   owner: 'own',
   faucetGrant: 'fgr',
+  submission: 'sub',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -42,8 +42,12 @@ export const taskTools: ToolDef[] = [
     rename: TASK_ID,
     annotations: READ_ONLY,
     run: async (env, args) => {
-      const { task, applications, agentName, worker } = await getAgentTask(env.ctx, env.agentId, args.taskId);
-      return { task: taskView(task, agentName, worker, applications.map(applicationView)) };
+      const { task, applications, agentName, worker, submission } = await getAgentTask(
+        env.ctx,
+        env.agentId,
+        args.taskId,
+      );
+      return { task: taskView(task, agentName, worker, applications.map(applicationView), submission) };
     },
   },
   {

@@ -8,6 +8,7 @@ export type AgentRow = Selectable<Database['agents']>;
 export type ApiKeyRow = Selectable<Database['api_keys']>;
 export type WorkerRow = Selectable<Database['workers']>;
 export type TaskRow = Selectable<Database['tasks']>;
+export type SubmissionRow = Selectable<Database['submissions']>;
 export type ApplicationRow = Selectable<Database['applications']>;
 export type ChatRow = Selectable<Database['chats']>;
 export type TransactionRow = Selectable<Database['transactions']>;

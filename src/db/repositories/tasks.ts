@@ -48,7 +48,15 @@ export function moveTask(
   id: string,
   move: TaskMove,
   set: Omit<Updateable<Database['tasks']>, 'status' | 'id'>,
-  guard: { workerId?: string } = {},
+  guard: {
+    workerId?: string;
+    /** Only while no work was submitted (refund, DELETE): a column of the row, so PostgreSQL rechecks it. */
+    noSubmission?: boolean;
+    /** Only when the review deadline is at or before this time (auto-release). */
+    reviewDueBy?: string;
+    /** Only while fewer revisions than this were asked for. */
+    revisionsBelow?: number;
+  } = {},
 ): Promise<TaskRow | undefined> {
   let query = db
     .updateTable('tasks')
@@ -56,6 +64,9 @@ export function moveTask(
     .where('id', '=', id)
     .where('status', 'in', TASK_MOVES[move].from);
   if (guard.workerId) query = query.where('worker_id', '=', guard.workerId);
+  if (guard.noSubmission) query = query.where('submission_count', '=', 0);
+  if (guard.reviewDueBy) query = query.where('review_deadline', '<=', guard.reviewDueBy);
+  if (guard.revisionsBelow !== undefined) query = query.where('revision_count', '<', guard.revisionsBelow);
   return query.returningAll().executeTakeFirst();
 }
 

@@ -66,12 +66,12 @@ export const taskRoutes: Routes = async (app, { ctx }) => {
       },
     },
     async (request) => {
-      const { task, applications, agentName, worker } = await getAgentTask(
+      const { task, applications, agentName, worker, submission } = await getAgentTask(
         ctx,
         request.agentId,
         request.params.id,
       );
-      return { task: taskView(task, agentName, worker, applications.map(applicationView)) };
+      return { task: taskView(task, agentName, worker, applications.map(applicationView), submission) };
     },
   );
 

@@ -1,6 +1,7 @@
 import { type TSchema, Type } from 'typebox';
 import type { EventType } from '../../domain/events.js';
 import { Amount, Nullable, Timestamp } from './common.js';
+import { Submission } from './submission.js';
 
 const Person = Type.Object({ id: Type.String(), name: Type.String() });
 const Currency = Type.Literal('TON');
@@ -40,11 +41,24 @@ const EVENT_DATA: Record<EventType | 'webhook.test', { summary: string; data: TS
     }),
   },
   'task.completed': {
-    summary: 'You completed the task; the payout is being sent',
+    summary:
+      'The task was completed (by you, or for you when the review window ended: autoReleased); the payout is being sent',
     data: Type.Object({
       taskId: Type.String(),
       payment: Type.Object({ amount: Amount, toAddress: Type.String(), currency: Currency }),
+      autoReleased: Type.Optional(
+        Type.Boolean({ description: 'true when the review window ended without your answer' }),
+      ),
     }),
+  },
+  'task.submitted': {
+    summary:
+      'The worker submitted work for review: approve it (POST /tasks/:id/complete), ask for a revision or open a dispute before reviewDeadline, or it is approved for you',
+    data: Type.Object({ taskId: Type.String(), reviewDeadline: Timestamp, submission: Submission }),
+  },
+  'task.review_reminder': {
+    summary: 'A quarter of the review window is left; at reviewDeadline the submission is approved for you',
+    data: Type.Object({ taskId: Type.String(), submissionId: Type.String(), reviewDeadline: Timestamp }),
   },
   'task.expired': {
     summary: 'The worker missed the execution deadline; the task is open again',
