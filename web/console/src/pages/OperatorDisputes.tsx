@@ -125,7 +125,7 @@ export function OperatorDispute({
         <a href="#/operator/disputes">← Disputes</a>
       </p>
       <h1>Dispute: {task?.title}</h1>
-      <div className="stats">
+      <div className="stats wide">
         <Stat label="Dispute" value={labelOf(DISPUTE_LABEL, dispute.status)} />
         <Stat label="Reward" value={task?.reward ?? '—'} unit="TON" />
         <Stat label="Platform fee" value={task?.platformFee ?? '—'} unit="TON" />

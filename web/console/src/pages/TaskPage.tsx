@@ -47,7 +47,7 @@ export function TaskPage({ agentId, taskId, network }: { agentId: string; taskId
         <a href={`#/agents/${agentId}`}>← Agent</a>
       </p>
       <h1>{task.title}</h1>
-      <div className="stats">
+      <div className="stats wide">
         <Stat
           label="Status"
           value={task.dispute?.status === 'OPEN' ? 'In dispute' : labelOf(TASK_STATUS_LABEL, task.status)}
@@ -77,6 +77,7 @@ export function TaskPage({ agentId, taskId, network }: { agentId: string; taskId
       <section className="card" aria-labelledby="chat-title">
         <h2 id="chat-title">Chat (read-only)</h2>
         {messages === null ? <p className="muted">No chat: the task has no assigned worker.</p> : null}
+        {messages && messages.length === 0 ? <p className="muted">No messages yet.</p> : null}
         <ChatLog messages={messages ?? []} />
       </section>
 

@@ -56,11 +56,14 @@ export function TaskDetail({
 
   // The list the task came from is a summary: the task's own view has its submission and dispute.
   useEffect(() => {
+    // An open task's summary is all there is (with the agent's record); only the worker's own
+    // tasks have a submission or a dispute to read.
+    if (!MINE.includes(initial.status) && initial.status !== 'CANCELLED') return;
     loadTask(initial.id).then(
       (fresh) => setTask((t) => ({ ...t, ...fresh })),
       () => undefined, // Not visible to this worker any more: the summary stays.
     );
-  }, [initial.id]);
+  }, [initial.id, initial.status]);
 
   const act = async (run: () => Promise<void>) => {
     setBusy(true);
