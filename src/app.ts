@@ -32,6 +32,7 @@ import { type Readiness, registerReadiness } from './http/readiness.js';
 import { registerRequestId, requestIdOf } from './http/requestId.js';
 import { registerResponseBatching } from './http/responseBatching.js';
 import { adminOverviewRoutes, adminRoutes } from './http/routes/admin.js';
+import { adminDisputeRoutes } from './http/routes/adminDisputes.js';
 import { agentRoutes } from './http/routes/agents.js';
 import { applicationRoutes } from './http/routes/applications.js';
 import { catalogRoutes } from './http/routes/catalog.js';
@@ -198,6 +199,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await adminApi.register(adminRoutes, options);
     await adminApi.register(chainAdminRoutes, options);
     await adminApi.register(adminOverviewRoutes, options);
+    await adminApi.register(adminDisputeRoutes, options);
   });
   await app.register(mcpRoutes, { routes: options, rateLimits, routeTable });
   await app.register(fileRoutes, options);

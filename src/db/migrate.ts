@@ -13,6 +13,7 @@ import * as accessLimits from './migrations/0013_access_limits.js';
 import * as webhookFairness from './migrations/0014_webhook_fairness.js';
 import * as chainWalk from './migrations/0015_chain_walk.js';
 import * as submissions from './migrations/0016_submissions.js';
+import * as disputes from './migrations/0017_disputes.js';
 import type { Database } from './schema.js';
 
 // Migrations are listed here rather than read from disk, so they work the same from tsx, a
@@ -32,6 +33,7 @@ const migrations: Record<string, Migration> = {
   '0014_webhook_fairness': webhookFairness,
   '0015_chain_walk': chainWalk,
   '0016_submissions': submissions,
+  '0017_disputes': disputes,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

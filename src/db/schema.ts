@@ -136,6 +136,11 @@ export interface TaskTable {
   completed_at: string | null;
   cancelled_at: string | null;
   cancel_reason: string | null;
+  /**
+   * The task's dispute (at most one, ever), set when it opens and kept. While the task is neither
+   * COMPLETED nor CANCELLED it means a dispute is open: only its resolution may move the task.
+   */
+  dispute_id: Generated<string | null>;
   /** The review window the agent chose at creation, 1-336 hours; null: none chosen, 72 applies. */
   review_hours: Generated<number | null>;
   /** When the waiting submission is accepted for the agent (auto-release); null until one is submitted. */
@@ -397,6 +402,8 @@ export type NotificationKind =
   | 'task_expired'
   | 'offer_withdrawn'
   | 'task_cancelled'
+  | 'dispute_opened'
+  | 'dispute_resolved'
   | 'submission_received'
   | 'revision_requested'
   | 'review_reminder'
@@ -457,6 +464,43 @@ export interface IdempotencyKeyTable {
   expires_at: string;
 }
 
+export type DisputeParty = 'AGENT' | 'WORKER';
+
+/** A disagreement over submitted work, judged by an operator (issue 25). One per task at most. */
+export interface DisputeTable {
+  id: string;
+  task_id: string;
+  agent_id: string;
+  worker_id: string;
+  /** The submission the dispute is about (it becomes DISPUTED); null when the task had none. */
+  submission_id: string | null;
+  opened_by: DisputeParty;
+  reason: string;
+  status: 'OPEN' | 'RESOLVED';
+  /** The resolution's split, null while open: to the worker, to the platform, back to the agent. */
+  worker_amount_nano: bigint | null;
+  fee_amount_nano: bigint | null;
+  agent_amount_nano: bigint | null;
+  /** The operator's note to both sides. */
+  note: string | null;
+  resolved_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Evidence one side adds to an open dispute. */
+export interface DisputeStatementTable {
+  id: string;
+  dispute_id: string;
+  author: DisputeParty;
+  /** The agent's or the worker's id. */
+  author_id: string;
+  text: string;
+  /** [{fileUrl, name, contentType, size}] from the author's own stored uploads. */
+  attachments_json: string;
+  created_at: string;
+}
+
 export interface Database {
   agents: AgentTable;
   api_keys: ApiKeyTable;
@@ -487,4 +531,6 @@ export interface Database {
   faucet_grants: FaucetGrantTable;
   owner_sessions: OwnerSessionTable;
   uncredited_deposits: UncreditedDepositTable;
+  disputes: DisputeTable;
+  dispute_statements: DisputeStatementTable;
 }

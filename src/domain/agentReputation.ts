@@ -1,3 +1,4 @@
+import { countDisputesLostBy } from '../db/repositories/disputes.js';
 import type { Executor } from '../db/repositories/executor.js';
 import { reviewDurations } from '../db/repositories/submissions.js';
 
@@ -20,12 +21,12 @@ export interface AgentReputation {
 }
 
 /**
- * Disputes resolved against each agent. Disputes (issue 25, item 5) land in their own table;
- * until it exists no agent has lost one. This is the one place that counts them: the disputes
- * work fills it in (count the agent's RESOLVED disputes with a workerAmount above zero).
+ * Disputes resolved against each agent: any payment to the worker counts as lost (decisions.md
+ * "Disputes"). Agents with none are 0.
  */
-export async function countDisputesLost(_db: Executor, agentIds: string[]): Promise<Map<string, number>> {
-  return new Map(agentIds.map((id) => [id, 0]));
+export async function countDisputesLost(db: Executor, agentIds: string[]): Promise<Map<string, number>> {
+  const lost = await countDisputesLostBy(db, agentIds);
+  return new Map(agentIds.map((id) => [id, lost.get(id) ?? 0]));
 }
 
 function median(values: number[]): number | null {

@@ -4,7 +4,7 @@ import type { Executor } from '../db/repositories/executor.js';
 import { newId } from './ids.js';
 import { endpointOrigin } from './webhookUrl.js';
 
-/** The webhook events of the spec, plus task.expired from the decisions. */
+/** The webhook events of the spec, plus task.expired from the decisions and issue 25's disputes. */
 export const EVENT_TYPES = [
   'application.received',
   'application.accepted',
@@ -22,6 +22,8 @@ export const EVENT_TYPES = [
   'rating.received',
   'deposit.received',
   'webhook.endpoint_quarantined',
+  'dispute.opened',
+  'dispute.resolved',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

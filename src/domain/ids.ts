@@ -18,6 +18,8 @@ export const ID_PREFIX = {
   batch: 'cbt',
   owner: 'own',
   faucetGrant: 'fgr',
+  dispute: 'dsp',
+  disputeStatement: 'dst',
   submission: 'sub',
 } as const;
 

@@ -109,6 +109,7 @@ export async function createTask(
       completed_at: null,
       cancelled_at: null,
       cancel_reason: null,
+      dispute_id: null,
       review_hours: fields.reviewHours,
       review_deadline: null,
       review_reminder_at: null,

@@ -79,6 +79,8 @@ const OPENS_TASK: NotificationKind[] = [
   'application_accepted',
   'message',
   'payment_sent',
+  'dispute_opened',
+  'dispute_resolved',
   'submission_received',
   'revision_requested',
   'review_reminder',
@@ -155,6 +157,10 @@ function renderKind(
           : `🚫 The agent cancelled ${title}: your application is closed.`,
         reasonLine(data),
       );
+    case 'dispute_opened':
+      return disputeOpenedText(data, title);
+    case 'dispute_resolved':
+      return disputeResolvedText(data, title);
     case 'submission_received':
     case 'revision_requested':
     case 'review_reminder':
@@ -201,6 +207,28 @@ function reviewText(
         `<b>${escapeHtml(field(data, 'amount') ?? '?')} TON</b> is on its way to your wallet.`,
       );
   }
+}
+
+/** Both sides' disputes reach the worker: theirs as a receipt, the agent's as news. */
+function disputeOpenedText(data: Record<string, unknown>, title: string): BotMessage {
+  return plain(
+    data.openedBy === 'WORKER'
+      ? `⚖️ Your dispute about ${title} is open.`
+      : `⚖️ The agent opened a dispute about ${title}.`,
+    reasonLine(data),
+    'The reward stays in escrow until an operator decides. Add your side in Handoff (text and photos).',
+  );
+}
+
+function disputeResolvedText(data: Record<string, unknown>, title: string): BotMessage {
+  const amount = field(data, 'workerAmount') ?? '0';
+  const note = field(data, 'note');
+  return plain(
+    amount === '0'
+      ? `⚖️ The dispute about ${title} was decided: no payment to you; the reward went back to the agent.`
+      : `⚖️ The dispute about ${title} was decided: <b>${escapeHtml(amount)} TON</b> is being sent to your wallet.`,
+    note ? `Operator’s note: ${escapeHtml(clip(note, CLIP.preview))}` : null,
+  );
 }
 
 /** A burst of agent messages is one notification: it says how many and quotes the latest. */

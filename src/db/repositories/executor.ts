@@ -22,6 +22,8 @@ export type WalletChallengeRow = Selectable<Database['wallet_challenges']>;
 export type NotificationRow = Selectable<Database['notifications']>;
 export type OwnerRow = Selectable<Database['owners']>;
 export type OwnerSessionRow = Selectable<Database['owner_sessions']>;
+export type DisputeRow = Selectable<Database['disputes']>;
+export type DisputeStatementRow = Selectable<Database['dispute_statements']>;
 
 /** A position in a newest-first list: the last item's creation time and id. */
 export interface Position {

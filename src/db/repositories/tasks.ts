@@ -1,5 +1,11 @@
 import type { Updateable } from 'kysely';
-import { type PaymentStatus, TASK_MOVES, type TaskMove, type TaskStatus } from '../../domain/states.js';
+import {
+  type PaymentStatus,
+  TASK_MOVES,
+  type TaskMove,
+  type TaskStatus,
+  WORKING_STATUSES,
+} from '../../domain/states.js';
 import { compiledInsert, compiledOnce } from '../compiledQuery.js';
 import type { Database } from '../schema.js';
 import type { Executor, Position, TaskRow } from './executor.js';
@@ -42,6 +48,11 @@ export async function findTask(db: Executor, id: string): Promise<TaskRow | unde
  * Compare-and-set: applies `move` only when the task is still in one of the move's `from`
  * statuses (and, when given, still held by `workerId`). Returns the updated row, or undefined
  * when another request changed the task first.
+ *
+ * A task with an open dispute moves only by that dispute's resolution (`disputeId`): every other
+ * move requires `dispute_id` null, so completion, refunds, expiry and the review clock all stop
+ * while an operator judges (a resolved dispute leaves the task COMPLETED or CANCELLED, where no
+ * move starts).
  */
 export function moveTask(
   db: Executor,
@@ -56,6 +67,8 @@ export function moveTask(
     reviewDueBy?: string;
     /** Only while fewer revisions than this were asked for. */
     revisionsBelow?: number;
+    /** The open dispute whose resolution this is; without it the task must have no dispute. */
+    disputeId?: string;
   } = {},
 ): Promise<TaskRow | undefined> {
   let query = db
@@ -67,10 +80,13 @@ export function moveTask(
   if (guard.noSubmission) query = query.where('submission_count', '=', 0);
   if (guard.reviewDueBy) query = query.where('review_deadline', '<=', guard.reviewDueBy);
   if (guard.revisionsBelow !== undefined) query = query.where('revision_count', '<', guard.revisionsBelow);
+  query = guard.disputeId
+    ? query.where('dispute_id', '=', guard.disputeId)
+    : query.where('dispute_id', 'is', null);
   return query.returningAll().executeTakeFirst();
 }
 
-/** Compare-and-set between two explicit statuses (work-status moves). */
+/** Compare-and-set between two explicit statuses (work-status moves); never while a dispute is open. */
 export function setWorkStatus(
   db: Executor,
   id: string,
@@ -83,6 +99,7 @@ export function setWorkStatus(
     .set({ status: to, updated_at: now })
     .where('id', '=', id)
     .where('status', '=', from)
+    .where('dispute_id', 'is', null)
     .returningAll()
     .executeTakeFirst();
 }
@@ -188,6 +205,7 @@ export function listOverdueAssigned(db: Executor, now: string, limit: number) {
     .select(['id', 'worker_id'])
     .where('status', '=', 'ASSIGNED')
     .where('execution_deadline', '<=', now)
+    .where('dispute_id', 'is', null)
     .orderBy('execution_deadline')
     .limit(limit)
     .execute();
@@ -211,6 +229,22 @@ export function expireIfOverdue(db: Executor, id: string, workerId: string, now:
     .where('status', 'in', TASK_MOVES.expire.from)
     .where('worker_id', '=', workerId)
     .where('execution_deadline', '<=', now)
+    .where('dispute_id', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/**
+ * Opens a dispute on the task: compare-and-set on a task a worker holds with no dispute yet, so
+ * of a dispute and a completion, refund, auto-release or second dispute racing, exactly one wins.
+ */
+export function markTaskDisputed(db: Executor, id: string, disputeId: string, now: string) {
+  return db
+    .updateTable('tasks')
+    .set({ dispute_id: disputeId, updated_at: now })
+    .where('id', '=', id)
+    .where('status', 'in', WORKING_STATUSES)
+    .where('dispute_id', 'is', null)
     .returningAll()
     .executeTakeFirst();
 }

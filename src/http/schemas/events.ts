@@ -1,11 +1,20 @@
 import { type TSchema, Type } from 'typebox';
 import type { EventType } from '../../domain/events.js';
 import { Amount, Nullable, Timestamp } from './common.js';
+import { DisputeResolution } from './dispute.js';
 import { Submission } from './submission.js';
 
 const Person = Type.Object({ id: Type.String(), name: Type.String() });
 const Currency = Type.Literal('TON');
 const WorkerEvent = Type.Object({ taskId: Type.String(), applicationId: Type.String(), worker: Person });
+const DisputeEvent = Type.Object({
+  id: Type.String(),
+  status: Type.Enum(['OPEN', 'RESOLVED']),
+  openedBy: Type.Enum(['AGENT', 'WORKER']),
+  reason: Type.String(),
+  createdAt: Timestamp,
+  resolution: Nullable(DisputeResolution),
+});
 
 /** The `data` of each webhook event, as the service sends it. */
 const EVENT_DATA: Record<EventType | 'webhook.test', { summary: string; data: TSchema }> = {
@@ -121,6 +130,16 @@ const EVENT_DATA: Record<EventType | 'webhook.test', { summary: string; data: TS
       lastError: Nullable(Type.String()),
       message: Type.String(),
     }),
+  },
+  'dispute.opened': {
+    summary:
+      'A dispute was opened on your task (by you or the worker): the escrow stays locked and the review clock stops until an operator resolves it',
+    data: Type.Object({ taskId: Type.String(), dispute: DisputeEvent }),
+  },
+  'dispute.resolved': {
+    summary:
+      'An operator resolved the dispute: workerAmount goes to the worker on chain, the fee in proportion to the platform, agentAmount back to your balance',
+    data: Type.Object({ taskId: Type.String(), dispute: DisputeEvent }),
   },
   'webhook.test': {
     summary: 'Sent by POST /agents/webhooks to check your receiver',

@@ -13,6 +13,8 @@ const KINDS = [
   'task_expired',
   'offer_withdrawn',
   'task_cancelled',
+  'dispute_opened',
+  'dispute_resolved',
   'submission_received',
   'revision_requested',
   'review_reminder',
