@@ -508,7 +508,7 @@ describe('trust between agents and workers, in the Mini App and the console', ()
           await page.getByRole('heading', { name: 'Dispute: Post a parcel' }).waitFor();
           const submissions = page.getByRole('region', { name: 'Submissions' });
           await submissions.getByRole('img', { name: 'receipt.png' }).waitFor();
-          await submissions.getByText(REVISION_REASON).waitFor();
+          await submissions.getByText('The receipt shows a different address.').waitFor();
           const statements = page.getByRole('region', { name: 'Statements' });
           await statements.getByText('Here is the task text next to the receipt.').waitFor();
           await statements.getByText('Our records have the parcel going to Porto, not Lisbon.').waitFor();

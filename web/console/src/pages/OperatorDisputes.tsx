@@ -115,7 +115,9 @@ export function OperatorDispute({
   if (!detail) return <p className="muted">Loading…</p>;
   const dispute = detail.dispute ?? detail;
   const task = detail.task ?? dispute.task;
-  const submissions: Json[] = detail.submissions ?? task?.submissions ?? [];
+  // Every submission when the detail lists them; else the task's latest.
+  const submissions: Json[] = detail.submissions ?? (task?.submission ? [task.submission] : []);
+  const openedAt: string | undefined = detail.openedAt ?? dispute.createdAt;
   const messages: Json[] = detail.messages ?? detail.chat ?? [];
   const agent = detail.agent ?? task?.agent;
   const worker = detail.worker ?? task?.worker;
@@ -138,7 +140,7 @@ export function OperatorDispute({
           <dt>Opened by</dt>
           <dd>
             {labelOf(PARTY_LABEL, dispute.openedBy)}
-            {dispute.createdAt ? ` · ${when(dispute.createdAt)}` : ''}
+            {openedAt ? ` · ${when(openedAt)}` : ''}
           </dd>
           <dt>Reason</dt>
           <dd className="description">{dispute.reason}</dd>
