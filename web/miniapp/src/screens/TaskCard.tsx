@@ -33,6 +33,9 @@ export function TaskCard({
 }
 
 export function deadlineText(task: Task): string {
+  // Waiting for the agent: what matters now is when the review ends (then the worker is paid).
+  if (task.status === 'REVIEW' && task.reviewDeadline && task.dispute?.status !== 'OPEN')
+    return `Review ends ${shortDate(task.reviewDeadline)}`;
   if (task.executionDeadline) return `Due ${shortDate(task.executionDeadline)}`;
   if (task.deadline) return `Apply by ${shortDate(task.deadline)}`;
   if (task.executionDeadlineDays)
