@@ -5,6 +5,7 @@ import type { DomainContext } from './domain/context.js';
 import { expireOverdueTasks } from './domain/expiry.js';
 import { purgeExpiredKeys } from './domain/idempotency.js';
 import { sendDueTransfers } from './domain/payouts.js';
+import { runReviewWindow } from './domain/reviewWindow.js';
 import { sendDueNotifications } from './outbox/notifications.js';
 import { startWebhookPump } from './outbox/webhookDeliveries.js';
 import type { TelegramSender } from './telegram/notifier.js';
@@ -14,6 +15,8 @@ const TRANSFER_POLL_MS = 5_000;
 const WEBHOOK_POLL_MS = 250;
 /** Overdue tasks return to FUNDED within this after their deadline. */
 const DEADLINE_POLL_MS = 30_000;
+/** Reviews past their window are auto-released (and reminders sent) within this after they are due. */
+const REVIEW_POLL_MS = 30_000;
 /** Telegram notifications go out within this after they are due. */
 const NOTIFICATION_POLL_MS = 1_000;
 /** Idempotency keys past their 24 hours are deleted within this. */
@@ -22,7 +25,8 @@ const IDEMPOTENCY_PURGE_MS = 600_000;
 /**
  * Background work driven by database rows, so any instance can do it and a crash loses nothing:
  * pending chain transfers (payouts and fees whose first send failed or was interrupted), webhook
- * deliveries, execution deadlines and workers' Telegram notifications.
+ * deliveries, execution deadlines, review windows (auto-release, reminders) and workers'
+ * Telegram notifications.
  */
 export function startBackgroundJobs(
   ctx: DomainContext,
@@ -49,6 +53,7 @@ export function startBackgroundJobs(
     ...chainLoops,
     pollLoop('webhook delivery', WEBHOOK_POLL_MS, () => webhooks.tick(), log),
     pollLoop('execution deadlines', DEADLINE_POLL_MS, () => expireOverdueTasks(ctx), log),
+    pollLoop('review windows', REVIEW_POLL_MS, () => runReviewWindow(ctx, reviewFailed(log)), log),
     pollLoop('telegram notifications', NOTIFICATION_POLL_MS, () => sendDueNotifications(ctx, telegram), log),
     pollLoop('idempotency keys', IDEMPOTENCY_PURGE_MS, () => purgeExpiredKeys(ctx), log),
   ];
@@ -58,6 +63,11 @@ export function startBackgroundJobs(
       await webhooks.stop();
     },
   };
+}
+
+/** One review that failed is logged with its task; the run goes on with the others. */
+function reviewFailed(log: FastifyBaseLogger) {
+  return (taskId: string, error: unknown) => log.error({ err: error, taskId }, 'review window step failed');
 }
 
 /**

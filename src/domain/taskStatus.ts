@@ -1,4 +1,5 @@
 import type { Executor, TaskRow } from '../db/repositories/executor.js';
+import { findPendingSubmission } from '../db/repositories/submissions.js';
 import { findTask, setExecutionDeadlineDays, setWorkStatus } from '../db/repositories/tasks.js';
 import type { DomainContext } from './context.js';
 import { conflict, invalid } from './errors.js';
@@ -52,6 +53,14 @@ export async function patchWorkerTask(
 async function changeWorkStatus(trx: Executor, task: TaskRow, to: WorkStatus, at: string): Promise<TaskRow> {
   const from = task.status as TaskStatus;
   if (!canChangeWorkStatus(from, to)) throw invalidTransition(from, to);
+  // A waiting submission leaves REVIEW only by a decision (issue 25): a plain PATCH would stop
+  // the review clock without one. No submission can appear meanwhile: it needs another status.
+  if (from === 'REVIEW' && (await findPendingSubmission(trx, task.id))) {
+    throw conflict(
+      'A submission waits for review: approve it (POST /tasks/:id/complete), request a revision (POST /tasks/:id/revisions) or open a dispute (POST /tasks/:id/dispute)',
+      { currentStatus: from, requestedStatus: to },
+    );
+  }
   const updated = await setWorkStatus(trx, task.id, from, to, at);
   if (updated) return updated;
   // Another request moved the task first; report where it is now.

@@ -15,6 +15,8 @@ export const IDEMPOTENT_ROUTES = [
   'POST /tasks',
   'POST /tasks/{id}/complete',
   'POST /tasks/{id}/refund',
+  'POST /tasks/{id}/revisions',
+  'POST /worker/tasks/{id}/submissions',
   'PATCH /applications/{id}',
   'POST /tasks/{id}/rate',
   'POST /chat/{taskId}/messages',

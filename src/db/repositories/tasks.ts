@@ -248,3 +248,39 @@ export function markTaskDisputed(db: Executor, id: string, disputeId: string, no
     .returningAll()
     .executeTakeFirst();
 }
+
+/** REVIEW tasks whose review window has ended, oldest deadline first (auto-release). */
+export function listDueReviews(db: Executor, now: string, limit: number) {
+  return db
+    .selectFrom('tasks')
+    .select(['id'])
+    .where('status', '=', 'REVIEW')
+    .where('review_deadline', '<=', now)
+    .orderBy('review_deadline')
+    .limit(limit)
+    .execute();
+}
+
+/** REVIEW tasks whose agent is due its reminder (a quarter of the window left). */
+export function listDueReminders(db: Executor, now: string, limit: number) {
+  return db
+    .selectFrom('tasks')
+    .select(['id'])
+    .where('status', '=', 'REVIEW')
+    .where('review_reminder_at', '<=', now)
+    .orderBy('review_reminder_at')
+    .limit(limit)
+    .execute();
+}
+
+/** Compare-and-set: takes the task's due reminder (clears it), so exactly one run sends it. */
+export function takeDueReminder(db: Executor, id: string, now: string) {
+  return db
+    .updateTable('tasks')
+    .set({ review_reminder_at: null })
+    .where('id', '=', id)
+    .where('status', '=', 'REVIEW')
+    .where('review_reminder_at', '<=', now)
+    .returningAll()
+    .executeTakeFirst();
+}

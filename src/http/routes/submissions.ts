@@ -1,19 +1,21 @@
 import { Type } from 'typebox';
 import { latestSubmission } from '../../db/repositories/submissions.js';
 import { reputationOf } from '../../domain/agentReputation.js';
+import { requestRevision } from '../../domain/revisions.js';
 import {
   listSubmissionsForAgent,
   listSubmissionsForWorker,
   submissionView,
   submitWork,
 } from '../../domain/submissions.js';
-import { workerTaskFor } from '../../domain/taskQueries.js';
+import { taskParties, workerTaskFor } from '../../domain/taskQueries.js';
 import { sendIdempotent } from '../idempotency.js';
 import { AGENT_SECURITY, type Routes, WORKER_SECURITY } from '../routeTypes.js';
 import { errors, IdParam } from '../schemas/common.js';
-import { Submission, SubmissionBody } from '../schemas/submission.js';
+import { RevisionBody, Submission, SubmissionBody } from '../schemas/submission.js';
+import { Task } from '../schemas/task.js';
 import { WorkerTask } from '../schemas/workerApi.js';
-import { workerTaskView } from '../views.js';
+import { taskView, workerTaskView } from '../views.js';
 
 const submissionList = Type.Object({ submissions: Type.Array(Submission) });
 
@@ -100,8 +102,48 @@ export const workerSubmissionRoutes: Routes = async (app, { ctx }) => {
   );
 };
 
-/** The agent's side: the submissions of its task. */
+/** The agent's side: the submissions of its task, and revision requests. */
 export const agentSubmissionRoutes: Routes = async (app, { ctx }) => {
+  app.post(
+    '/tasks/:id/revisions',
+    {
+      schema: {
+        tags: ['Tasks'],
+        security: AGENT_SECURITY,
+        operationId: 'requestRevision',
+        summary: 'Send the waiting submission back to the worker with what to change (at most 3 per task)',
+        description:
+          'The submission becomes REVISION_REQUESTED, the task goes back to IN_PROGRESS (the review clock stops) ' +
+          'and its execution deadline moves to at least 24 hours ahead; the worker is told your reason. ' +
+          '409 when no submission waits, and on a 4th request: then complete the task or open a dispute.',
+        params: IdParam,
+        body: RevisionBody,
+        response: {
+          201: Type.Object({ submission: Submission, task: Task }),
+          ...errors(400, 401, 403, 404, 409, 429),
+        },
+      },
+      config: { rateLimit: 'chat' },
+    },
+    async (request, reply) =>
+      sendIdempotent(
+        request,
+        reply,
+        ctx,
+        (c) => requestRevision(c, request.agentId, request.params.id, request.body.reason),
+        async ({ task, submission }, db) => {
+          const parties = await taskParties(db, task);
+          return {
+            status: 201,
+            body: {
+              submission: submissionView(submission),
+              task: taskView(task, parties.agentName, parties.worker, undefined, submission),
+            },
+          };
+        },
+      ),
+  );
+
   app.get(
     '/tasks/:id/submissions',
     {
