@@ -405,7 +405,10 @@ describe('trust between agents and workers, in the Mini App and the console', ()
           .waitFor();
         const mine = light.getByRole('region', { name: 'Your submissions' });
         await mine.getByRole('article', { name: 'Submission 2' }).getByText('Waiting for review').waitFor();
-        await mine.getByRole('article', { name: 'Submission 1' }).getByText('Changes asked').waitFor();
+        await mine
+          .getByRole('article', { name: 'Submission 1' })
+          .getByText('Changes asked', { exact: true })
+          .waitFor();
       });
       const { submissions } = await ok(t, agent, 'GET', `/tasks/${parcel}/submissions`);
       expect((submissions as Json[]).map((s) => [s.number, s.status, s.revisionReason])).toEqual([
