@@ -1,4 +1,4 @@
-import { nanoOf, tonOf } from './ton';
+import { nanoOf, tonOf } from './ton.js';
 
 /**
  * Where the escrowed money goes when an operator resolves a dispute with `workerAmount`: the

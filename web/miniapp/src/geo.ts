@@ -1,4 +1,4 @@
-import type { GeoPoint, TaskLocation } from './api';
+import type { GeoPoint, TaskLocation } from './api.js';
 
 const EARTH_RADIUS_M = 6_371_008.8;
 const rad = (deg: number) => (deg * Math.PI) / 180;

@@ -2,7 +2,7 @@
  * Every state the worker can meet, in plain words, in one place: a screen never shows a raw
  * enum. test/unit/miniappLabels.test.ts checks that each value of each state has its words.
  */
-import type { Application, Dispute, Statement, Submission, TaskStatus } from './api';
+import type { Application, Dispute, Statement, Submission, TaskStatus } from './api.js';
 
 export const TASK_STATUS_LABEL: Record<TaskStatus, string> = {
   OPEN: 'Open',
