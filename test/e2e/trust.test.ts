@@ -161,7 +161,10 @@ async function assigned(body: Record<string, unknown>): Promise<string> {
 }
 
 async function ownerAt(taskId: string) {
-  await owner.page.goto(`${origin}/console/#/agents/${agentId}/tasks/${taskId}`);
+  const url = `${origin}/console/#/agents/${agentId}/tasks/${taskId}`;
+  // The same address again only changes nothing: reload, as the owner opening the task afresh.
+  if (owner.page.url() === url) await owner.page.reload();
+  else await owner.page.goto(url);
   await owner.page.getByRole('region', { name: 'Submitted work' }).waitFor();
 }
 

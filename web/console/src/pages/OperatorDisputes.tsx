@@ -54,6 +54,7 @@ export function DisputeQueue({ token, onRejected }: { token: string; onRejected:
               <th>Worker</th>
               <th>Reward</th>
               <th>Opened by</th>
+              <th>Reason</th>
               <th>Waiting</th>
             </tr>
           </thead>
@@ -67,6 +68,9 @@ export function DisputeQueue({ token, onRejected }: { token: string; onRejected:
                 <td>{workerName(d.worker)}</td>
                 <td>{d.task?.reward ?? d.reward ?? '—'} TON</td>
                 <td>{labelOf(PARTY_LABEL, d.openedBy)}</td>
+                <td className="breakable" title={d.reason}>
+                  {clip(d.reason ?? '', 90)}
+                </td>
                 <td>{ageOf(d)}</td>
               </tr>
             ))}
@@ -79,6 +83,12 @@ export function DisputeQueue({ token, onRejected }: { token: string; onRejected:
       </section>
     </>
   );
+}
+
+/** The start of a long text, whole characters (code points), with an ellipsis when cut. */
+function clip(text: string, max: number): string {
+  const chars = Array.from(text);
+  return chars.length > max ? `${chars.slice(0, max - 1).join('')}…` : text;
 }
 
 function workerName(worker: Json): string {

@@ -29,6 +29,11 @@ export function TaskReview({
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [done, setDone] = useState<string | null>(null);
+  // The last action's outcome is news until the next action starts.
+  const choose = (next: Action) => {
+    setDone(null);
+    setAction(next);
+  };
   const latest = submissions[0];
   const waiting = latest?.status === 'PENDING' && task.status === 'REVIEW';
   const revisionsUsed: number =
@@ -90,7 +95,7 @@ export function TaskReview({
         <div className="actions">
           <div className="row">
             {waiting ? (
-              <button type="button" className="primary" disabled={busy} onClick={() => setAction('approve')}>
+              <button type="button" className="primary" disabled={busy} onClick={() => choose('approve')}>
                 Approve
               </button>
             ) : null}
@@ -98,7 +103,7 @@ export function TaskReview({
               <button
                 type="button"
                 disabled={busy || revisionsUsed >= MAX_REVISIONS}
-                onClick={() => setAction('revision')}
+                onClick={() => choose('revision')}
                 title={
                   revisionsUsed >= MAX_REVISIONS
                     ? 'Three revisions were asked already: approve or open a dispute'
@@ -109,7 +114,7 @@ export function TaskReview({
               </button>
             ) : null}
             {disputable ? (
-              <button type="button" disabled={busy} onClick={() => setAction('dispute')}>
+              <button type="button" disabled={busy} onClick={() => choose('dispute')}>
                 Open dispute
               </button>
             ) : null}
