@@ -40,6 +40,7 @@ import { chainAdminRoutes, chainAgentRoutes } from './http/routes/chain.js';
 import { consoleOwnerRoutes } from './http/routes/console.js';
 import { consoleSessionRoutes, consoleSignInRoutes } from './http/routes/consoleAuth.js';
 import { conversationRoutes } from './http/routes/conversation.js';
+import { agentDisputeRoutes, workerDisputeRoutes } from './http/routes/disputes.js';
 import { fileRoutes } from './http/routes/files.js';
 import { agentSubmissionRoutes, workerSubmissionRoutes } from './http/routes/submissions.js';
 import { taskRoutes } from './http/routes/tasks.js';
@@ -176,6 +177,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     catalogRoutes,
     taskRoutes,
     agentSubmissionRoutes,
+    agentDisputeRoutes,
     applicationRoutes,
     webhookRoutes,
     conversationRoutes('agent'),
@@ -192,6 +194,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     workerApi.addHook('onRequest', rateLimitHook({ ...rateLimits, keyOf: (r) => `worker:${r.workerId}` }));
     await workerApi.register(workerRoutes, options);
     await workerApi.register(workerSubmissionRoutes, options);
+    await workerApi.register(workerDisputeRoutes, options);
     await workerApi.register(conversationRoutes('worker'), options);
   });
   await app.register(async (adminApi) => {

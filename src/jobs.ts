@@ -53,7 +53,8 @@ export function startBackgroundJobs(
     ...chainLoops,
     pollLoop('webhook delivery', WEBHOOK_POLL_MS, () => webhooks.tick(), log),
     pollLoop('execution deadlines', DEADLINE_POLL_MS, () => expireOverdueTasks(ctx), log),
-    pollLoop('review windows', REVIEW_POLL_MS, () => runReviewWindow(ctx, reviewFailed(log)), log),
+    // Reviews that came due while no instance ran are released right after a start.
+    pollLoop('review windows', REVIEW_POLL_MS, () => runReviewWindow(ctx, reviewFailed(log)), log, 1_000),
     pollLoop('telegram notifications', NOTIFICATION_POLL_MS, () => sendDueNotifications(ctx, telegram), log),
     pollLoop('idempotency keys', IDEMPOTENCY_PURGE_MS, () => purgeExpiredKeys(ctx), log),
   ];
@@ -71,10 +72,16 @@ function reviewFailed(log: FastifyBaseLogger) {
 }
 
 /**
- * Runs `work` again at once while it reports a full batch, else after `intervalMs`; one run at
- * a time; errors are logged and the loop goes on.
+ * Runs `work` again at once while it reports a full batch, else after `intervalMs` (the first
+ * time after `firstDelayMs`); one run at a time; errors are logged and the loop goes on.
  */
-function pollLoop(name: string, intervalMs: number, work: () => Promise<number>, log: FastifyBaseLogger) {
+function pollLoop(
+  name: string,
+  intervalMs: number,
+  work: () => Promise<number>,
+  log: FastifyBaseLogger,
+  firstDelayMs = intervalMs,
+) {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
@@ -89,7 +96,7 @@ function pollLoop(name: string, intervalMs: number, work: () => Promise<number>,
       if (!stopped) timer = setTimeout(tick, done > 0 ? 0 : intervalMs);
     })();
   };
-  timer = setTimeout(tick, intervalMs);
+  timer = setTimeout(tick, firstDelayMs);
   return {
     async stop() {
       stopped = true;

@@ -5,6 +5,7 @@ import type { Executor, TaskRow } from '../db/repositories/executor.js';
 import { insertLedgerRow } from '../db/repositories/ledger.js';
 import { findTask, moveTask } from '../db/repositories/tasks.js';
 import type { DomainContext } from './context.js';
+import { heldByDispute } from './disputeGuard.js';
 import { assertInvariant, conflict } from './errors.js';
 import { CURRENCY, recordEvent } from './events.js';
 import { newId } from './ids.js';
@@ -38,6 +39,8 @@ export async function cancelTask(
   const cleanReason = reason && !isBlank(reason) ? clipText(reason.trim(), REFUND_REASON_MAX) : null;
   return inTransaction(ctx.db, async (trx) => {
     const current = await loadAgentTask(trx, agentId, taskId);
+    const held = heldByDispute(current);
+    if (held) throw held;
     if (current.submission_count > 0 && isOpen(current)) throw workSubmitted(current);
     const now = ctx.clock.now();
     const at = now.toISOString();
@@ -52,7 +55,7 @@ export async function cancelTask(
     if (!task) {
       const latest = await findTask(trx, taskId);
       if (latest && latest.submission_count > 0 && isOpen(latest)) throw workSubmitted(latest);
-      throw cancelConflict((latest?.status ?? 'CANCELLED') as TaskStatus, mode);
+      throw heldByDispute(latest) ?? cancelConflict((latest?.status ?? 'CANCELLED') as TaskStatus, mode);
     }
     const agent = await unlockFunds(trx, agentId, task.total_nano, at);
     assertInvariant(agent, 'a cancelled task had its total locked');

@@ -6,6 +6,7 @@ import { findTask, moveTask } from '../db/repositories/tasks.js';
 import { insertTransfer } from '../db/repositories/transfers.js';
 import { findWorker, recordCompletedTask } from '../db/repositories/workers.js';
 import type { DomainContext } from './context.js';
+import { heldByDispute } from './disputeGuard.js';
 import { assertInvariant, conflict } from './errors.js';
 import { CURRENCY, recordEvent } from './events.js';
 import { newId } from './ids.js';
@@ -40,7 +41,10 @@ export async function completeTask(ctx: DomainContext, agentId: string, taskId: 
       updated_at: at,
       review_reminder_at: null,
     });
-    if (!task) throw completeConflict((await findTask(trx, taskId))?.status);
+    if (!task) {
+      const found = await findTask(trx, taskId);
+      throw heldByDispute(found) ?? completeConflict(found?.status);
+    }
     // Completing approves the submission waiting for review, if one does (issue 25).
     await decidePendingSubmission(trx, taskId, 'ACCEPTED', at);
     return recordCompletion(trx, ctx, task, now, false);

@@ -6,6 +6,7 @@ import {
   listTaskMessagesNewest,
 } from '../db/repositories/disputes.js';
 import type { DisputeRow, MessageRow } from '../db/repositories/executor.js';
+import { listTaskSubmissions } from '../db/repositories/submissions.js';
 import { findTask } from '../db/repositories/tasks.js';
 import { findWorker } from '../db/repositories/workers.js';
 import type { DomainContext } from './context.js';
@@ -13,6 +14,10 @@ import { decodePosition, page, positionCursor } from './cursor.js';
 import { ADMIN_CHAT_MESSAGES_MAX } from './disputeLimits.js';
 import { assertInvariant, notFound } from './errors.js';
 import { isIdOf } from './ids.js';
+import { MAX_REVISIONS } from './submissions.js';
+
+/** Every submission of a task: the first and one per revision. */
+const SUBMISSIONS_MAX = MAX_REVISIONS + 1;
 
 /** GET /admin/disputes: disputes in `status`, oldest first (the queue an operator works through). */
 export async function disputeQueue(
@@ -36,6 +41,7 @@ export async function disputeDetail(ctx: DomainContext, disputeId: string) {
   const worker = await findWorker(ctx.db, dispute.worker_id);
   assertInvariant(task && agent && worker, `dispute ${dispute.id} has its task, agent and worker`);
   const statements = await listStatements(ctx.db, dispute.id);
+  const submissions = await listTaskSubmissions(ctx.db, task.id, SUBMISSIONS_MAX);
   const newest = await listTaskMessagesNewest(ctx.db, task.id, ADMIN_CHAT_MESSAGES_MAX + 1);
   const messages: MessageRow[] = newest.slice(0, ADMIN_CHAT_MESSAGES_MAX).reverse();
   return {
@@ -44,6 +50,7 @@ export async function disputeDetail(ctx: DomainContext, disputeId: string) {
     task,
     agent,
     worker,
+    submissions,
     messages,
     moreMessages: newest.length > ADMIN_CHAT_MESSAGES_MAX,
   };

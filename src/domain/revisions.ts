@@ -1,6 +1,7 @@
 import { decidePendingSubmission, findPendingSubmission } from '../db/repositories/submissions.js';
 import { findTask, moveTask } from '../db/repositories/tasks.js';
 import type { DomainContext } from './context.js';
+import { heldByDispute } from './disputeGuard.js';
 import { conflict } from './errors.js';
 import { notifyWorker } from './notifications.js';
 import type { TaskStatus } from './states.js';
@@ -24,6 +25,8 @@ export async function requestRevision(ctx: DomainContext, agentId: string, taskI
   const text = checkText('reason', reason, REVISION_REASON_MAX).trim();
   return inTransaction(ctx.db, async (trx) => {
     const current = await loadAgentTask(trx, agentId, taskId);
+    const held = heldByDispute(current);
+    if (held) throw held;
     // Refusals before anything is written (see sqliteDriver.ts); the compare-and-set still guards.
     if (current.revision_count >= MAX_REVISIONS) throw tooManyRevisions();
     if (current.status !== 'REVIEW' || !(await findPendingSubmission(trx, taskId))) {

@@ -7,6 +7,7 @@ import {
 import { findTask, moveTask } from '../db/repositories/tasks.js';
 import { storedFile } from './chat.js';
 import type { DomainContext } from './context.js';
+import { heldByDispute } from './disputeGuard.js';
 import { conflict, invalid } from './errors.js';
 import { recordEvent } from './events.js';
 import { newId } from './ids.js';
@@ -126,6 +127,8 @@ export async function submitWork(
  */
 async function submitConflict(trx: DomainContext['db'], taskId: string) {
   const task = await findTask(trx, taskId);
+  const held = heldByDispute(task);
+  if (held) return held;
   const status = (task?.status ?? 'CANCELLED') as TaskStatus;
   if (status === 'REVIEW' && (await findPendingSubmission(trx, taskId))) return alreadyWaiting();
   if (status === 'REVIEW') {

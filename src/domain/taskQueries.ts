@@ -12,6 +12,7 @@ import {
 import { findWorker, findWorkers } from '../db/repositories/workers.js';
 import type { DomainContext } from './context.js';
 import { decodePosition, page, positionCursor } from './cursor.js';
+import { disputeOfTask } from './disputeStatements.js';
 import { accessDenied, notFound } from './errors.js';
 import { isIdOf } from './ids.js';
 import type { PaymentStatus, TaskStatus } from './states.js';
@@ -36,7 +37,8 @@ export async function getAgentTask(ctx: DomainContext, agentId: string, taskId: 
   const worker = task.worker_id ? ((await findWorker(ctx.db, task.worker_id)) ?? null) : null;
   // Read only when there is one: most tasks never had a submission, and this runs on every read.
   const submission = task.submission_count > 0 ? ((await latestSubmission(ctx.db, taskId)) ?? null) : null;
-  return { task, applications, agentName: row.agent_name, worker, submission };
+  const dispute = await disputeOfTask(ctx.db, task);
+  return { task, applications, agentName: row.agent_name, worker, submission, dispute };
 }
 
 /**

@@ -2,6 +2,7 @@ import type { Executor, TaskRow } from '../db/repositories/executor.js';
 import { findPendingSubmission } from '../db/repositories/submissions.js';
 import { findTask, setExecutionDeadlineDays, setWorkStatus } from '../db/repositories/tasks.js';
 import type { DomainContext } from './context.js';
+import { heldByDispute } from './disputeGuard.js';
 import { conflict, invalid } from './errors.js';
 import { canChangeWorkStatus, type TaskStatus, type WorkStatus } from './states.js';
 import { loadAgentTask, loadWorkerTask } from './taskAccess.js';
@@ -64,8 +65,8 @@ async function changeWorkStatus(trx: Executor, task: TaskRow, to: WorkStatus, at
   const updated = await setWorkStatus(trx, task.id, from, to, at);
   if (updated) return updated;
   // Another request moved the task first; report where it is now.
-  const current = ((await findTask(trx, task.id))?.status ?? from) as TaskStatus;
-  throw invalidTransition(current, to);
+  const found = await findTask(trx, task.id);
+  throw heldByDispute(found) ?? invalidTransition((found?.status ?? from) as TaskStatus, to);
 }
 
 function invalidTransition(currentStatus: TaskStatus, requestedStatus: WorkStatus) {

@@ -35,3 +35,5 @@ export function disputeView(d: DisputeRow, statements: DisputeStatementRow[]) {
 
 export const disputeOrNull = (found: DisputeWithStatements | null) =>
   found ? disputeView(found.dispute, found.statements) : null;
+
+export type DisputeView = ReturnType<typeof disputeView>;

@@ -25,6 +25,11 @@ export const IDEMPOTENT_ROUTES = [
   'POST /worker/offers/{taskId}/decline',
   'POST /worker/tasks/{id}/rate',
   'POST /admin/agents/{id}/deposits',
+  'POST /tasks/{id}/dispute',
+  'POST /tasks/{id}/dispute/statements',
+  'POST /worker/tasks/{id}/dispute',
+  'POST /worker/tasks/{id}/dispute/statements',
+  'POST /admin/disputes/{id}/resolve',
 ] as const;
 
 /** JSON with object keys sorted, so the same body always has the same fingerprint. */

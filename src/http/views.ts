@@ -14,6 +14,7 @@ import { taskLocationOf } from '../domain/location.js';
 import { formatTon } from '../domain/money.js';
 import { submissionView } from '../domain/submissions.js';
 import { reviewHoursOf } from '../domain/taskCreation.js';
+import type { DisputeView } from './disputeViews.js';
 
 /**
  * Row -> API mapping, one place per resource: column names never leak into the API and every
@@ -72,6 +73,7 @@ export function taskView(
   worker: WorkerNames | null,
   applications?: ReturnType<typeof applicationView>[],
   submission?: SubmissionRow | null,
+  dispute?: DisputeView | null,
 ) {
   return {
     id: task.id,
@@ -95,11 +97,18 @@ export function taskView(
     ...(submission !== undefined && showsReview(task)
       ? { submission: submission ? submissionView(submission) : null }
       : {}),
+    // Shown with `submission`: a dispute is only ever about submitted work.
+    ...(dispute !== undefined && showsReview(task) ? { dispute } : {}),
   };
 }
 
 /** What a worker sees of a task: no fee, no webhook, no applications; the agent's reputation. */
-export function workerTaskView(task: TaskRow, agent: AgentReputation, submission?: SubmissionRow | null) {
+export function workerTaskView(
+  task: TaskRow,
+  agent: AgentReputation,
+  submission?: SubmissionRow | null,
+  dispute?: DisputeView | null,
+) {
   return {
     id: task.id,
     title: task.title,
@@ -113,6 +122,7 @@ export function workerTaskView(task: TaskRow, agent: AgentReputation, submission
     agent,
     ...reviewFields(task),
     ...(submission !== undefined ? { submission: submission ? submissionView(submission) : null } : {}),
+    ...(dispute !== undefined ? { dispute } : {}),
   };
 }
 

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { TaskStatus } from '../../domain/states.js';
-import type { DisputeParty } from '../schema.js';
+import type { DisputeParty, SubmissionStatus } from '../schema.js';
 import type { DisputeRow, DisputeStatementRow, Executor, MessageRow, Position } from './executor.js';
 
 export async function insertDispute(db: Executor, row: DisputeRow): Promise<void> {
@@ -161,4 +161,29 @@ export function listTaskMessagesNewest(db: Executor, taskId: string, limit: numb
       .limit(limit)
       .execute()
   );
+}
+
+/**
+ * Compare-and-set on the disputed submission: still in the status the dispute was judged on, it
+ * becomes DISPUTED (a revision request or approval racing the dispute changes it first, and the
+ * dispute's transaction then fails). A waiting submission counts as decided now.
+ */
+export async function markSubmissionDisputed(
+  db: Executor,
+  id: string,
+  from: SubmissionStatus,
+  now: string,
+): Promise<boolean> {
+  const row = await db
+    .updateTable('submissions')
+    .set((eb) => ({
+      status: 'DISPUTED',
+      decided_at: from === 'PENDING' ? now : eb.ref('decided_at'),
+      updated_at: now,
+    }))
+    .where('id', '=', id)
+    .where('status', '=', from)
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
 }

@@ -239,14 +239,17 @@ export function expireIfOverdue(db: Executor, id: string, workerId: string, now:
  * of a dispute and a completion, refund, auto-release or second dispute racing, exactly one wins.
  */
 export function markTaskDisputed(db: Executor, id: string, disputeId: string, now: string) {
-  return db
-    .updateTable('tasks')
-    .set({ dispute_id: disputeId, updated_at: now })
-    .where('id', '=', id)
-    .where('status', 'in', WORKING_STATUSES)
-    .where('dispute_id', 'is', null)
-    .returningAll()
-    .executeTakeFirst();
+  return (
+    db
+      .updateTable('tasks')
+      // The review clock stops: no auto-release and no reminder while an operator judges.
+      .set({ dispute_id: disputeId, review_deadline: null, review_reminder_at: null, updated_at: now })
+      .where('id', '=', id)
+      .where('status', 'in', WORKING_STATUSES)
+      .where('dispute_id', 'is', null)
+      .returningAll()
+      .executeTakeFirst()
+  );
 }
 
 /** REVIEW tasks whose review window has ended, oldest deadline first (auto-release). */

@@ -4,19 +4,16 @@ import type { TransactionRow } from '../../db/repositories/executor.js';
 import { disputeDetail, disputeQueue } from '../../domain/disputeQueries.js';
 import { resolutionView, resolveDispute } from '../../domain/disputeResolution.js';
 import { formatTon } from '../../domain/money.js';
+import { submissionView } from '../../domain/submissions.js';
 import { disputeView } from '../disputeViews.js';
 import { sendIdempotent } from '../idempotency.js';
 import { pageView } from '../pageView.js';
 import { ADMIN_SECURITY, type Routes } from '../routeTypes.js';
+import { DisputeQueueItem, DisputeQueueQuery, ResolveBody, ResolveResult } from '../schemas/adminDispute.js';
 import { Message } from '../schemas/chat.js';
 import { errors, IdParam, NextCursor, Nullable, Timestamp } from '../schemas/common.js';
-import {
-  Dispute,
-  DisputeQueueItem,
-  DisputeQueueQuery,
-  ResolveBody,
-  ResolveResult,
-} from '../schemas/dispute.js';
+import { Dispute } from '../schemas/dispute.js';
+import { Submission } from '../schemas/submission.js';
 import { Task } from '../schemas/task.js';
 import { messageView, taskView } from '../views.js';
 
@@ -34,6 +31,9 @@ const AdminDisputeDetail = Type.Object({
     lastName: Nullable(Type.String()),
     username: Nullable(Type.String({ description: 'Telegram username (operators see it always)' })),
     walletAddress: Nullable(Type.String()),
+  }),
+  submissions: Type.Array(Submission, {
+    description: 'Every submission of the task with its files, newest first',
   }),
   messages: Type.Array(Message, { description: 'The task’s whole chat, oldest first' }),
   moreMessages: Type.Boolean({
@@ -86,7 +86,15 @@ export const adminDisputeRoutes: Routes = async (app, { ctx }) => {
       return {
         dispute: disputeView(d.dispute, d.statements),
         openedAt: d.dispute.created_at,
-        task: taskView(d.task, d.agent.name, d.worker),
+        task: taskView(
+          d.task,
+          d.agent.name,
+          d.worker,
+          undefined,
+          d.submissions[0] ?? null,
+          disputeView(d.dispute, d.statements),
+        ),
+        submissions: d.submissions.map(submissionView),
         agent: { id: d.agent.id, name: d.agent.name },
         worker: {
           id: d.worker.id,

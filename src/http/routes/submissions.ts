@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { latestSubmission } from '../../db/repositories/submissions.js';
 import { reputationOf } from '../../domain/agentReputation.js';
+import { disputeOfTask } from '../../domain/disputeStatements.js';
 import { requestRevision } from '../../domain/revisions.js';
 import {
   listSubmissionsForAgent,
@@ -9,6 +10,7 @@ import {
   submitWork,
 } from '../../domain/submissions.js';
 import { taskParties, workerTaskFor } from '../../domain/taskQueries.js';
+import { disputeOrNull } from '../disputeViews.js';
 import { sendIdempotent } from '../idempotency.js';
 import { AGENT_SECURITY, type Routes, WORKER_SECURITY } from '../routeTypes.js';
 import { errors, IdParam } from '../schemas/common.js';
@@ -97,7 +99,8 @@ export const workerSubmissionRoutes: Routes = async (app, { ctx }) => {
       const task = await workerTaskFor(ctx, request.workerId, request.params.id);
       const own = task.worker_id === request.workerId && task.status !== 'OFFERED';
       const submission = own ? ((await latestSubmission(ctx.db, task.id)) ?? null) : undefined;
-      return { task: workerTaskView(task, await reputationOf(ctx.db, task.agent_id), submission) };
+      const dispute = own ? disputeOrNull(await disputeOfTask(ctx.db, task)) : undefined;
+      return { task: workerTaskView(task, await reputationOf(ctx.db, task.agent_id), submission, dispute) };
     },
   );
 };

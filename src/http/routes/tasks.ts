@@ -4,6 +4,7 @@ import { completeTask } from '../../domain/completion.js';
 import { createTask } from '../../domain/taskCreation.js';
 import { getAgentTask, listTasksOfAgent, taskParties, taskPartiesForPage } from '../../domain/taskQueries.js';
 import { patchAgentTask } from '../../domain/taskStatus.js';
+import { disputeOrNull } from '../disputeViews.js';
 import { sendIdempotent } from '../idempotency.js';
 import { pageView } from '../pageView.js';
 import { AGENT_SECURITY, type Routes } from '../routeTypes.js';
@@ -66,12 +67,21 @@ export const taskRoutes: Routes = async (app, { ctx }) => {
       },
     },
     async (request) => {
-      const { task, applications, agentName, worker, submission } = await getAgentTask(
+      const { task, applications, agentName, worker, submission, dispute } = await getAgentTask(
         ctx,
         request.agentId,
         request.params.id,
       );
-      return { task: taskView(task, agentName, worker, applications.map(applicationView), submission) };
+      return {
+        task: taskView(
+          task,
+          agentName,
+          worker,
+          applications.map(applicationView),
+          submission,
+          disputeOrNull(dispute),
+        ),
+      };
     },
   );
 

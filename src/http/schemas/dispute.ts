@@ -5,10 +5,9 @@ import {
   STATEMENT_TEXT_MAX,
   STATEMENTS_PER_SIDE_MAX,
 } from '../../domain/disputeLimits.js';
-import { Amount, AmountInput, Limit, Nullable, nameSchemas, Timestamp } from './common.js';
-import { PaymentStatus, TaskStatus } from './task.js';
+import { Amount, Nullable, nameSchemas, Timestamp } from './common.js';
 
-const Party = Type.Enum(['AGENT', 'WORKER']);
+export const DisputeParty = Type.Enum(['AGENT', 'WORKER']);
 
 export const DisputeAttachment = Type.Object({
   fileUrl: Type.String({ description: 'The uploaded file (GET it with the same credentials)' }),
@@ -30,7 +29,7 @@ export const DisputeResolution = Type.Object({
 });
 
 export const DisputeStatement = Type.Object({
-  by: Party,
+  by: DisputeParty,
   text: Type.String(),
   attachments: Type.Array(DisputeAttachment),
   createdAt: Timestamp,
@@ -39,7 +38,7 @@ export const DisputeStatement = Type.Object({
 export const Dispute = Type.Object({
   id: Type.String({ description: 'Dispute id (dsp_...)' }),
   status: Type.Enum(['OPEN', 'RESOLVED']),
-  openedBy: Party,
+  openedBy: DisputeParty,
   reason: Type.String(),
   statements: Type.Array(DisputeStatement, { description: 'Evidence from both sides, oldest first' }),
   resolution: Nullable(DisputeResolution),
@@ -69,64 +68,6 @@ export const StatementBody = Type.Object({
 
 export const StatementResult = Type.Object({ statement: DisputeStatement, dispute: Dispute });
 
-export const DisputeQueueQuery = Type.Object({
-  status: Type.Enum(['OPEN', 'RESOLVED'], { default: 'OPEN' }),
-  limit: Limit(20, 100),
-  cursor: Type.Optional(Type.String({ maxLength: 400 })),
-});
-
-const Money = Type.Object({
-  reward: Amount,
-  platformFee: Amount,
-  totalAmount: { ...Amount, description: 'Escrowed: what the resolution splits' },
-});
-
-export const DisputeQueueItem = Type.Object({
-  id: Type.String(),
-  status: Type.Enum(['OPEN', 'RESOLVED']),
-  openedBy: Party,
-  reason: Type.String(),
-  createdAt: Timestamp,
-  ageSeconds: Type.Integer({ description: 'Seconds since the dispute was opened' }),
-  task: Type.Object({ id: Type.String(), title: Type.String(), status: TaskStatus, ...Money.properties }),
-  agent: Type.Object({ id: Type.String(), name: Nullable(Type.String()) }),
-  worker: Type.Object({ id: Type.String(), firstName: Type.String(), username: Nullable(Type.String()) }),
-  resolution: Nullable(DisputeResolution),
-});
-
-export const ResolveBody = Type.Object({
-  workerAmount: {
-    ...AmountInput,
-    description:
-      'What the worker gets, 0 to the task’s reward, in TON: 0 cancels and refunds, the reward completes',
-  },
-  note: Type.String({
-    minLength: 1,
-    maxLength: 2000,
-    description: 'Your decision’s reasons, shown to both sides',
-  }),
-});
-
-const TransferOut = Type.Object({
-  amount: Amount,
-  toAddress: Type.String(),
-  txHash: Nullable(Type.String({ description: 'null while pending; the runner retries it' })),
-  status: Type.Enum(['confirmed', 'pending']),
-});
-
-export const ResolveResult = Type.Object({
-  dispute: Dispute,
-  task: Type.Object({ id: Type.String(), status: TaskStatus, paymentStatus: PaymentStatus }),
-  payout: Nullable(TransferOut),
-  fee: Nullable(TransferOut),
-  refund: Nullable(
-    Type.Object(
-      { amount: Amount, destination: Type.Literal('agent_balance') },
-      { description: 'Back to the agent' },
-    ),
-  ),
-});
-
 nameSchemas({
   DisputeAttachment,
   DisputeResolution,
@@ -134,7 +75,4 @@ nameSchemas({
   Dispute,
   OpenDisputeBody,
   StatementBody,
-  DisputeQueueItem,
-  ResolveBody,
-  ResolveResult,
 });

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { APPLICATION_STATUSES, PAYMENT_STATUSES, TASK_STATUSES, WORK_STATUSES } from '../../domain/states.js';
 import { Amount, AmountInput, Nullable, nameSchemas, Timestamp } from './common.js';
+import { Dispute } from './dispute.js';
 import { Submission, TaskLocation, TaskLocationInput } from './submission.js';
 
 export const TaskStatus = Type.Enum(TASK_STATUSES);
@@ -74,6 +75,9 @@ export const Task = Type.Object({
   ),
   revisionCount: Type.Optional(Type.Integer({ description: 'Revisions you asked for (at most 3)' })),
   location: Type.Optional(Nullable(TaskLocation)),
+  dispute: Type.Optional(
+    Nullable({ ...Dispute, description: 'The task’s dispute (shown with submission), or null when none' }),
+  ),
   submission: Type.Optional(
     Nullable({ ...Submission, description: 'The latest submission (GET /tasks/:id), or null before any' }),
   ),

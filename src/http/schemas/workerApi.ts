@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { Amount, Nullable, nameSchemas, Timestamp } from './common.js';
+import { Dispute } from './dispute.js';
 import { Submission, TaskLocation } from './submission.js';
 import { ApplicationStatus, TaskStatus } from './task.js';
 
@@ -37,6 +38,12 @@ export const WorkerTask = Type.Object({
   }),
   revisionCount: Type.Integer({ description: 'Revisions the agent asked for so far (at most 3)' }),
   location: Nullable(TaskLocation),
+  dispute: Type.Optional(
+    Nullable({
+      ...Dispute,
+      description: 'The task’s dispute (your own task’s single view), or null when none',
+    }),
+  ),
   submission: Type.Optional(
     Nullable({ ...Submission, description: 'Your latest submission (single-task views of your own task)' }),
   ),
