@@ -491,6 +491,18 @@ describe('trust between agents and workers, in the Mini App and the console', ()
         });
       }
 
+      // What they said in the chat is evidence too.
+      const said = 'Sent registered this morning, to the address written in the task.';
+      await ok(t, worker, 'POST', `/worker/chat/${parcel}/messages`, { content: said }, 201);
+      await ok(
+        t,
+        agent,
+        'POST',
+        `/chat/${parcel}/messages`,
+        { content: 'That address is our old office.' },
+        201,
+      );
+
       // The operator: the queue, the dispute with everything needed to judge, then a split.
       const { context, page } = await (async () => {
         const c = await browser.newContext({ viewport: DESKTOP });
@@ -519,6 +531,9 @@ describe('trust between agents and workers, in the Mini App and the console', ()
           await statements.getByText('Here is the task text next to the receipt.').waitFor();
           await statements.getByText('Our records have the parcel going to Porto, not Lisbon.').waitFor();
           await page.getByRole('region', { name: 'Task' }).getByText('Rua Augusta').waitFor();
+          const chat = page.getByRole('region', { name: 'Chat' });
+          await chat.getByText(said).waitFor();
+          await chat.getByText('That address is our old office.').waitFor();
 
           // Half the reward to the worker: the slider sets the amount, the split follows.
           const resolve = page.getByRole('region', { name: 'Resolve the dispute' });

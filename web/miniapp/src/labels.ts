@@ -32,7 +32,7 @@ export const SUBMISSION_LABEL: Record<Submission['status'], string> = {
 
 export const DISPUTE_LABEL: Record<Dispute['status'], string> = {
   OPEN: 'Open: an operator will decide',
-  RESOLVED: 'Decided',
+  RESOLVED: 'Decided by an operator',
 };
 
 /** Who wrote a statement or opened the dispute, as the worker reads it. */
