@@ -18,7 +18,7 @@ export function DisputeScreen({ task, onTask }: { task: Task; onTask: (task: Tas
   return (
     <article className="detail" aria-labelledby="dispute-title">
       <h1 id="dispute-title">Dispute</h1>
-      <p className="muted small">About “{task.title}”</p>
+      <p className="muted small subtitle">About “{task.title}”</p>
       {dispute ? (
         <DisputeView task={task} dispute={dispute} onTask={onTask} />
       ) : (
