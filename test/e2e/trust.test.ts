@@ -595,4 +595,94 @@ describe('trust between agents and workers, in the Mini App and the console', ()
     },
     FLOW_TIMEOUT_MS,
   );
+
+  it(
+    'the owner opens a dispute on waiting work; the operator gives the reward back to the agent',
+    async () => {
+      await nextMinute();
+      const flyers = await assigned({
+        title: 'Hand out flyers',
+        description: 'Hand out 200 flyers at the market on Saturday morning.',
+        reward: '2',
+      });
+      await ok(
+        t,
+        worker,
+        'POST',
+        `/worker/tasks/${flyers}/submissions`,
+        { note: 'All 200 handed out.' },
+        201,
+      );
+      await ownerAt(flyers);
+      const work = owner.page.getByRole('region', { name: 'Submitted work' });
+      await onPage(owner.page, async () => {
+        await work.getByRole('button', { name: 'Open dispute' }).click();
+        await work.getByLabel('Why do you dispute this work?').fill('The market was closed on Saturday.');
+        await work.getByRole('button', { name: 'Open the dispute' }).click();
+        await work
+          .getByRole('status')
+          .filter({ hasText: 'Dispute opened: an operator will decide.' })
+          .waitFor();
+        const dispute = owner.page.getByRole('region', { name: 'Dispute' });
+        await dispute.getByText('The market was closed on Saturday.').waitFor();
+        await dispute.getByText('Agent', { exact: true }).waitFor();
+      });
+      const before = (await ok(t, agent, 'GET', '/agents/me')).agent.balance as string;
+
+      const context = await browser.newContext({ viewport: DESKTOP });
+      context.setDefaultTimeout(WAIT_MS * 3);
+      await context.clock.setFixedTime(t.clock.now());
+      const page = await context.newPage();
+      try {
+        await onPage(page, async () => {
+          await page.goto(`${origin}/console/#/operator/disputes`);
+          await page.getByLabel('Admin token').fill(t.config.adminToken);
+          await page.getByRole('button', { name: 'Open operator pages' }).click();
+          const row = page
+            .getByRole('table', { name: 'Disputes' })
+            .getByRole('row', { name: /Hand out flyers/ });
+          await row.getByRole('cell', { name: 'Agent', exact: true }).waitFor();
+          await row.getByRole('link', { name: 'Hand out flyers' }).click();
+          const resolve = page.getByRole('region', { name: 'Resolve the dispute' });
+          // An amount past the reward is refused in words before anything is sent.
+          await resolve.getByLabel('Worker’s amount (TON)').fill('2.5');
+          await resolve.getByText('The worker’s amount must be between 0 and the reward, 2 TON').waitFor();
+          expect(await resolve.getByRole('button', { name: 'Review the decision' }).isDisabled()).toBe(true);
+          await resolve.getByRole('button', { name: 'Nothing' }).click();
+          await resolve.getByRole('row', { name: 'Back to the agent’s balance 2.6 TON' }).waitFor();
+          await resolve.getByLabel('Note to both sides').fill('The market was closed that day.');
+          await resolve.getByRole('button', { name: 'Review the decision' }).click();
+          const confirm = resolve.getByRole('region', { name: 'Confirm the decision' });
+          await confirm.getByText('The task is cancelled and the agent gets everything back.').waitFor();
+          await confirm.getByRole('button', { name: 'Confirm resolution' }).click();
+          await page
+            .getByRole('region', { name: 'Decision' })
+            .getByText(/^0 TON of 2 TON to the worker/)
+            .waitFor();
+        });
+      } finally {
+        await context.close();
+      }
+      const { task } = await ok(t, agent, 'GET', `/tasks/${flyers}`);
+      expect(task).toMatchObject({
+        status: 'CANCELLED',
+        paymentStatus: 'REFUNDED',
+        dispute: { status: 'RESOLVED' },
+      });
+      const after = (await ok(t, agent, 'GET', '/agents/me')).agent.balance as string;
+      expect(Number(after) - Number(before)).toBeCloseTo(2.6, 9);
+      await expectBooksBalanced(t);
+
+      const light = await phoneAt('light', flyers, 'Hand out flyers');
+      await onPage(light, async () => {
+        await light.getByText('Cancelled', { exact: true }).waitFor();
+        await light.getByRole('button', { name: 'View the dispute' }).click();
+        await light
+          .getByRole('status', { name: 'Decision' })
+          .getByText('The operator decided that the reward goes back to the agent.')
+          .waitFor();
+      });
+    },
+    FLOW_TIMEOUT_MS,
+  );
 });

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from 'react';
-import { api, type Task, type Worker } from './api';
+import { api, loadTask, type Task, type Worker } from './api';
 import { EarningsScreen } from './screens/Earnings';
 import { MyTasksScreen } from './screens/MyTasks';
 import { ProfileScreen } from './screens/Profile';
@@ -22,8 +22,13 @@ function linkedTaskId(startParam: string | null): string | null {
   return match ? (match[1] as string) : null;
 }
 
-/** Finds a task the worker can see: an offer, one of theirs, or an open one. */
+/**
+ * Finds a task the worker can see: one of theirs or an open one (its own view, which also has
+ * cancelled tasks with a dispute's decision), else an offer or a list entry.
+ */
 async function findTask(id: string): Promise<Task | null> {
+  const own = await loadTask(id).catch(() => null);
+  if (own) return own;
   for (const path of [
     '/worker/offers?limit=100',
     '/worker/assignments?limit=100',
