@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runReviewWindow } from '../../src/domain/reviewWindow.js';
 import { MAX_OFFERS_PER_WORKER_PER_DAY } from '../../src/domain/taskCreation.js';
-import { DIALECT, type TestApp } from '../helpers/app.js';
+import { DIALECT, type TestApp, workerAuth } from '../helpers/app.js';
 import { createAgent, createWorker, type TestAgent, type TestWorker } from '../helpers/fixtures.js';
 import {
   type Books,
@@ -24,7 +25,10 @@ import {
  *   (sum(DEPOSIT) = balance + lockedByTasks + completed totals), with the right ledger rows per
  *   task, and GET /admin/audit agrees;
  * - a refused request changed nothing at all (every agent, task, ledger row, application and
- *   worker wallet on chain reads back exactly as before).
+ *   worker wallet on chain reads back exactly as before);
+ * - (issue 25) each task's submissions and their statuses equal the model: work is submitted,
+ *   revised (at most 3 times), approved by completion or auto-released when the clock passes the
+ *   review window, and refunds are refused once anything was submitted.
  *
  * One app serves every run; each run gets fresh agents and workers (the audit is judged for the
  * run's own agents, so a failed run cannot spoil the shrinking runs after it). Reproduce a
@@ -48,6 +52,11 @@ const REWARDS = ['0.01', '1', '2.5', '7', '1.234567891', '0.005', '1000001', '1.
 /** Deposits below 0.01 TON are refused (they cannot pay for their own chain processing). */
 const MIN_DEPOSIT = 10_000_000n;
 const DEPOSITS = ['1', '3.9', '15', '0.01', '0.000000001', '0'];
+
+/** Each autoRelease step moves the clock past the default review window (72 h) and any offer window. */
+const RELEASE_JUMP_MS = 73 * 3_600_000;
+const OFFER_WINDOW_MS = 24 * 3_600_000;
+const MAX_REVISIONS = 3;
 
 const UNKNOWN = { task: `tsk_${'0'.repeat(40)}`, application: `app_${'0'.repeat(40)}` };
 
@@ -75,7 +84,10 @@ type Op =
   | { kind: 'acceptApplication'; agent: number; asOwner: boolean; fit: boolean; application: number }
   | { kind: 'complete' | 'refund' | 'delete'; agent: number; asOwner: boolean; fit: boolean; task: number }
   | { kind: 'agentStatus'; agent: number; asOwner: boolean; fit: boolean; task: number; to: WorkStatus }
-  | { kind: 'workerStatus'; worker: number; asHolder: boolean; fit: boolean; task: number; to: WorkStatus };
+  | { kind: 'workerStatus'; worker: number; asHolder: boolean; fit: boolean; task: number; to: WorkStatus }
+  | { kind: 'submit'; worker: number; asHolder: boolean; fit: boolean; task: number }
+  | { kind: 'revise'; agent: number; asOwner: boolean; fit: boolean; task: number }
+  | { kind: 'autoRelease' };
 
 interface ModelTask {
   id: string;
@@ -85,6 +97,9 @@ interface ModelTask {
   totalNano: bigint;
   /** The task's worker as the service keeps it: offered-to or assigned; null after a decline. */
   worker: number | null;
+  /** The statuses of its submissions, oldest first (issue 25). */
+  submissions: string[];
+  revisions: number;
 }
 
 interface ModelApplication {
@@ -94,6 +109,8 @@ interface ModelApplication {
   status: string;
   /** Made by a direct offer (these are bounded per agent and worker), not by applying. */
   offer?: true;
+  /** When it was made, on the model's clock (offers count for 24 hours). */
+  at: number;
 }
 
 interface Model {
@@ -102,6 +119,8 @@ interface Model {
   applications: ModelApplication[];
   earned: bigint[];
   completed: number[];
+  /** How far autoRelease steps moved the test clock. */
+  nowMs: number;
 }
 
 interface Snapshot {
@@ -128,6 +147,9 @@ interface Request {
   url: string;
   headers: Record<string, string>;
   payload?: Record<string, unknown>;
+  /** Instead of an HTTP request, background work (the review job); answers like one. */
+  // biome-ignore lint/suspicious/noExplicitAny: answers like app.inject's, checked where used
+  perform?: () => Promise<{ statusCode: number; body: string; json(): any }>;
 }
 
 /** What the model says a step must answer, and how the model changes when it succeeds. */
@@ -156,6 +178,8 @@ function parseReward(reward: string): bigint | null {
 }
 
 const pendingApplication = (a: ModelApplication) => a.status === 'PENDING';
+const waiting = (k: ModelTask) => k.status === 'REVIEW' && k.submissions.at(-1) === 'PENDING';
+const lockedAfterSubmission = (k: ModelTask) => k.submissions.length > 0 && LOCKED.includes(k.status);
 
 /** The tasks on which a task operation could succeed. */
 function taskFit(m: Model, op: Op): (task: ModelTask) => boolean {
@@ -169,12 +193,16 @@ function taskFit(m: Model, op: Op): (task: ModelTask) => boolean {
     case 'complete':
       return (k) => WORKING.includes(k.status);
     case 'refund':
-      return (k) => LOCKED.includes(k.status);
+      return (k) => LOCKED.includes(k.status) && k.submissions.length === 0;
     case 'delete':
       return (k) => CANCELLABLE.includes(k.status);
     case 'agentStatus':
     case 'workerStatus':
-      return (k) => WORK_MOVES[k.status]?.includes(op.to) === true;
+      return (k) => WORK_MOVES[k.status]?.includes(op.to) === true && !waiting(k);
+    case 'submit':
+      return (k) => k.status === 'ASSIGNED' || k.status === 'IN_PROGRESS';
+    case 'revise':
+      return (k) => waiting(k) && k.revisions < MAX_REVISIONS;
     default:
       return () => true;
   }
@@ -229,7 +257,10 @@ function expect_(m: Model, r: Real, op: Op): Expected {
       const totalNano = rewardNano + expectedFee(rewardNano);
       if (m.balance[op.agent]! < totalNano) return { status: 402, request };
       // The clock stands still here: every offer of a run is within the same 24 hours.
-      const sent = m.applications.filter((a) => a.offer && a.worker === worker && a.task.agent === op.agent);
+      const sent = m.applications.filter(
+        (a) =>
+          a.offer && a.worker === worker && a.task.agent === op.agent && a.at > m.nowMs - OFFER_WINDOW_MS,
+      );
       if (worker !== null && sent.length >= MAX_OFFERS_PER_WORKER_PER_DAY) return { status: 429, request };
       return {
         status: 201,
@@ -243,6 +274,8 @@ function expect_(m: Model, r: Real, op: Op): Expected {
             rewardNano,
             totalNano,
             worker,
+            submissions: [],
+            revisions: 0,
           };
           expect(body.task.status).toBe(task.status);
           m.tasks.push(task);
@@ -251,7 +284,14 @@ function expect_(m: Model, r: Real, op: Op): Expected {
             const mine = await workerApplications(r, worker);
             const offered = mine.find((a) => a.taskId === task.id);
             expect(offered?.status).toBe('OFFERED');
-            m.applications.push({ id: offered!.id, task, worker, status: 'OFFERED', offer: true });
+            m.applications.push({
+              id: offered!.id,
+              task,
+              worker,
+              status: 'OFFERED',
+              offer: true,
+              at: m.nowMs,
+            });
           }
         },
       };
@@ -301,7 +341,13 @@ function expect_(m: Model, r: Real, op: Op): Expected {
         status: 201,
         request,
         onSuccess: (body) => {
-          m.applications.push({ id: body.application.id, task, worker: op.worker, status: 'PENDING' });
+          m.applications.push({
+            id: body.application.id,
+            task,
+            worker: op.worker,
+            status: 'PENDING',
+            at: m.nowMs,
+          });
         },
       };
     }
@@ -350,14 +396,14 @@ function expect_(m: Model, r: Real, op: Op): Expected {
       if (!task) return { status: 404, request };
       if (caller !== task.agent) return { status: 403, request };
       if (!from.includes(task.status)) return { status: 409, request };
+      // Issue 25: once work was submitted only completion, a revision or a dispute moves on.
+      if (op.kind !== 'complete' && lockedAfterSubmission(task)) return { status: 409, request };
       return {
         status: 200,
         request,
         onSuccess: () => {
           if (op.kind === 'complete') {
-            task.status = 'COMPLETED';
-            m.earned[task.worker!]! += task.rewardNano;
-            m.completed[task.worker!]! += 1;
+            completeInModel(m, task);
             return;
           }
           task.status = 'CANCELLED';
@@ -387,6 +433,7 @@ function expect_(m: Model, r: Real, op: Op): Expected {
       if (!task) return { status: 404, request };
       if (!allowed) return { status: 403, request };
       if (!WORK_MOVES[task.status]?.includes(op.to)) return { status: 409, request };
+      if (waiting(task)) return { status: 409, request };
       return {
         status: 200,
         request,
@@ -395,7 +442,91 @@ function expect_(m: Model, r: Real, op: Op): Expected {
         },
       };
     }
+    case 'submit': {
+      const task = pick(m.tasks, op.task, op.fit && taskFit(m, op));
+      const worker = op.asHolder && task?.worker != null ? task.worker : op.worker;
+      const request: Request = {
+        method: 'POST',
+        url: `/worker/tasks/${task?.id ?? UNKNOWN.task}/submissions`,
+        headers: r.workers[worker]!.headers,
+        payload: { note: 'Done, see the note' },
+      };
+      if (!task) return { status: 404, request };
+      if (task.worker !== worker) return { status: 403, request };
+      if (task.status !== 'ASSIGNED' && task.status !== 'IN_PROGRESS') return { status: 409, request };
+      return {
+        status: 201,
+        request,
+        onSuccess: (body) => {
+          expect(body.submission.number).toBe(task.submissions.length + 1);
+          task.status = 'REVIEW';
+          task.submissions.push('PENDING');
+        },
+      };
+    }
+    case 'revise': {
+      const task = pick(m.tasks, op.task, op.fit && taskFit(m, op));
+      const caller = op.asOwner && task ? task.agent : op.agent;
+      const request: Request = {
+        method: 'POST',
+        url: `/tasks/${task?.id ?? UNKNOWN.task}/revisions`,
+        headers: r.agents[caller]!.headers,
+        payload: { reason: 'Please redo it' },
+      };
+      if (!task) return { status: 404, request };
+      if (caller !== task.agent) return { status: 403, request };
+      if (task.revisions >= MAX_REVISIONS || !waiting(task)) return { status: 409, request };
+      return {
+        status: 201,
+        request,
+        onSuccess: () => {
+          task.status = 'IN_PROGRESS';
+          task.revisions++;
+          task.submissions[task.submissions.length - 1] = 'REVISION_REQUESTED';
+        },
+      };
+    }
+    case 'autoRelease': {
+      // The clock passes every review window; the review job completes each waiting task.
+      const due = m.tasks.filter(waiting);
+      const request: Request = {
+        method: 'POST',
+        url: 'review job',
+        headers: {},
+        perform: async () => {
+          t.clock.advance(RELEASE_JUMP_MS);
+          // Mini App init data is good for 24 hours of the clock: the workers sign in afresh.
+          for (const worker of r.workers) Object.assign(worker.headers, workerAuth(t, worker.telegramId));
+          let released = 0;
+          while (true) {
+            const done = await runReviewWindow(t.ctx, (id, error) => {
+              throw new Error(`review job failed on ${id}: ${String(error)}`);
+            });
+            if (done === 0) break;
+            released += done;
+          }
+          const body = JSON.stringify({ released });
+          return { statusCode: 200, body, json: () => JSON.parse(body) };
+        },
+      };
+      return {
+        status: 200,
+        request,
+        onSuccess: () => {
+          m.nowMs += RELEASE_JUMP_MS;
+          for (const task of due) completeInModel(m, task);
+        },
+      };
+    }
   }
+}
+
+/** A completion, by the agent or by the review clock: the waiting submission is accepted. */
+function completeInModel(m: Model, task: ModelTask) {
+  task.status = 'COMPLETED';
+  if (task.submissions.at(-1) === 'PENDING') task.submissions[task.submissions.length - 1] = 'ACCEPTED';
+  m.earned[task.worker!]! += task.rewardNano;
+  m.completed[task.worker!]! += 1;
 }
 
 async function workerApplications(r: Real, worker: number): Promise<WorkerApplication[]> {
@@ -457,6 +588,24 @@ async function verify(m: Model, r: Real, snap: Snapshot): Promise<void> {
         .sort(byId),
     );
   }
+  const ids = m.tasks.map((task) => task.id);
+  const rows =
+    ids.length === 0
+      ? []
+      : await r.t.ctx.db
+          .selectFrom('submissions')
+          .select(['task_id', 'number', 'status'])
+          .where('task_id', 'in', ids)
+          .orderBy('task_id')
+          .orderBy('number')
+          .execute();
+  const seenSubmissions = m.tasks.map((task) => ({
+    id: task.id,
+    submissions: rows.filter((row) => row.task_id === task.id).map((row) => row.status as string),
+  }));
+  expect(seenSubmissions, 'submissions of every task').toEqual(
+    m.tasks.map((task) => ({ id: task.id, submissions: task.submissions })),
+  );
   await expectAuditOkFor(
     r.t,
     r.agents.map((agent) => agent.id),
@@ -467,7 +616,9 @@ const byId = (x: { id: string }, y: { id: string }) => (x.id < y.id ? -1 : x.id 
 
 async function runStep(m: Model, r: Real, op: Op): Promise<number> {
   const expected = expect_(m, r, op);
-  const res = await r.t.app.inject(expected.request);
+  const res = expected.request.perform
+    ? await expected.request.perform()
+    : await r.t.app.inject(expected.request);
   r.log.push(`${describeOp(op)} -> ${res.statusCode}`);
   if (process.env.FC_DEBUG) console.log(r.log.at(-1));
   const context = `step ${r.log.length}: ${describeOp(op)}\n${r.log.join('\n')}\n${res.body}`;
@@ -581,6 +732,21 @@ const ops = {
     task: itemIdx,
     to: workStatus,
   }),
+  submit: fc.record({
+    kind: fc.constant('submit' as const),
+    worker: workerIdx,
+    asHolder: mostlyTrue,
+    fit: mostlyTrue,
+    task: itemIdx,
+  }),
+  revise: fc.record({
+    kind: fc.constant('revise' as const),
+    agent: agentIdx,
+    asOwner: mostlyTrue,
+    fit: mostlyTrue,
+    task: itemIdx,
+  }),
+  autoRelease: fc.constant({ kind: 'autoRelease' as const }),
 } as Record<Op['kind'], fc.Arbitrary<Op>>;
 
 /** How often each operation is drawn: the steps that lead to payouts come most often. */
@@ -597,6 +763,9 @@ const WEIGHTS: Record<Op['kind'], number> = {
   delete: 1,
   agentStatus: 1,
   workerStatus: 1,
+  submit: 4,
+  revise: 3,
+  autoRelease: 1,
 };
 
 // fc.commands draws its arbitraries uniformly, so a weight is a number of copies.
@@ -630,6 +799,7 @@ describe(`model-based money property on ${DIALECT}`, () => {
       applications: [],
       earned: workers.map(() => 0n),
       completed: workers.map(() => 0),
+      nowMs: 0,
     };
     const real: Real = { t, agents, workers, last: { agents: [], workers: [] }, log: [] };
     real.last = await snapshot(real);
@@ -721,5 +891,47 @@ describe(`model-based money property on ${DIALECT}`, () => {
     // agent 1 locked two 9.1 tasks; agent 2 has its 3.9 minus the open 0.013 task.
     expect(model.balance).toEqual([18_700_000_000n, 1_800_000_000n, 3_887_000_000n]);
     expect(model.earned).toEqual([1_000_000_000n, 0n, 0n, 0n]);
+  });
+
+  it('a scripted sequence walks submissions, revisions, refusals of refunds and an auto-release', async () => {
+    const { model, real } = await setup();
+    const own = { asOwner: true, fit: true };
+    const hold = { asHolder: true, fit: true };
+    const script: [Op, number][] = [
+      [{ kind: 'create', agent: 0, reward: '2.5' }, 201],
+      [{ kind: 'submit', worker: 0, asHolder: false, fit: true, task: 0 }, 403],
+      [{ kind: 'apply', worker: 0, fit: true, task: 0 }, 201],
+      [{ kind: 'acceptApplication', agent: 0, ...own, application: 0 }, 200],
+      [{ kind: 'revise', agent: 0, ...own, task: 0 }, 409],
+      [{ kind: 'submit', worker: 1, asHolder: false, fit: true, task: 0 }, 403],
+      [{ kind: 'submit', worker: 0, ...hold, task: 0 }, 201],
+      [{ kind: 'submit', worker: 0, ...hold, task: 0 }, 409],
+      [{ kind: 'refund', agent: 0, asOwner: true, fit: false, task: 0 }, 409],
+      [{ kind: 'workerStatus', worker: 0, asHolder: true, fit: false, task: 0, to: 'IN_PROGRESS' }, 409],
+      [{ kind: 'revise', agent: 1, asOwner: false, fit: true, task: 0 }, 403],
+      [{ kind: 'revise', agent: 0, ...own, task: 0 }, 201],
+      [{ kind: 'refund', agent: 0, asOwner: true, fit: false, task: 0 }, 409],
+      [{ kind: 'submit', worker: 0, ...hold, task: 0 }, 201],
+      [{ kind: 'revise', agent: 0, ...own, task: 0 }, 201],
+      [{ kind: 'submit', worker: 0, ...hold, task: 0 }, 201],
+      [{ kind: 'revise', agent: 0, ...own, task: 0 }, 201],
+      [{ kind: 'submit', worker: 0, ...hold, task: 0 }, 201],
+      [{ kind: 'revise', agent: 0, ...own, task: 0 }, 409],
+      [{ kind: 'create', agent: 1, reward: '1' }, 201],
+      [{ kind: 'apply', worker: 1, fit: true, task: 0 }, 201],
+      [{ kind: 'acceptApplication', agent: 1, ...own, application: 0 }, 200],
+      [{ kind: 'submit', worker: 1, ...hold, task: 0 }, 201],
+      [{ kind: 'complete', agent: 1, ...own, task: 0 }, 200],
+      [{ kind: 'autoRelease' }, 200],
+      [{ kind: 'complete', agent: 0, asOwner: true, fit: false, task: 1 }, 409],
+    ];
+    for (const [op, status] of script) {
+      expect(await runStep(model, real, op), real.log.join('\n')).toBe(status);
+    }
+    expect(model.tasks.map((task) => [task.status, task.submissions])).toEqual([
+      ['COMPLETED', ['REVISION_REQUESTED', 'REVISION_REQUESTED', 'REVISION_REQUESTED', 'ACCEPTED']],
+      ['COMPLETED', ['ACCEPTED']],
+    ]);
+    expect(model.earned).toEqual([2_500_000_000n, 1_000_000_000n, 0n, 0n]);
   });
 });
