@@ -1,5 +1,7 @@
+import { findAgent } from '../db/repositories/agents.js';
 import { decidePendingSubmission, findPendingSubmission } from '../db/repositories/submissions.js';
 import { findTask, moveTask } from '../db/repositories/tasks.js';
+import { findWorker } from '../db/repositories/workers.js';
 import type { DomainContext } from './context.js';
 import { heldByDispute } from './disputeGuard.js';
 import { conflict } from './errors.js';
@@ -72,7 +74,9 @@ export async function requestRevision(ctx: DomainContext, agentId: string, taskI
         now,
       });
     }
-    return { task, submission };
+    const agent = await findAgent(trx, agentId);
+    const worker = task.worker_id ? ((await findWorker(trx, task.worker_id)) ?? null) : null;
+    return { task, submission, agentName: agent?.name ?? null, worker };
   });
 }
 

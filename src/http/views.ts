@@ -354,3 +354,16 @@ export function createdTaskView(created: {
     message: `Offer sent to ${created.offeredWorker.first_name}; the task is assigned when they accept.`,
   };
 }
+
+/** POST /tasks/:id/revisions (REST and MCP): the sent-back submission and the task. */
+export function revisionView(result: {
+  task: TaskRow;
+  submission: SubmissionRow;
+  agentName: string | null;
+  worker: WorkerNames | null;
+}) {
+  return {
+    submission: submissionView(result.submission),
+    task: taskView(result.task, result.agentName, result.worker, undefined, result.submission),
+  };
+}

@@ -28,7 +28,10 @@ import {
  *   worker wallet on chain reads back exactly as before);
  * - (issue 25) each task's submissions and their statuses equal the model: work is submitted,
  *   revised (at most 3 times), approved by completion or auto-released when the clock passes the
- *   review window, and refunds are refused once anything was submitted.
+ *   review window, and refunds are refused once anything was submitted;
+ * - (issue 25) disputes by either side, held tasks that nothing else moves, and resolutions that
+ *   pay the worker nothing, everything or a part (the fee in proportion, rounded down, the rest
+ *   back to the agent), at most once.
  *
  * One app serves every run; each run gets fresh agents and workers (the audit is judged for the
  * run's own agents, so a failed run cannot spoil the shrinking runs after it). Reproduce a
@@ -87,7 +90,12 @@ type Op =
   | { kind: 'workerStatus'; worker: number; asHolder: boolean; fit: boolean; task: number; to: WorkStatus }
   | { kind: 'submit'; worker: number; asHolder: boolean; fit: boolean; task: number }
   | { kind: 'revise'; agent: number; asOwner: boolean; fit: boolean; task: number }
-  | { kind: 'autoRelease' };
+  | { kind: 'autoRelease' }
+  | { kind: 'dispute'; side: 'agent' | 'worker'; who: number; asParty: boolean; fit: boolean; task: number }
+  | { kind: 'resolve'; fit: boolean; task: number; amount: ResolveAmount };
+
+/** What a resolution pays the worker: nothing, a nanoton, a part, one nanoton short, all, too much. */
+type ResolveAmount = 'zero' | 'nano' | 'third' | 'short' | 'full' | 'over';
 
 interface ModelTask {
   id: string;
@@ -100,6 +108,8 @@ interface ModelTask {
   /** The statuses of its submissions, oldest first (issue 25). */
   submissions: string[];
   revisions: number;
+  /** Its dispute (issue 25): none, open (it holds the task), or resolved. */
+  dispute: { id: string; status: 'OPEN' | 'RESOLVED' } | null;
 }
 
 interface ModelApplication {
@@ -180,6 +190,41 @@ function parseReward(reward: string): bigint | null {
 const pendingApplication = (a: ModelApplication) => a.status === 'PENDING';
 const waiting = (k: ModelTask) => k.status === 'REVIEW' && k.submissions.at(-1) === 'PENDING';
 const lockedAfterSubmission = (k: ModelTask) => k.submissions.length > 0 && LOCKED.includes(k.status);
+/** An open dispute holds the task: only its resolution moves it. */
+const held = (k: ModelTask) => k.dispute?.status === 'OPEN';
+/** Who may dispute when (decisions.md "Disputes"): the latest submission decides. */
+function mayDispute(k: ModelTask, side: 'agent' | 'worker'): boolean {
+  if (k.dispute || !WORKING.includes(k.status)) return false;
+  const last = k.submissions.at(-1);
+  return side === 'worker'
+    ? last === 'REVISION_REQUESTED'
+    : last === 'PENDING' || last === 'REVISION_REQUESTED';
+}
+const UNKNOWN_DISPUTE = `dsp_${'0'.repeat(40)}`;
+
+function workerNanoOf(amount: ResolveAmount, rewardNano: bigint): bigint {
+  switch (amount) {
+    case 'zero':
+      return 0n;
+    case 'nano':
+      return 1n;
+    case 'third':
+      return rewardNano / 3n;
+    case 'short':
+      return rewardNano - 1n;
+    case 'full':
+      return rewardNano;
+    case 'over':
+      return rewardNano + 1n;
+  }
+}
+
+/** Nanotons as the API's decimal TON string. */
+function tonString(nano: bigint): string {
+  const whole = nano / 1_000_000_000n;
+  const fraction = (nano % 1_000_000_000n).toString().padStart(9, '0').replace(/0+$/, '');
+  return fraction ? `${whole}.${fraction}` : `${whole}`;
+}
 
 /** The tasks on which a task operation could succeed. */
 function taskFit(m: Model, op: Op): (task: ModelTask) => boolean {
@@ -191,18 +236,22 @@ function taskFit(m: Model, op: Op): (task: ModelTask) => boolean {
       return (k) =>
         k.status === 'FUNDED' && !m.applications.some((a) => a.task === k && a.worker === op.worker);
     case 'complete':
-      return (k) => WORKING.includes(k.status);
+      return (k) => WORKING.includes(k.status) && !held(k);
     case 'refund':
       return (k) => LOCKED.includes(k.status) && k.submissions.length === 0;
     case 'delete':
       return (k) => CANCELLABLE.includes(k.status);
     case 'agentStatus':
     case 'workerStatus':
-      return (k) => WORK_MOVES[k.status]?.includes(op.to) === true && !waiting(k);
+      return (k) => WORK_MOVES[k.status]?.includes(op.to) === true && !waiting(k) && !held(k);
     case 'submit':
-      return (k) => k.status === 'ASSIGNED' || k.status === 'IN_PROGRESS';
+      return (k) => (k.status === 'ASSIGNED' || k.status === 'IN_PROGRESS') && !held(k);
     case 'revise':
       return (k) => waiting(k) && k.revisions < MAX_REVISIONS;
+    case 'dispute':
+      return (k) => mayDispute(k, op.side);
+    case 'resolve':
+      return held;
     default:
       return () => true;
   }
@@ -276,6 +325,7 @@ function expect_(m: Model, r: Real, op: Op): Expected {
             worker,
             submissions: [],
             revisions: 0,
+            dispute: null,
           };
           expect(body.task.status).toBe(task.status);
           m.tasks.push(task);
@@ -396,6 +446,7 @@ function expect_(m: Model, r: Real, op: Op): Expected {
       if (!task) return { status: 404, request };
       if (caller !== task.agent) return { status: 403, request };
       if (!from.includes(task.status)) return { status: 409, request };
+      if (held(task)) return { status: 409, request };
       // Issue 25: once work was submitted only completion, a revision or a dispute moves on.
       if (op.kind !== 'complete' && lockedAfterSubmission(task)) return { status: 409, request };
       return {
@@ -433,7 +484,7 @@ function expect_(m: Model, r: Real, op: Op): Expected {
       if (!task) return { status: 404, request };
       if (!allowed) return { status: 403, request };
       if (!WORK_MOVES[task.status]?.includes(op.to)) return { status: 409, request };
-      if (waiting(task)) return { status: 409, request };
+      if (waiting(task) || held(task)) return { status: 409, request };
       return {
         status: 200,
         request,
@@ -454,6 +505,7 @@ function expect_(m: Model, r: Real, op: Op): Expected {
       if (!task) return { status: 404, request };
       if (task.worker !== worker) return { status: 403, request };
       if (task.status !== 'ASSIGNED' && task.status !== 'IN_PROGRESS') return { status: 409, request };
+      if (held(task)) return { status: 409, request };
       return {
         status: 201,
         request,
@@ -483,6 +535,77 @@ function expect_(m: Model, r: Real, op: Op): Expected {
           task.status = 'IN_PROGRESS';
           task.revisions++;
           task.submissions[task.submissions.length - 1] = 'REVISION_REQUESTED';
+        },
+      };
+    }
+    case 'dispute': {
+      const task = pick(m.tasks, op.task, op.fit && taskFit(m, op));
+      const id = task?.id ?? UNKNOWN.task;
+      let request: Request;
+      let allowed: boolean;
+      if (op.side === 'agent') {
+        const caller = op.asParty && task ? task.agent : op.who % AGENTS;
+        request = { method: 'POST', url: `/tasks/${id}/dispute`, headers: r.agents[caller]!.headers };
+        allowed = caller === task?.agent;
+      } else {
+        const worker = op.asParty && task?.worker != null ? task.worker : op.who % WORKERS;
+        request = { method: 'POST', url: `/worker/tasks/${id}/dispute`, headers: r.workers[worker]!.headers };
+        allowed = worker === task?.worker;
+      }
+      request.payload = { reason: 'Not as agreed' };
+      if (!task) return { status: 404, request };
+      if (!allowed) return { status: 403, request };
+      if (!mayDispute(task, op.side)) return { status: 409, request };
+      return {
+        status: 201,
+        request,
+        onSuccess: (body) => {
+          expect(body.dispute).toMatchObject({
+            status: 'OPEN',
+            openedBy: op.side === 'agent' ? 'AGENT' : 'WORKER',
+          });
+          task.dispute = { id: body.dispute.id, status: 'OPEN' };
+          task.submissions[task.submissions.length - 1] = 'DISPUTED';
+        },
+      };
+    }
+    case 'resolve': {
+      const task = pick(
+        m.tasks.filter((k) => k.dispute),
+        op.task,
+        op.fit && held,
+      );
+      const workerNano = workerNanoOf(op.amount, task?.rewardNano ?? 1n);
+      const request: Request = {
+        method: 'POST',
+        url: `/admin/disputes/${task?.dispute?.id ?? UNKNOWN_DISPUTE}/resolve`,
+        headers: t.admin,
+        payload: { workerAmount: tonString(workerNano), note: 'Decided by the model' },
+      };
+      if (!task?.dispute) return { status: 404, request };
+      if (task.dispute.status === 'RESOLVED') return { status: 409, request };
+      if (workerNano > task.rewardNano) return { status: 400, request };
+      return {
+        status: 200,
+        request,
+        onSuccess: (body) => {
+          const feeNano = expectedFee(task.rewardNano);
+          const splitFee = (feeNano * workerNano) / task.rewardNano;
+          const agentNano = task.totalNano - workerNano - splitFee;
+          expect(body.dispute.resolution).toMatchObject({
+            workerAmount: tonString(workerNano),
+            platformFee: tonString(splitFee),
+            agentAmount: tonString(agentNano),
+          });
+          task.dispute!.status = 'RESOLVED';
+          m.balance[task.agent]! += agentNano;
+          if (workerNano === 0n) {
+            task.status = 'CANCELLED';
+            return;
+          }
+          task.status = 'COMPLETED';
+          m.earned[task.worker!]! += workerNano;
+          m.completed[task.worker!]! += 1;
         },
       };
     }
@@ -747,6 +870,20 @@ const ops = {
     task: itemIdx,
   }),
   autoRelease: fc.constant({ kind: 'autoRelease' as const }),
+  dispute: fc.record({
+    kind: fc.constant('dispute' as const),
+    side: fc.constantFrom<'agent' | 'worker'>('agent', 'agent', 'worker'),
+    who: fc.nat(WORKERS - 1),
+    asParty: mostlyTrue,
+    fit: mostlyTrue,
+    task: itemIdx,
+  }),
+  resolve: fc.record({
+    kind: fc.constant('resolve' as const),
+    fit: mostlyTrue,
+    task: itemIdx,
+    amount: fc.constantFrom<ResolveAmount>('zero', 'nano', 'third', 'third', 'short', 'full', 'over'),
+  }),
 } as Record<Op['kind'], fc.Arbitrary<Op>>;
 
 /** How often each operation is drawn: the steps that lead to payouts come most often. */
@@ -766,6 +903,8 @@ const WEIGHTS: Record<Op['kind'], number> = {
   submit: 4,
   revise: 3,
   autoRelease: 1,
+  dispute: 3,
+  resolve: 3,
 };
 
 // fc.commands draws its arbitraries uniformly, so a weight is a number of copies.
@@ -933,5 +1072,64 @@ describe(`model-based money property on ${DIALECT}`, () => {
       ['COMPLETED', ['ACCEPTED']],
     ]);
     expect(model.earned).toEqual([2_500_000_000n, 1_000_000_000n, 0n, 0n]);
+  });
+
+  it('a scripted sequence walks disputes: who may open when, the hold, and splits of every kind', async () => {
+    const { model, real } = await setup();
+    const own = { asOwner: true, fit: true };
+    const hold = { asHolder: true, fit: true };
+    const byAgent = { side: 'agent' as const, who: 0, asParty: true, fit: true };
+    const byWorker = { side: 'worker' as const, who: 0, asParty: true, fit: true };
+    const script: [Op, number][] = [
+      [{ kind: 'create', agent: 0, reward: '10' }, 201],
+      [{ kind: 'apply', worker: 0, fit: true, task: 0 }, 201],
+      [{ kind: 'acceptApplication', agent: 0, ...own, application: 0 }, 200],
+      [{ kind: 'dispute', ...byAgent, task: 0 }, 409],
+      [{ kind: 'submit', worker: 0, ...hold, task: 0 }, 201],
+      [{ kind: 'dispute', ...byWorker, task: 0 }, 409],
+      [{ kind: 'dispute', side: 'agent', who: 1, asParty: false, fit: true, task: 0 }, 403],
+      [{ kind: 'dispute', side: 'worker', who: 1, asParty: false, fit: true, task: 0 }, 403],
+      [{ kind: 'resolve', fit: true, task: 0, amount: 'full' }, 404],
+      [{ kind: 'dispute', ...byAgent, task: 0 }, 201],
+      [{ kind: 'dispute', ...byAgent, task: 0 }, 409],
+      [{ kind: 'complete', agent: 0, asOwner: true, fit: false, task: 0 }, 409],
+      [{ kind: 'refund', agent: 0, asOwner: true, fit: false, task: 0 }, 409],
+      [{ kind: 'agentStatus', agent: 0, asOwner: true, fit: false, task: 0, to: 'IN_PROGRESS' }, 409],
+      [{ kind: 'revise', agent: 0, asOwner: true, fit: false, task: 0 }, 409],
+      [{ kind: 'autoRelease' }, 200],
+      [{ kind: 'resolve', fit: true, task: 0, amount: 'over' }, 400],
+      [{ kind: 'resolve', fit: true, task: 0, amount: 'third' }, 200],
+      [{ kind: 'resolve', fit: false, task: 0, amount: 'full' }, 409],
+      [{ kind: 'create', agent: 1, reward: '1' }, 201],
+      [{ kind: 'apply', worker: 1, fit: true, task: 0 }, 201],
+      [{ kind: 'acceptApplication', agent: 1, ...own, application: 0 }, 200],
+      [{ kind: 'submit', worker: 1, ...hold, task: 0 }, 201],
+      [{ kind: 'revise', agent: 1, ...own, task: 0 }, 201],
+      [{ kind: 'submit', worker: 1, ...hold, task: 0 }, 201],
+      [{ kind: 'revise', agent: 1, ...own, task: 0 }, 201],
+      [{ kind: 'dispute', ...byWorker, task: 0 }, 201],
+      [{ kind: 'submit', worker: 1, asHolder: true, fit: false, task: 0 }, 409],
+      [{ kind: 'resolve', fit: true, task: 0, amount: 'zero' }, 200],
+      [{ kind: 'create', agent: 0, reward: '0.01' }, 201],
+      [{ kind: 'apply', worker: 2, fit: true, task: 0 }, 201],
+      [{ kind: 'acceptApplication', agent: 0, ...own, application: 0 }, 200],
+      [{ kind: 'submit', worker: 2, ...hold, task: 0 }, 201],
+      [{ kind: 'dispute', ...byAgent, task: 0 }, 201],
+      [{ kind: 'resolve', fit: true, task: 0, amount: 'nano' }, 200],
+    ];
+    for (const [op, status] of script) {
+      expect(await runStep(model, real, op), real.log.join('\n')).toBe(status);
+    }
+    expect(model.tasks.map((task) => [task.status, task.submissions, task.dispute?.status])).toEqual([
+      ['COMPLETED', ['DISPUTED'], 'RESOLVED'],
+      ['CANCELLED', ['REVISION_REQUESTED', 'DISPUTED'], 'RESOLVED'],
+      ['COMPLETED', ['DISPUTED'], 'RESOLVED'],
+    ]);
+    // A third of 10 TON (3.333333333) and one nanoton of 0.01 TON; the 1 TON task went back.
+    expect(model.earned).toEqual([3_333_333_333n, 0n, 1n, 0n]);
+    // Agent 0: 20 - 13 - 0.013, plus back 13 - 3.333333333 - 0.999999999 and 0.013 - 0.000000001.
+    expect(model.balance[0]).toBe(
+      20_000_000_000n - 13_000_000_000n + 8_666_666_668n - 13_000_000n + 12_999_999n,
+    );
   });
 });

@@ -9,7 +9,7 @@ import {
   submissionView,
   submitWork,
 } from '../../domain/submissions.js';
-import { taskParties, workerTaskFor } from '../../domain/taskQueries.js';
+import { workerTaskFor } from '../../domain/taskQueries.js';
 import { disputeOrNull } from '../disputeViews.js';
 import { sendIdempotent } from '../idempotency.js';
 import { AGENT_SECURITY, type Routes, WORKER_SECURITY } from '../routeTypes.js';
@@ -17,7 +17,7 @@ import { errors, IdParam } from '../schemas/common.js';
 import { RevisionBody, Submission, SubmissionBody } from '../schemas/submission.js';
 import { Task } from '../schemas/task.js';
 import { WorkerTask } from '../schemas/workerApi.js';
-import { taskView, workerTaskView } from '../views.js';
+import { revisionView, workerTaskView } from '../views.js';
 
 const submissionList = Type.Object({ submissions: Type.Array(Submission) });
 
@@ -134,16 +134,7 @@ export const agentSubmissionRoutes: Routes = async (app, { ctx }) => {
         reply,
         ctx,
         (c) => requestRevision(c, request.agentId, request.params.id, request.body.reason),
-        async ({ task, submission }, db) => {
-          const parties = await taskParties(db, task);
-          return {
-            status: 201,
-            body: {
-              submission: submissionView(submission),
-              task: taskView(task, parties.agentName, parties.worker, undefined, submission),
-            },
-          };
-        },
+        (result) => ({ status: 201, body: revisionView(result) }),
       ),
   );
 
