@@ -16,6 +16,7 @@ import {
   explained,
   goToApp,
   imagesLoaded,
+  lastEvent,
   type MiniAppHost,
   type OpenOptions,
   openMiniApp,
@@ -218,6 +219,13 @@ describe('trust between agents and workers, in the Mini App and the console', ()
         await about.getByText('No ratings yet').waitFor();
         const where = light.getByRole('region', { name: 'Where' });
         await where.getByText('Praça do Comércio, Lisbon').waitFor();
+        // The map opens in the phone's browser through Telegram, not inside the app.
+        await where.getByRole('link', { name: 'Open the map' }).click();
+        await expect
+          .poll(() => lastEvent(light, 'web_app_open_link'))
+          .toMatchObject({
+            url: 'https://www.openstreetmap.org/?mlat=38.70775&mlon=-9.13659#map=16/38.70775/-9.13659',
+          });
         await where.getByRole('button', { name: 'Show how far I am' }).click();
         await where
           .getByRole('status')

@@ -5,6 +5,7 @@ import {
   locationManager,
   mainButton,
   miniApp,
+  openLink,
   retrieveLaunchParams,
   retrieveRawInitData,
   themeParams,
@@ -144,4 +145,14 @@ export async function requestLocation(): Promise<GeoPoint | null> {
     longitude: found.longitude,
     ...(typeof found.horizontal_accuracy === 'number' ? { accuracyMeters: found.horizontal_accuracy } : {}),
   };
+}
+
+/**
+ * Opens an outside address (a map) in the phone's browser through Telegram, which a plain link
+ * inside the webview may not do; returns false outside Telegram, where the link works as is.
+ */
+export function openOutside(url: string): boolean {
+  if (!openLink.isAvailable()) return false;
+  openLink(url);
+  return true;
 }

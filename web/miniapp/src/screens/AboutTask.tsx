@@ -2,7 +2,7 @@ import { useState } from 'react';
 import type { AgentReputation, GeoPoint, TaskLocation } from '../api';
 import { mapUrl, placeOf } from '../geo';
 import { distanceLabel } from '../labels';
-import { requestLocation, useLocationAvailable } from '../telegram';
+import { openOutside, requestLocation, useLocationAvailable } from '../telegram';
 
 /** What the agent has done so far, so the worker can judge whom they work for. */
 export function AgentInfo({ agent }: { agent: AgentReputation }) {
@@ -73,7 +73,15 @@ export function Place({ location }: { location: TaskLocation }) {
         {location.label ? <strong>{location.label}</strong> : 'At the spot on the map'}
         <span className="muted"> · within {distanceLabel(location.radiusMeters)}</span>
       </p>
-      <a className="small" href={mapUrl(location)} target="_blank" rel="noreferrer">
+      <a
+        className="small"
+        href={mapUrl(location)}
+        target="_blank"
+        rel="noreferrer"
+        onClick={(e) => {
+          if (openOutside(mapUrl(location))) e.preventDefault();
+        }}
+      >
         Open the map
       </a>
       {place ? (
