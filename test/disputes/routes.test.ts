@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { expireOverdueTasks } from '../../src/domain/expiry.js';
+import { runReviewWindow } from '../../src/domain/reviewWindow.js';
 import { eventsOfType, getTask, unknownId } from '../helpers/agentApi.js';
-import { createTestApp, type TestApp } from '../helpers/app.js';
+import { createTestApp, type TestApp, workerAuth } from '../helpers/app.js';
 import { dispute, disputedTask, disputeOk, resolve, statement } from '../helpers/disputeApi.js';
 import {
   assignedTask,
@@ -10,7 +12,7 @@ import {
   type TestAgent,
   type TestWorker,
 } from '../helpers/fixtures.js';
-import { submit, submittedTask, uploadFile } from '../helpers/submissionApi.js';
+import { requestRevision, submit, submittedTask, uploadFile } from '../helpers/submissionApi.js';
 import { call } from '../helpers/workerApi.js';
 
 let t: TestApp;
@@ -82,6 +84,29 @@ describe('opening a dispute', () => {
     const { taskId } = await submittedTask(t, agent, worker);
     expect((await getTask(t, agent, taskId)).dispute).toBeNull();
     expect((await call(t, 'GET', `/worker/tasks/${taskId}`, worker.headers)).json().task.dispute).toBeNull();
+  });
+
+  it('after a revision request either side may dispute; the task stays IN_PROGRESS and the deadline stops', async () => {
+    for (const party of ['worker', 'agent'] as const) {
+      const { taskId, submission } = await submittedTask(t, agent, worker);
+      const revised = await requestRevision(t, agent, taskId, 'Take it from the north side');
+      expect(revised.statusCode, revised.body).toBe(201);
+      const opened = await disputeOk(t, party === 'worker' ? worker : agent, taskId, 'Unfair request');
+      expect(opened).toMatchObject({ status: 'OPEN', openedBy: party === 'worker' ? 'WORKER' : 'AGENT' });
+      const task = await getTask(t, agent, taskId);
+      expect(task).toMatchObject({ status: 'IN_PROGRESS', reviewDeadline: null });
+      expect(task.submission).toMatchObject({ id: submission.id, status: 'DISPUTED' });
+      // The execution deadline passes: nothing expires while the dispute holds the task.
+      t.clock.advance(30 * 86_400_000);
+      await expireOverdueTasks(t.ctx);
+      await runReviewWindow(t.ctx, () => {});
+      expect(await getTask(t, agent, taskId)).toMatchObject({
+        status: 'IN_PROGRESS',
+        dispute: { status: 'OPEN' },
+      });
+      // Mini App init data is good for 24 hours of the clock: the worker signs in afresh.
+      Object.assign(worker.headers, workerAuth(t, worker.telegramId));
+    }
   });
 
   it('at most one dispute per task: a second one from either side is 409', async () => {
