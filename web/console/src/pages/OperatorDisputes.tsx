@@ -175,6 +175,9 @@ export function OperatorDispute({
       <section className="card" aria-labelledby="d-chat">
         <h2 id="d-chat">Chat</h2>
         {messages.length === 0 ? <p className="muted">No messages.</p> : <ChatLog messages={messages} />}
+        {detail.moreMessages ? (
+          <p className="muted">Older messages are not shown: this is the newest {messages.length}.</p>
+        ) : null}
       </section>
       {dispute.status === 'OPEN' && task ? (
         <ResolveForm token={token} disputeId={dispute.id ?? disputeId} task={task} onResolved={load} />
