@@ -225,7 +225,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a task that is not completed, assigned or not; the total returns to your balance
-         * @description Cancel a task that is not completed, assigned or not; the total returns to your balance. Authenticated with your API key: `Authorization: Bearer hr_...`. Safe to retry with an `Idempotency-Key`. Errors: 400, 401, 403, 404, 409, each as JSON `{error}`.
+         * @description Once the worker submitted work (POST /worker/tasks/:id/submissions) the answer is 409: approve it (POST /tasks/:id/complete), request a revision (POST /tasks/:id/revisions) or open a dispute.
          */
         post: operations["refundTask"];
         delete?: never;
@@ -245,7 +245,7 @@ export interface paths {
         put?: never;
         /**
          * Complete a task: the reward goes to the worker’s wallet and the fee to the platform, on chain
-         * @description Complete a task: the reward goes to the worker’s wallet and the fee to the platform, on chain. Authenticated with your API key: `Authorization: Bearer hr_...`. Safe to retry with an `Idempotency-Key`. Errors: 400, 401, 403, 404, 409, each as JSON `{error}`.
+         * @description This is how you approve submitted work: the waiting submission becomes ACCEPTED. Left unanswered until the task’s reviewDeadline, a submission is approved for you the same way (task.completed with autoReleased: true).
          */
         post: operations["completeTask"];
         delete?: never;
@@ -1999,32 +1999,7 @@ export interface webhooks {
                              * @description ISO 8601 timestamp, UTC
                              */
                             reviewDeadline: string;
-                            /** Submission */
-                            submission: {
-                                /** @description Submission id (sub_...) */
-                                id: string;
-                                /** @description 1 for the first submission of the task, 2 after a revision, ... */
-                                number: number;
-                                /** @description The worker’s account of the work, up to 4,000 characters */
-                                note: string;
-                                attachments: components["schemas"]["SubmissionAttachment"][];
-                                location: {
-                                    latitude: number;
-                                    longitude: number;
-                                    /** @description The accuracy the worker’s device reported */
-                                    accuracyMeters: number | null;
-                                    /** @description Whether the point lies within the task’s location radius; null when the task has no location. A signal, not proof */
-                                    withinArea: boolean | null;
-                                } | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 timestamp, UTC
-                                 */
-                                createdAt: string;
-                                status: components["schemas"]["SubmissionStatus"];
-                                /** @description Your reason, when you asked for a revision */
-                                revisionReason: string | null;
-                            };
+                            submission: components["schemas"]["Submission"];
                         };
                     };
                 };
@@ -3180,7 +3155,7 @@ export interface components {
             radiusMeters: number;
             /** @description What the place is called, up to 200 characters */
             label: string | null;
-        } | null;
+        };
         /** DisputeAttachment */
         DisputeAttachment: {
             /** @description The uploaded file (GET it with the same credentials) */
@@ -3252,16 +3227,22 @@ export interface components {
             /** @description Bytes */
             size: number;
         };
+        /** SubmissionLocation */
+        SubmissionLocation: {
+            latitude: number;
+            longitude: number;
+            /** @description The accuracy the worker’s device reported */
+            accuracyMeters: number | null;
+            /** @description Whether the point lies within the task’s location radius; null when the task has no location. A signal, not proof */
+            withinArea: boolean | null;
+        };
         /**
          * SubmissionStatus
          * @description PENDING: waits for your review (auto-approved at the task’s reviewDeadline); ACCEPTED; REVISION_REQUESTED; DISPUTED
          * @enum {unknown}
          */
         SubmissionStatus: "PENDING" | "ACCEPTED" | "REVISION_REQUESTED" | "DISPUTED";
-        /**
-         * Submission
-         * @description The latest submission (GET /tasks/:id), or null before any
-         */
+        /** Submission */
         Submission: {
             /** @description Submission id (sub_...) */
             id: string;
@@ -3270,14 +3251,7 @@ export interface components {
             /** @description The worker’s account of the work, up to 4,000 characters */
             note: string;
             attachments: components["schemas"]["SubmissionAttachment"][];
-            location: {
-                latitude: number;
-                longitude: number;
-                /** @description The accuracy the worker’s device reported */
-                accuracyMeters: number | null;
-                /** @description Whether the point lies within the task’s location radius; null when the task has no location. A signal, not proof */
-                withinArea: boolean | null;
-            } | null;
+            location: components["schemas"]["SubmissionLocation"] | null;
             /**
              * Format: date-time
              * @description ISO 8601 timestamp, UTC
@@ -3286,7 +3260,7 @@ export interface components {
             status: components["schemas"]["SubmissionStatus"];
             /** @description Your reason, when you asked for a revision */
             revisionReason: string | null;
-        } | null;
+        };
         /** Task */
         Task: {
             /** @description Task id (tsk_...) */
@@ -3358,9 +3332,10 @@ export interface components {
             reviewDeadline?: string | null;
             /** @description Revisions you asked for (at most 3) */
             revisionCount?: number;
-            location?: components["schemas"]["TaskLocation"];
+            location?: components["schemas"]["TaskLocation"] | null;
             dispute?: components["schemas"]["Dispute"];
-            submission?: components["schemas"]["Submission"];
+            /** @description The latest submission (GET /tasks/:id), or null before any */
+            submission?: components["schemas"]["Submission"] | null;
         };
         /** WorkerRef */
         WorkerRef: {
@@ -3759,7 +3734,7 @@ export interface components {
             reviewDeadline: string | null;
             /** @description Revisions the agent asked for so far (at most 3) */
             revisionCount: number;
-            location: components["schemas"]["TaskLocation"];
+            location: components["schemas"]["TaskLocation"] | null;
             /**
              * Dispute
              * @description The task’s dispute (your own task’s single view), or null when none
@@ -3801,35 +3776,8 @@ export interface components {
                     currency: "TON";
                 } | null;
             } | null;
-            /**
-             * Submission
-             * @description Your latest submission (single-task views of your own task)
-             */
-            submission?: {
-                /** @description Submission id (sub_...) */
-                id: string;
-                /** @description 1 for the first submission of the task, 2 after a revision, ... */
-                number: number;
-                /** @description The worker’s account of the work, up to 4,000 characters */
-                note: string;
-                attachments: components["schemas"]["SubmissionAttachment"][];
-                location: {
-                    latitude: number;
-                    longitude: number;
-                    /** @description The accuracy the worker’s device reported */
-                    accuracyMeters: number | null;
-                    /** @description Whether the point lies within the task’s location radius; null when the task has no location. A signal, not proof */
-                    withinArea: boolean | null;
-                } | null;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp, UTC
-                 */
-                createdAt: string;
-                status: components["schemas"]["SubmissionStatus"];
-                /** @description Your reason, when you asked for a revision */
-                revisionReason: string | null;
-            } | null;
+            /** @description Your latest submission (single-task views of your own task) */
+            submission?: components["schemas"]["Submission"] | null;
         };
         /** WorkerApplication */
         WorkerApplication: {
@@ -4980,32 +4928,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** Submission */
-                        submission: {
-                            /** @description Submission id (sub_...) */
-                            id: string;
-                            /** @description 1 for the first submission of the task, 2 after a revision, ... */
-                            number: number;
-                            /** @description The worker’s account of the work, up to 4,000 characters */
-                            note: string;
-                            attachments: components["schemas"]["SubmissionAttachment"][];
-                            location: {
-                                latitude: number;
-                                longitude: number;
-                                /** @description The accuracy the worker’s device reported */
-                                accuracyMeters: number | null;
-                                /** @description Whether the point lies within the task’s location radius; null when the task has no location. A signal, not proof */
-                                withinArea: boolean | null;
-                            } | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp, UTC
-                             */
-                            createdAt: string;
-                            status: components["schemas"]["SubmissionStatus"];
-                            /** @description Your reason, when you asked for a revision */
-                            revisionReason: string | null;
-                        };
+                        submission: components["schemas"]["Submission"];
                         task: components["schemas"]["Task"];
                     };
                 };
@@ -5091,31 +5014,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        submissions: {
-                            /** @description Submission id (sub_...) */
-                            id: string;
-                            /** @description 1 for the first submission of the task, 2 after a revision, ... */
-                            number: number;
-                            /** @description The worker’s account of the work, up to 4,000 characters */
-                            note: string;
-                            attachments: components["schemas"]["SubmissionAttachment"][];
-                            location: {
-                                latitude: number;
-                                longitude: number;
-                                /** @description The accuracy the worker’s device reported */
-                                accuracyMeters: number | null;
-                                /** @description Whether the point lies within the task’s location radius; null when the task has no location. A signal, not proof */
-                                withinArea: boolean | null;
-                            } | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp, UTC
-                             */
-                            createdAt: string;
-                            status: components["schemas"]["SubmissionStatus"];
-                            /** @description Your reason, when you asked for a revision */
-                            revisionReason: string | null;
-                        }[];
+                        submissions: components["schemas"]["Submission"][];
                     };
                 };
             };
@@ -7404,31 +7303,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        submissions: {
-                            /** @description Submission id (sub_...) */
-                            id: string;
-                            /** @description 1 for the first submission of the task, 2 after a revision, ... */
-                            number: number;
-                            /** @description The worker’s account of the work, up to 4,000 characters */
-                            note: string;
-                            attachments: components["schemas"]["SubmissionAttachment"][];
-                            location: {
-                                latitude: number;
-                                longitude: number;
-                                /** @description The accuracy the worker’s device reported */
-                                accuracyMeters: number | null;
-                                /** @description Whether the point lies within the task’s location radius; null when the task has no location. A signal, not proof */
-                                withinArea: boolean | null;
-                            } | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp, UTC
-                             */
-                            createdAt: string;
-                            status: components["schemas"]["SubmissionStatus"];
-                            /** @description Your reason, when you asked for a revision */
-                            revisionReason: string | null;
-                        }[];
+                        submissions: components["schemas"]["Submission"][];
                     };
                 };
             };
@@ -7501,32 +7376,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** Submission */
-                        submission: {
-                            /** @description Submission id (sub_...) */
-                            id: string;
-                            /** @description 1 for the first submission of the task, 2 after a revision, ... */
-                            number: number;
-                            /** @description The worker’s account of the work, up to 4,000 characters */
-                            note: string;
-                            attachments: components["schemas"]["SubmissionAttachment"][];
-                            location: {
-                                latitude: number;
-                                longitude: number;
-                                /** @description The accuracy the worker’s device reported */
-                                accuracyMeters: number | null;
-                                /** @description Whether the point lies within the task’s location radius; null when the task has no location. A signal, not proof */
-                                withinArea: boolean | null;
-                            } | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp, UTC
-                             */
-                            createdAt: string;
-                            status: components["schemas"]["SubmissionStatus"];
-                            /** @description Your reason, when you asked for a revision */
-                            revisionReason: string | null;
-                        };
+                        submission: components["schemas"]["Submission"];
                         task: components["schemas"]["WorkerTask"];
                     };
                 };
@@ -9001,31 +8851,7 @@ export interface operations {
                             walletAddress: string | null;
                         };
                         /** @description Every submission of the task with its files, newest first */
-                        submissions: {
-                            /** @description Submission id (sub_...) */
-                            id: string;
-                            /** @description 1 for the first submission of the task, 2 after a revision, ... */
-                            number: number;
-                            /** @description The worker’s account of the work, up to 4,000 characters */
-                            note: string;
-                            attachments: components["schemas"]["SubmissionAttachment"][];
-                            location: {
-                                latitude: number;
-                                longitude: number;
-                                /** @description The accuracy the worker’s device reported */
-                                accuracyMeters: number | null;
-                                /** @description Whether the point lies within the task’s location radius; null when the task has no location. A signal, not proof */
-                                withinArea: boolean | null;
-                            } | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp, UTC
-                             */
-                            createdAt: string;
-                            status: components["schemas"]["SubmissionStatus"];
-                            /** @description Your reason, when you asked for a revision */
-                            revisionReason: string | null;
-                        }[];
+                        submissions: components["schemas"]["Submission"][];
                         /** @description The task’s whole chat, oldest first */
                         messages: components["schemas"]["Message"][];
                         /** @description true when older messages than these exist (only the newest 1000 are shown) */

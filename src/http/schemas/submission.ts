@@ -30,7 +30,7 @@ export const Submission = Type.Object({
   number: Type.Integer({ description: '1 for the first submission of the task, 2 after a revision, ...' }),
   note: Type.String({ description: 'The worker’s account of the work, up to 4,000 characters' }),
   attachments: Type.Array(SubmissionAttachment),
-  location: Nullable(SubmissionLocation),
+  location: Type.Union([SubmissionLocation, Type.Null()]),
   createdAt: Timestamp,
   status: SubmissionStatus,
   revisionReason: Nullable(Type.String({ description: 'Your reason, when you asked for a revision' })),

@@ -74,12 +74,15 @@ export const Task = Type.Object({
     }),
   ),
   revisionCount: Type.Optional(Type.Integer({ description: 'Revisions you asked for (at most 3)' })),
-  location: Type.Optional(Nullable(TaskLocation)),
+  location: Type.Optional(Type.Union([TaskLocation, Type.Null()])),
   dispute: Type.Optional(
     Nullable({ ...Dispute, description: 'The task’s dispute (shown with submission), or null when none' }),
   ),
+  // A union with the named schema (not Nullable's copy of it), so the document's Submission stays non-null.
   submission: Type.Optional(
-    Nullable({ ...Submission, description: 'The latest submission (GET /tasks/:id), or null before any' }),
+    Type.Union([Submission, Type.Null()], {
+      description: 'The latest submission (GET /tasks/:id), or null before any',
+    }),
   ),
 });
 

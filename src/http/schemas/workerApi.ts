@@ -37,7 +37,7 @@ export const WorkerTask = Type.Object({
     description: 'When your waiting submission is approved if the agent stays silent; null when none waits',
   }),
   revisionCount: Type.Integer({ description: 'Revisions the agent asked for so far (at most 3)' }),
-  location: Nullable(TaskLocation),
+  location: Type.Union([TaskLocation, Type.Null()]),
   dispute: Type.Optional(
     Nullable({
       ...Dispute,
@@ -45,7 +45,9 @@ export const WorkerTask = Type.Object({
     }),
   ),
   submission: Type.Optional(
-    Nullable({ ...Submission, description: 'Your latest submission (single-task views of your own task)' }),
+    Type.Union([Submission, Type.Null()], {
+      description: 'Your latest submission (single-task views of your own task)',
+    }),
   ),
 });
 
