@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendDueTransfers } from '../../src/domain/payouts.js';
 import { ok } from '../helpers/agentApi.js';
@@ -18,15 +18,17 @@ import {
 } from '../helpers/tonConnect.js';
 import { launchChromium } from './browser.js';
 import {
-  DARK_THEME,
-  injectedWalletScript,
-  LIGHT_THEME,
-  launchHash,
-  type PostedEvent,
-  type TelegramUser,
-  telegramInitData,
-  telegramWebviewScript,
-} from './telegramHost.js';
+  bodyBackground,
+  events,
+  expectMainButton,
+  explained as harnessExplained,
+  shot as harnessShot,
+  type MiniAppHost,
+  openMiniApp,
+  pressBackButton,
+  pressMainButton,
+} from './miniappHarness.js';
+import { DARK_THEME, injectedWalletScript, LIGHT_THEME, type TelegramUser } from './telegramHost.js';
 
 /**
  * A new worker walks through the real built Mini App in headless Chromium, inside a Telegram
@@ -40,9 +42,7 @@ import {
 const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS
   ? fileURLToPath(new URL('../../docs/screenshots/', import.meta.url))
   : mkdtempSync(path.join(os.tmpdir(), 'handoff-screenshots-'));
-const PHONE = { width: 360, height: 740 };
 const WALLET_KEY = 'handoffTestWallet';
-const WAIT_MS = 20_000;
 const TRACKING_URL =
   'https://www.ctt.pt/feapl_2/app/open/objectSearch/objectSearch.jspx?objects=RR123456789PT';
 
@@ -79,30 +79,18 @@ afterAll(async () => {
   await t?.close();
 });
 
+const host = (): MiniAppHost => ({ t, origin, browser, external, pageErrors });
+
 async function openApp(theme: Record<string, string>, startParam?: string, who: TelegramUser = user) {
-  const context: BrowserContext = await browser.newContext({
-    viewport: PHONE,
-    deviceScaleFactor: 1,
-    colorScheme: theme === DARK_THEME ? 'dark' : 'light',
+  return openMiniApp(host(), {
+    theme,
+    user: who,
+    ...(startParam ? { startParam } : {}),
+    prepare: async (page) => {
+      await page.addInitScript(injectedWalletScript(WALLET_KEY));
+      await page.exposeFunction('__walletConnect', walletAnswers);
+    },
   });
-  await context.route('**/*', (route) => {
-    const request = route.request();
-    if (request.url().startsWith(origin)) return route.continue();
-    external.push({ url: request.url(), type: request.resourceType() });
-    return route.abort();
-  });
-  const page = await context.newPage();
-  page.setDefaultTimeout(WAIT_MS);
-  page.on('pageerror', (error) => pageErrors.push(error.stack ?? error.message));
-  page.on('console', (message) => {
-    if (message.type() === 'error') pageErrors.push(message.text());
-  });
-  await page.addInitScript(telegramWebviewScript(theme));
-  await page.addInitScript(injectedWalletScript(WALLET_KEY));
-  await page.exposeFunction('__walletConnect', walletAnswers);
-  const initData = telegramInitData(who, t.config.telegramBotToken, t.clock.now());
-  await page.goto(`${origin}/app/${launchHash({ initData, theme, startParam })}`);
-  return { context, page };
 }
 
 /** The injected wallet's answer to a TON Connect connect request: ton_addr and a real ton_proof. */
@@ -136,89 +124,9 @@ async function walletAnswers(message: { manifestUrl: string; items: { name: stri
   ];
 }
 
-// Page-side code is passed as strings: this file is type-checked without the DOM library.
-const events = (page: Page) => page.evaluate('window.__tgEvents') as Promise<PostedEvent[]>;
-const receive = (page: Page, type: string) =>
-  page.evaluate(`window.Telegram.WebView.receiveEvent(${JSON.stringify(type)})`);
-const bodyBackground = (page: Page) => page.evaluate('getComputedStyle(document.body).backgroundColor');
-
-async function lastEvent(page: Page, type: string) {
-  return (await events(page)).filter((e) => e.type === type).at(-1)?.data ?? null;
-}
-
-/** Presses Telegram's main button once it shows `text` (the client sends main_button_pressed). */
-async function pressMainButton(page: Page, text: string) {
-  await expect
-    .poll(() => lastEvent(page, 'web_app_setup_main_button'), { timeout: WAIT_MS })
-    .toMatchObject({ text, is_visible: true, is_active: true });
-  await receive(page, 'main_button_pressed');
-}
-
-async function pressBackButton(page: Page) {
-  await expect
-    .poll(() => lastEvent(page, 'web_app_setup_back_button'), { timeout: WAIT_MS })
-    .toMatchObject({ is_visible: true });
-  await receive(page, 'back_button_pressed');
-}
-
-/** A failed step's error with what the page showed and the errors it logged. */
-async function explained(error: unknown, page: Page): Promise<Error> {
-  const text = await page.evaluate('document.body.innerText').catch(() => '(page gone)');
-  await page.screenshot({ path: path.join(os.tmpdir(), 'handoff-e2e-failure.png') }).catch(() => undefined);
-  const failure = error instanceof Error ? error : new Error(String(error));
-  failure.message += `\n--- page text ---\n${String(text).slice(0, 2000)}\n--- page errors ---\n${pageErrors.join('\n')}\n--- refused ---\n${external.map((r) => `${r.type} ${r.url}`).join('\n')}`;
-  return failure;
-}
-
-/**
- * What sticks out past a phone's width: the document's scroll width, and each element whose
- * right edge is past the viewport (body's `overflow-x: hidden` would only hide it, cutting the
- * content off). Elements inside an overflowing one are left out: the outermost is the culprit.
- */
-const OVERFLOW_SCRIPT = `(() => {
-  const width = window.innerWidth;
-  const wide = [];
-  for (const el of document.querySelectorAll('body *')) {
-    const rect = el.getBoundingClientRect();
-    if (rect.width === 0 && rect.height === 0) continue;
-    if (rect.right <= width + 0.5) continue;
-    if (wide.some((outer) => outer.contains(el))) continue;
-    wide.push(el);
-  }
-  const describe = (el) => {
-    const rect = el.getBoundingClientRect();
-    const name = el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') +
-      (typeof el.className === 'string' && el.className ? '.' + el.className.trim().split(/\\s+/).join('.') : '');
-    return name + ' right=' + Math.round(rect.right) + ' "' + (el.textContent || '').trim().slice(0, 40) + '"';
-  };
-  return {
-    innerWidth: width,
-    scrollWidth: Math.max(document.documentElement.scrollWidth, document.body.scrollWidth),
-    wider: wide.map(describe),
-  };
-})()`;
-
-/** Nothing on the screen is wider than the phone: no sideways scroll, nothing cut off. */
-async function expectFitsPhone(page: Page, screen: string) {
-  const fit = (await page.evaluate(OVERFLOW_SCRIPT)) as {
-    innerWidth: number;
-    scrollWidth: number;
-    wider: string[];
-  };
-  expect(fit, `${screen} is wider than the phone: ${JSON.stringify(fit)}`).toEqual({
-    innerWidth: PHONE.width,
-    scrollWidth: PHONE.width,
-    wider: [],
-  });
-}
-
-/** A main screen: checked to fit the phone's width, then saved (the viewport's width, full height). */
-async function shot(page: Page, name: string, theme: 'light' | 'dark') {
-  await expectFitsPhone(page, `${name}-${theme}`);
-  const png = await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-${theme}.png`), fullPage: true });
-  // A full-page capture is as wide as the page scrolls: the phone's width, as the check above says.
-  expect(png.readUInt32BE(16), `${name}-${theme}.png width`).toBe(PHONE.width);
-}
+const explained = (error: unknown, page: Page) => harnessExplained(host(), error, page);
+const shot = (page: Page, name: string, theme: 'light' | 'dark') =>
+  harnessShot(page, SCREENSHOTS, name, theme);
 
 const visible = (page: Page, text: string | RegExp) => page.getByText(text).first().waitFor();
 
@@ -291,7 +199,8 @@ describe('the Mini App, as a new worker uses it', () => {
       await shot(page, '5-my-tasks', 'light');
       await page.getByRole('button', { name: 'Open task Photograph the town hall' }).click();
       await page.getByRole('button', { name: 'Start work' }).click();
-      await page.getByRole('button', { name: 'Submit for review' }).waitFor();
+      await page.getByText('In progress', { exact: true }).waitFor();
+      await expectMainButton(page, 'Submit work');
 
       // Chat both ways, live: the agent's message appears without a reload.
       const chat = page.getByRole('region', { name: 'Chat with the agent' });
@@ -332,8 +241,13 @@ describe('the Mini App, as a new worker uses it', () => {
       await shot(page, '6-task-chat', 'light');
 
       // Review, then the agent completes and the reward goes to the wallet on chain.
-      await page.getByRole('button', { name: 'Submit for review' }).click();
-      await visible(page, 'Submitted: the agent reviews your work');
+      await pressMainButton(page, 'Submit work');
+      await page.getByLabel('What you did').fill('Three photos of the town hall, from the square.');
+      await pressMainButton(page, 'Send for review');
+      await page
+        .getByRole('status', { name: 'Review time' })
+        .getByText('left for the agent to review')
+        .waitFor();
       await ok(t, agent, 'POST', `/tasks/${taskId}/complete`);
       await sendDueTransfers(t.ctx);
       const paid = await ok(t, agent, 'GET', '/transactions?type=PAYOUT');
@@ -415,7 +329,9 @@ describe('the Mini App, as a new worker uses it', () => {
         await shot(page, name, 'dark');
       }
 
-      // Applying and the chat, dark: a second task, accepted by the agent, then worked on.
+      // Applying and the chat, dark: a second task, accepted by the agent, then worked on. The
+      // manual clock moves past the rate limits' minute: the screens above made their requests.
+      t.clock.advance(61_000);
       const parcel = await createTask(t, agent, {
         title: 'Post a parcel',
         description: 'Take a small parcel to the post office on Rua Augusta and send it registered.',
@@ -440,7 +356,8 @@ describe('the Mini App, as a new worker uses it', () => {
         .getByRole('button', { name: 'Open task Post a parcel' })
         .click();
       await page.getByRole('button', { name: 'Start work' }).click();
-      await page.getByRole('button', { name: 'Submit for review' }).waitFor();
+      await page.getByText('In progress', { exact: true }).waitFor();
+      await expectMainButton(page, 'Submit work');
       const chat = page.getByRole('region', { name: 'Chat with the agent' });
       await chat.getByText('live').waitFor();
       await page.getByLabel('Message', { exact: true }).fill('Parcel picked up.');

@@ -92,13 +92,23 @@ export interface PostedEvent {
   data: Record<string, unknown> | null;
 }
 
+/** Where the phone is, as Telegram's location manager reports it (Bot API 8.0). */
+export interface HostLocation {
+  latitude: number;
+  longitude: number;
+  horizontal_accuracy?: number;
+}
+
 /**
  * Runs in the page before the app (page.addInitScript): the webview proxy and its answers.
- * `theme` is the theme the client reports when asked.
+ * `theme` is the theme the client reports when asked. With `location`, the client has a location
+ * manager the worker has allowed (web_app_check_location, web_app_request_location answer it;
+ * `window.__tgLocation` can move the phone); without, it says location is not available.
  */
-export function telegramWebviewScript(theme: Record<string, string>): string {
+export function telegramWebviewScript(theme: Record<string, string>, location?: HostLocation): string {
   return `(() => {
     const theme = ${JSON.stringify(theme)};
+    window.__tgLocation = ${JSON.stringify(location ?? null)};
     window.__tgEvents = [];
     const reply = (type, data) => setTimeout(() => window.Telegram?.WebView?.receiveEvent(type, data), 0);
     const answers = {
@@ -109,6 +119,14 @@ export function telegramWebviewScript(theme: Record<string, string>): string {
       web_app_request_safe_area: () => reply('safe_area_changed', { top: 0, bottom: 0, left: 0, right: 0 }),
       web_app_request_content_safe_area: () =>
         reply('content_safe_area_changed', { top: 0, bottom: 0, left: 0, right: 0 }),
+      web_app_check_location: () =>
+        reply('location_checked', window.__tgLocation
+          ? { available: true, access_requested: true, access_granted: true }
+          : { available: false }),
+      web_app_request_location: () =>
+        reply('location_requested', window.__tgLocation
+          ? { available: true, ...window.__tgLocation }
+          : { available: false }),
     };
     window.TelegramWebviewProxy = {
       postEvent(type, json) {

@@ -45,7 +45,7 @@ export function App() {
     setSession(s);
   };
 
-  if (route[0] === 'operator') return <OperatorPage />;
+  if (route[0] === 'operator') return <OperatorPage route={route.slice(1)} />;
   if (session === undefined) return <p className="page">Loading…</p>;
   if (session === null) return <SignIn onSignedIn={signedIn} />;
   return (

@@ -1,9 +1,9 @@
 import { useCallback, useEffect, useState } from 'react';
-import { api, type Task, type Worker } from './api';
+import { api, loadTask, type Task, type Worker } from './api';
 import { EarningsScreen } from './screens/Earnings';
 import { MyTasksScreen } from './screens/MyTasks';
 import { ProfileScreen } from './screens/Profile';
-import { TaskDetail } from './screens/TaskDetail';
+import { TaskDetail, type TaskView } from './screens/TaskDetail';
 import { TasksScreen } from './screens/Tasks';
 import { useBackButton, useDarkTheme } from './telegram';
 import { ErrorNote, Loading } from './ui';
@@ -22,8 +22,13 @@ function linkedTaskId(startParam: string | null): string | null {
   return match ? (match[1] as string) : null;
 }
 
-/** Finds a task the worker can see: an offer, one of theirs, or an open one. */
+/**
+ * Finds a task the worker can see: one of theirs or an open one (its own view, which also has
+ * cancelled tasks with a dispute's decision), else an offer or a list entry.
+ */
 async function findTask(id: string): Promise<Task | null> {
+  const own = await loadTask(id).catch(() => null);
+  if (own) return own;
   for (const path of [
     '/worker/offers?limit=100',
     '/worker/assignments?limit=100',
@@ -41,7 +46,12 @@ export function App({ startParam }: { startParam: string | null }) {
   const [me, setMe] = useState<Worker | null>(null);
   const [meError, setMeError] = useState<unknown>(null);
   const [tab, setTab] = useState<Tab>('tasks');
-  const [open, setOpen] = useState<Task | null>(null);
+  const [open, setOpenTask] = useState<Task | null>(null);
+  const [view, setView] = useState<TaskView>('task');
+  const setOpen = useCallback((task: Task | null) => {
+    setOpenTask(task);
+    setView('task');
+  }, []);
   const [linkError, setLinkError] = useState<string | null>(null);
 
   const loadMe = useCallback(() => {
@@ -61,13 +71,20 @@ export function App({ startParam }: { startParam: string | null }) {
       (task) => (task ? setOpen(task) : setLinkError('That task is no longer available.')),
       () => setLinkError('Could not open the linked task.'),
     );
-  }, [startParam]);
+  }, [startParam, setOpen]);
+
+  // A new screen starts at its top, not where the last one was scrolled to.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs when the screen changes
+  useEffect(() => {
+    window.scrollTo?.(0, 0);
+  }, [open?.id, view]);
 
   useEffect(() => {
     document.documentElement.dataset.theme = dark ? 'dark' : 'light';
   }, [dark]);
 
-  useBackButton(open ? () => setOpen(null) : null);
+  // Back goes from "Submit work" or the dispute to the task, and from the task to the list.
+  useBackButton(open ? () => (view === 'task' ? setOpen(null) : setView('task')) : null);
 
   if (meError) {
     return (
@@ -100,6 +117,8 @@ export function App({ startParam }: { startParam: string | null }) {
             key={open.id}
             task={open}
             me={me}
+            view={view}
+            onView={setView}
             onChanged={refreshMe}
             onNeedWallet={() => {
               setOpen(null);

@@ -20,13 +20,96 @@ export interface Task {
   deadline?: string;
   executionDeadline: string | null;
   createdAt: string;
-  agent: { id: string; name: string | null };
+  agent: AgentReputation;
+  /** Hours the agent has to review a submission before payment is released (issue 25). */
+  reviewHours?: number;
+  /** When the review window of the waiting submission ends; null when nothing waits. */
+  reviewDeadline?: string | null;
+  submission?: Submission | null;
+  dispute?: Dispute | null;
+  location?: TaskLocation | null;
+}
+
+/** The agent a worker would work for, with what it has done (absent fields: not known). */
+export interface AgentReputation {
+  id: string;
+  name: string | null;
+  tasksPaid?: number;
+  averageRating?: number | null;
+  ratingCount?: number;
+  disputesLost?: number;
+  medianReviewHours?: number | null;
+}
+
+export interface GeoPoint {
+  latitude: number;
+  longitude: number;
+  accuracyMeters?: number | null;
+}
+
+/** Where the task is to be done: a circle on the map. */
+export interface TaskLocation extends GeoPoint {
+  radiusMeters: number;
+  label?: string | null;
+}
+
+export interface SubmissionFile {
+  fileUrl: string;
+  name: string;
+  contentType: string;
+  size: number;
+}
+
+export interface Submission {
+  id: string;
+  number: number;
+  note: string;
+  attachments: SubmissionFile[];
+  location: (GeoPoint & { withinArea?: boolean | null }) | null;
+  withinArea?: boolean | null;
+  createdAt: string;
+  status: 'PENDING' | 'ACCEPTED' | 'REVISION_REQUESTED' | 'DISPUTED';
+  /** Why the agent asked for changes (status REVISION_REQUESTED). */
+  revisionReason?: string | null;
+}
+
+export interface Statement {
+  id?: string;
+  by: 'AGENT' | 'WORKER' | 'OPERATOR';
+  text: string;
+  attachments: SubmissionFile[];
+  createdAt: string;
+}
+
+export interface Dispute {
+  id: string;
+  status: 'OPEN' | 'RESOLVED';
+  openedBy: 'AGENT' | 'WORKER';
+  reason: string;
+  statements: Statement[];
+  resolution: { workerAmount: string; note: string; resolvedAt?: string } | null;
+  createdAt?: string;
+}
+
+/** A file stored by POST /worker/upload. */
+export interface Uploaded {
+  fileUrl: string;
+  fileName: string;
+  fileSize: number;
+  mimeType: string;
+}
+
+/** Uploads one file as the worker (multipart, part "file"). */
+export async function uploadFile(file: File): Promise<Uploaded> {
+  const form = new FormData();
+  form.append('file', file, file.name);
+  return api<Uploaded>('POST', '/worker/upload', form);
 }
 
 export interface Application {
   id: string;
   taskId: string;
-  status: 'PENDING' | 'ACCEPTED' | 'REJECTED' | 'OFFERED' | 'WITHDRAWN';
+  status: 'PENDING' | 'OFFERED' | 'ACCEPTED' | 'DECLINED' | 'REJECTED';
   message: string;
   createdAt: string;
   task?: { title: string; status: TaskStatus; reward: string };
@@ -156,13 +239,15 @@ export function shortDate(iso: string | null | undefined): string {
   });
 }
 
-export const STATUS_LABEL: Record<TaskStatus, string> = {
-  OPEN: 'Open',
-  FUNDED: 'Open',
-  OFFERED: 'Offered to you',
-  ASSIGNED: 'Assigned to you',
-  IN_PROGRESS: 'In progress',
-  REVIEW: 'In review',
-  COMPLETED: 'Completed',
-  CANCELLED: 'Cancelled',
-};
+/** The task as the worker sees it now, with its submission, dispute and agent. */
+export async function loadTask(id: string): Promise<Task> {
+  return (await api<{ task: Task }>('GET', `/worker/tasks/${encodeURIComponent(id)}`)).task;
+}
+
+export function kib(bytes: number): string {
+  return bytes < 1024
+    ? `${bytes} B`
+    : bytes < 1048576
+      ? `${(bytes / 1024).toFixed(0)} KiB`
+      : `${(bytes / 1048576).toFixed(1)} MiB`;
+}

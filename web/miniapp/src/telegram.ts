@@ -2,8 +2,10 @@ import {
   backButton,
   hapticFeedback,
   init,
+  locationManager,
   mainButton,
   miniApp,
+  openLink,
   retrieveLaunchParams,
   retrieveRawInitData,
   themeParams,
@@ -11,6 +13,7 @@ import {
   viewport,
 } from '@tma.js/sdk-react';
 import { useEffect, useRef } from 'react';
+import type { GeoPoint } from './api';
 
 /** What the app needs from its launch: the init data to sign in with and the deep link. */
 export interface Launch {
@@ -54,6 +57,13 @@ export function startTelegram(): Launch | null {
       .catch(() => {
         // An old client that does not answer: the page still works, at the height it has.
       });
+  }
+  // Asks the client whether it can share a location (Bot API 8.0); the answer decides whether
+  // the screens offer "Share my location". Nothing is requested from the worker here.
+  if (locationManager.mount.isAvailable()) {
+    locationManager.mount().catch(() => {
+      // An old client: the screens simply offer no location.
+    });
   }
   miniApp.ready.ifAvailable();
   return { initData, startParam };
@@ -114,3 +124,35 @@ export const haptic = {
   error: () => hapticFeedback.notificationOccurred.ifAvailable('error'),
   tap: () => hapticFeedback.impactOccurred.ifAvailable('light'),
 };
+
+/** Whether Telegram can share the worker's location here (LocationManager, Bot API 8.0+). */
+export function useLocationAvailable(): boolean {
+  const mounted = useSignal(locationManager.isMounted);
+  const available = useSignal(locationManager.isAvailable);
+  return mounted && available;
+}
+
+/**
+ * Asks Telegram for the worker's location (Telegram asks the worker the first time). Null when
+ * the worker refuses or the client cannot; the caller says so in words.
+ */
+export async function requestLocation(): Promise<GeoPoint | null> {
+  if (!locationManager.requestLocation.isAvailable()) return null;
+  const found = await locationManager.requestLocation();
+  if (!found) return null;
+  return {
+    latitude: found.latitude,
+    longitude: found.longitude,
+    ...(typeof found.horizontal_accuracy === 'number' ? { accuracyMeters: found.horizontal_accuracy } : {}),
+  };
+}
+
+/**
+ * Opens an outside address (a map) in the phone's browser through Telegram, which a plain link
+ * inside the webview may not do; returns false outside Telegram, where the link works as is.
+ */
+export function openOutside(url: string): boolean {
+  if (!openLink.isAvailable()) return false;
+  openLink(url);
+  return true;
+}

@@ -2,6 +2,7 @@ import { type FormEvent, useCallback, useEffect, useState } from 'react';
 import { ErrorLine } from '../App';
 import { agentApi, api, type Json } from '../api';
 import { NewKey, Stat } from '../components';
+import { labelOf, TASK_STATUS_LABEL } from '../labels';
 import { SpendingChart } from './SpendingChart';
 import { TopUp } from './TopUp';
 
@@ -263,7 +264,7 @@ function Tasks({ agentId }: { agentId: string }) {
         <select value={status} onChange={(e) => setStatus(e.target.value)}>
           {TASK_STATUSES.map((s) => (
             <option key={s} value={s}>
-              {s || 'All'}
+              {s ? labelOf(TASK_STATUS_LABEL, s) : 'All'}
             </option>
           ))}
         </select>
@@ -283,14 +284,18 @@ function Tasks({ agentId }: { agentId: string }) {
               <td>
                 <a href={`#/agents/${agentId}/tasks/${t.id}`}>{t.title}</a>
               </td>
-              <td>{t.status}</td>
+              <td>{labelOf(TASK_STATUS_LABEL, t.status)}</td>
               <td>{t.reward} TON</td>
               <td>{t.createdAt.slice(0, 10)}</td>
             </tr>
           ))}
         </tbody>
       </table>
-      {tasks.length === 0 ? <p className="muted">No tasks{status ? ` with status ${status}` : ''}.</p> : null}
+      {tasks.length === 0 ? (
+        <p className="muted">
+          No tasks{status ? ` with status “${labelOf(TASK_STATUS_LABEL, status)}”` : ''}.
+        </p>
+      ) : null}
       <ErrorLine error={error} />
     </section>
   );

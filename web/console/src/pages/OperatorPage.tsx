@@ -3,60 +3,29 @@ import { ErrorLine } from '../App';
 import { adminApi, type Json } from '../api';
 import { Stat } from '../components';
 import { ChainStatus, type Reconciliation, ReconciliationCard, UnmatchedDeposits } from './OperatorChain';
+import { DisputeQueue, OperatorDispute } from './OperatorDisputes';
 
 const TOKEN_KEY = 'handoff-admin-token';
 
-/** Operator pages behind ADMIN_TOKEN: money and health at a glance. The token stays in this tab. */
-export function OperatorPage() {
+/**
+ * Operator pages behind ADMIN_TOKEN: money and health at a glance, and the dispute queue. The
+ * token stays in this tab. `route` is what follows #/operator (`disputes`, `disputes/<id>`).
+ */
+export function OperatorPage({ route }: { route: string[] }) {
   const [token, setToken] = useState(() => sessionStorage.getItem(TOKEN_KEY) ?? '');
   const [draft, setDraft] = useState('');
-  const [overview, setOverview] = useState<Json | null>(null);
-  const [notifications, setNotifications] = useState<Json[]>([]);
-  const [chain, setChain] = useState<Json | null>(null);
-  const [unmatched, setUnmatched] = useState<Json[]>([]);
-  const [reconciliation, setReconciliation] = useState<Reconciliation>(null);
-  const [reconciling, setReconciling] = useState(false);
   const [error, setError] = useState<string | null>(null);
-
-  const load = useCallback(() => {
-    if (!token) return;
-    adminApi(token, '/admin/overview')
-      .then(setOverview)
-      .catch((e) => {
-        setError(e.message);
-        if (e.status === 401) {
-          sessionStorage.removeItem(TOKEN_KEY);
-          setToken('');
-        }
-      });
-    adminApi(token, '/admin/chain')
-      .then(setChain)
-      .catch(() => undefined);
-    adminApi(token, '/admin/deposits/unmatched?status=open')
-      .then((r) => setUnmatched(r.deposits))
-      .catch(() => undefined);
-    adminApi(token, '/admin/notifications?limit=20')
-      .then((r) => setNotifications(r.notifications))
-      .catch(() => undefined);
-  }, [token]);
-
-  // Reconciliation reads the wallet's whole history from the provider: once on opening and on
-  // request, not with every refresh.
-  const reconcile = useCallback(() => {
-    if (!token) return;
-    setReconciling(true);
-    adminApi(token, '/admin/reconciliation')
-      .then((result) => setReconciliation({ result }))
-      .catch((e) => setReconciliation({ error: e.message }))
-      .finally(() => setReconciling(false));
-  }, [token]);
-
-  useEffect(() => {
-    load();
-    reconcile();
-    const timer = setInterval(load, 10_000);
-    return () => clearInterval(timer);
-  }, [load, reconcile]);
+  const close = useCallback(() => {
+    sessionStorage.removeItem(TOKEN_KEY);
+    setToken('');
+  }, []);
+  const rejected = useCallback(
+    (e: { message: string; status?: number }) => {
+      setError(e.message);
+      if (e.status === 401) close();
+    },
+    [close],
+  );
 
   const signIn = (event: FormEvent) => {
     event.preventDefault();
@@ -85,22 +54,110 @@ export function OperatorPage() {
       </main>
     );
   }
+  const [section, id] = route;
+  if (section === 'disputes') {
+    return (
+      <main className="page">
+        <OperatorHeader section="disputes" note={null} onClose={close} />
+        <ErrorLine error={error} />
+        {id ? (
+          <OperatorDispute token={token} disputeId={id} onRejected={rejected} />
+        ) : (
+          <DisputeQueue token={token} onRejected={rejected} />
+        )}
+      </main>
+    );
+  }
+  return <OperatorOverview token={token} error={error} onRejected={rejected} onClose={close} />;
+}
+
+/** The operator pages' header: where you are, the other pages, and closing (forgets the token). */
+function OperatorHeader({
+  section,
+  note,
+  onClose,
+}: {
+  section: 'overview' | 'disputes';
+  note: string | null;
+  onClose: () => void;
+}) {
+  return (
+    <header className="header">
+      <strong>Handoff operator</strong>
+      <nav className="row" aria-label="Operator pages">
+        <a href="#/operator" aria-current={section === 'overview' ? 'page' : undefined}>
+          Money and health
+        </a>
+        <a href="#/operator/disputes" aria-current={section === 'disputes' ? 'page' : undefined}>
+          Disputes
+        </a>
+      </nav>
+      {note !== null ? <span className="muted">{note}</span> : null}
+      <button type="button" onClick={onClose}>
+        Close
+      </button>
+    </header>
+  );
+}
+
+function OperatorOverview({
+  token,
+  error,
+  onRejected,
+  onClose,
+}: {
+  token: string;
+  error: string | null;
+  onRejected: (e: { message: string; status?: number }) => void;
+  onClose: () => void;
+}) {
+  const [overview, setOverview] = useState<Json | null>(null);
+  const [notifications, setNotifications] = useState<Json[]>([]);
+  const [chain, setChain] = useState<Json | null>(null);
+  const [unmatched, setUnmatched] = useState<Json[]>([]);
+  const [reconciliation, setReconciliation] = useState<Reconciliation>(null);
+  const [reconciling, setReconciling] = useState(false);
+
+  const load = useCallback(() => {
+    if (!token) return;
+    adminApi(token, '/admin/overview').then(setOverview).catch(onRejected);
+    adminApi(token, '/admin/chain')
+      .then(setChain)
+      .catch(() => undefined);
+    adminApi(token, '/admin/deposits/unmatched?status=open')
+      .then((r) => setUnmatched(r.deposits))
+      .catch(() => undefined);
+    adminApi(token, '/admin/notifications?limit=20')
+      .then((r) => setNotifications(r.notifications))
+      .catch(() => undefined);
+  }, [token, onRejected]);
+
+  // Reconciliation reads the wallet's whole history from the provider: once on opening and on
+  // request, not with every refresh.
+  const reconcile = useCallback(() => {
+    if (!token) return;
+    setReconciling(true);
+    adminApi(token, '/admin/reconciliation')
+      .then((result) => setReconciliation({ result }))
+      .catch((e) => setReconciliation({ error: e.message }))
+      .finally(() => setReconciling(false));
+  }, [token]);
+
+  useEffect(() => {
+    load();
+    reconcile();
+    const timer = setInterval(load, 10_000);
+    return () => clearInterval(timer);
+  }, [load, reconcile]);
+
   const o = overview;
   return (
     <main className="page">
-      <header className="header">
-        <strong>Handoff operator</strong>
-        <span className="muted">{o ? `${o.network} · checked ${o.checkedAt.slice(11, 19)} UTC` : '…'}</span>
-        <button
-          type="button"
-          onClick={() => {
-            sessionStorage.removeItem(TOKEN_KEY);
-            setToken('');
-          }}
-        >
-          Close
-        </button>
-      </header>
+      <OperatorHeader
+        section="overview"
+        note={o ? `${o.network} · checked ${o.checkedAt.slice(11, 19)} UTC` : '…'}
+        onClose={onClose}
+      />
       <ErrorLine error={error} />
       {o ? (
         <>

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import { api, authHeader, type Message, shortDate } from '../api';
+import { api, authHeader, kib, type Message, shortDate } from '../api';
 import { haptic } from '../telegram';
 import { Empty, ErrorNote, Loading } from '../ui';
 
@@ -168,14 +168,6 @@ function Attachment({ message }: { message: Message }) {
       {message.fileSize !== null ? <span className="muted small"> ({kib(message.fileSize)})</span> : null}
     </span>
   );
-}
-
-function kib(bytes: number): string {
-  return bytes < 1024
-    ? `${bytes} B`
-    : bytes < 1048576
-      ? `${(bytes / 1024).toFixed(0)} KiB`
-      : `${(bytes / 1048576).toFixed(1)} MiB`;
 }
 
 /** History first, then anything the stream delivered meanwhile. */

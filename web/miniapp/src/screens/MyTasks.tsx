@@ -1,4 +1,5 @@
-import { type Application, api, STATUS_LABEL, type Task, type TaskStatus, ton } from '../api';
+import { type Application, api, type Task, type TaskStatus, ton } from '../api';
+import { APPLICATION_LABEL, TASK_STATUS_LABEL } from '../labels';
 import { Empty, ErrorNote, Loading, Section, useLoad } from '../ui';
 import { TaskCard } from './TaskCard';
 
@@ -7,15 +8,8 @@ const GROUPS: { title: string; statuses: TaskStatus[] }[] = [
   { title: 'In progress', statuses: ['IN_PROGRESS'] },
   { title: 'In review', statuses: ['REVIEW'] },
   { title: 'Completed', statuses: ['COMPLETED'] },
+  { title: 'Cancelled', statuses: ['CANCELLED'] },
 ];
-
-const APPLICATION_LABEL: Record<Application['status'], string> = {
-  PENDING: 'Waiting for the agent',
-  ACCEPTED: 'Accepted',
-  REJECTED: 'Not selected',
-  OFFERED: 'Offered to you',
-  WITHDRAWN: 'Withdrawn',
-};
 
 /** The worker's tasks by status, then their applications. */
 export function MyTasksScreen({
@@ -69,7 +63,7 @@ export function MyTasksScreen({
                 </span>
                 <span className="card-row muted small">
                   <span>{APPLICATION_LABEL[a.status]}</span>
-                  <span>{a.task ? STATUS_LABEL[a.task.status] : ''}</span>
+                  <span>{a.task ? TASK_STATUS_LABEL[a.task.status] : ''}</span>
                 </span>
               </button>
             </li>

@@ -1,4 +1,5 @@
-import { STATUS_LABEL, shortDate, type Task, ton } from '../api';
+import { shortDate, type Task, ton } from '../api';
+import { taskStatusLabel } from '../labels';
 
 /** A task in a list: a button that opens it, naming the title, reward and deadline. */
 export function TaskCard({
@@ -23,7 +24,7 @@ export function TaskCard({
           <span className="reward">{ton(task.reward)}</span>
         </span>
         <span className="card-row muted small">
-          <span>{note ?? STATUS_LABEL[task.status]}</span>
+          <span>{note ?? taskStatusLabel(task.status, task.dispute)}</span>
           <span>{deadlineText(task)}</span>
         </span>
       </button>
@@ -32,6 +33,9 @@ export function TaskCard({
 }
 
 export function deadlineText(task: Task): string {
+  // Waiting for the agent: what matters now is when the review ends (then the worker is paid).
+  if (task.status === 'REVIEW' && task.reviewDeadline && task.dispute?.status !== 'OPEN')
+    return `Review ends ${shortDate(task.reviewDeadline)}`;
   if (task.executionDeadline) return `Due ${shortDate(task.executionDeadline)}`;
   if (task.deadline) return `Apply by ${shortDate(task.deadline)}`;
   if (task.executionDeadlineDays)

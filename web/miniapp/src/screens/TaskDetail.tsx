@@ -1,29 +1,41 @@
-import { useState } from 'react';
-import { type Application, api, type Payout, STATUS_LABEL, type Task, ton, type Worker } from '../api';
+import { useEffect, useState } from 'react';
+import { type Application, api, loadTask, type Submission, type Task, ton, type Worker } from '../api';
+import { APPLICATION_LABEL, taskStatusLabel } from '../labels';
 import { haptic, useMainButton } from '../telegram';
 import { ErrorNote, Loading, useLoad } from '../ui';
+import { AgentInfo, Place } from './AboutTask';
 import { Chat } from './Chat';
-import { PayoutView } from './Earnings';
+import { Completed } from './Completed';
+import { DisputeScreen } from './DisputeScreen';
+import { ReviewCountdown, RevisionNotice, SubmissionView } from './Review';
+import { SubmitWork } from './SubmitWork';
 import { deadlineText } from './TaskCard';
 
 const MINE: Task['status'][] = ['ASSIGNED', 'IN_PROGRESS', 'REVIEW', 'COMPLETED'];
+
+/** What the task screen shows: the task itself, the "Submit work" form, or the dispute. */
+export type TaskView = 'task' | 'submit' | 'dispute';
 
 /** A task: what it is, and what the worker can do with it now. */
 export function TaskDetail({
   task: initial,
   me,
+  view,
+  onView,
   onChanged,
   onNeedWallet,
 }: {
   task: Task;
   me: Worker;
+  view: TaskView;
+  onView: (view: TaskView) => void;
   onChanged: () => void;
   onNeedWallet: () => void;
 }) {
   const [task, setTask] = useState(initial);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
-  const mine = MINE.includes(task.status);
+  const mine = MINE.includes(task.status) || Boolean(task.dispute);
   const offered = task.status === 'OFFERED';
   const application = useLoad(async () => {
     const { applications } = await api<{ applications: Application[] }>(
@@ -32,6 +44,26 @@ export function TaskDetail({
     );
     return applications.find((a) => a.taskId === task.id) ?? null;
   }, task.id);
+  // The worker's submissions, newest first; read again whenever the task changes state.
+  const submissions = useLoad(
+    async () =>
+      mine
+        ? (await api<{ submissions: Submission[] }>('GET', `/worker/tasks/${task.id}/submissions`))
+            .submissions
+        : [],
+    `${task.id}:${task.status}:${mine}:${task.dispute?.status ?? ''}`,
+  );
+
+  // The list the task came from is a summary: the task's own view has its submission and dispute.
+  useEffect(() => {
+    // An open task's summary is all there is (with the agent's record); only the worker's own
+    // tasks have a submission or a dispute to read.
+    if (!MINE.includes(initial.status) && initial.status !== 'CANCELLED') return;
+    loadTask(initial.id).then(
+      (fresh) => setTask((t) => ({ ...t, ...fresh })),
+      () => undefined, // Not visible to this worker any more: the summary stays.
+    );
+  }, [initial.id, initial.status]);
 
   const act = async (run: () => Promise<void>) => {
     setBusy(true);
@@ -68,26 +100,54 @@ export function TaskDetail({
       const res = await api<{ task: Task }>('POST', `/worker/offers/${task.id}/decline`);
       setTask(res.task);
     });
-  const move = (status: 'IN_PROGRESS' | 'REVIEW') =>
+  const start = () =>
     act(async () => {
-      const res = await api<{ task: Task }>('PATCH', `/worker/tasks/${task.id}`, { status });
-      setTask(res.task);
+      const res = await api<{ task: Task }>('PATCH', `/worker/tasks/${task.id}`, { status: 'IN_PROGRESS' });
+      setTask((t) => ({ ...t, ...res.task }));
     });
 
+  const latest = submissions.data?.[0] ?? null;
+  const disputeOpen = task.dispute?.status === 'OPEN';
+  const revision = task.status === 'IN_PROGRESS' && latest?.status === 'REVISION_REQUESTED';
+  const canSubmit = (task.status === 'ASSIGNED' || task.status === 'IN_PROGRESS') && !disputeOpen;
+  const canDispute = revision && !task.dispute;
+  const submitText = revision ? 'Submit work again' : 'Submit work';
+
   const main =
-    canApply && me.walletAddress
-      ? { text: 'Send application', onClick: apply, busy }
-      : offered
-        ? { text: 'Accept offer', onClick: acceptOffer, busy }
-        : null;
+    view !== 'task'
+      ? null
+      : canApply && me.walletAddress
+        ? { text: 'Send application', onClick: apply, busy }
+        : offered
+          ? { text: 'Accept offer', onClick: acceptOffer, busy }
+          : canSubmit && !submissions.loading
+            ? { text: submitText, onClick: () => onView('submit') }
+            : null;
   const native = useMainButton(main);
+
+  if (view === 'submit' && canSubmit) {
+    return (
+      <SubmitWork
+        task={task}
+        again={revision}
+        onSubmitted={(next) => {
+          setTask((t) => ({ ...t, ...next }));
+          onView('task');
+          onChanged();
+        }}
+      />
+    );
+  }
+  if (view === 'dispute' && (task.dispute || canDispute)) {
+    return <DisputeScreen task={task} onTask={(next) => setTask((t) => ({ ...t, ...next }))} />;
+  }
 
   return (
     <article className="detail" aria-labelledby="task-title">
       <h1 id="task-title">{task.title}</h1>
       <p className="card-row">
         <span className="reward big">{ton(task.reward)}</span>
-        <span className="pill">{STATUS_LABEL[task.status]}</span>
+        <span className="pill">{taskStatusLabel(task.status, task.dispute)}</span>
       </p>
       <p className="muted small">
         From {task.agent.name ?? 'an agent'} · {deadlineText(task)}
@@ -136,7 +196,7 @@ export function TaskDetail({
             ? 'You applied. The agent will answer here and in Telegram.'
             : application.data.status === 'REJECTED'
               ? 'The agent chose someone else this time.'
-              : `Application: ${application.data.status.toLowerCase()}`}
+              : `Your application: ${APPLICATION_LABEL[application.data.status].toLowerCase()}`}
         </p>
       ) : null}
 
@@ -157,97 +217,57 @@ export function TaskDetail({
       ) : null}
 
       {task.status === 'ASSIGNED' ? (
-        <button type="button" onClick={() => move('IN_PROGRESS')} disabled={busy}>
+        <button type="button" className={native ? undefined : 'secondary'} onClick={start} disabled={busy}>
           Start work
         </button>
       ) : null}
-      {task.status === 'IN_PROGRESS' ? (
-        <button type="button" onClick={() => move('REVIEW')} disabled={busy}>
-          Submit for review
+      {revision && latest && !disputeOpen ? <RevisionNotice submission={latest} /> : null}
+      {canSubmit && !native ? (
+        <button type="button" onClick={() => onView('submit')}>
+          {submitText}
         </button>
       ) : null}
-      {task.status === 'REVIEW' ? (
-        <p className="notice">Submitted: the agent reviews your work and completes the task to pay you.</p>
+      {canDispute ? (
+        <button type="button" className="secondary" onClick={() => onView('dispute')}>
+          Open a dispute
+        </button>
+      ) : null}
+      {task.status === 'REVIEW' && !disputeOpen ? (
+        task.reviewDeadline ? (
+          <ReviewCountdown deadline={task.reviewDeadline} />
+        ) : (
+          <p className="notice">Submitted: the agent reviews your work and completes the task to pay you.</p>
+        )
+      ) : null}
+      {task.dispute ? (
+        <div className="notice" role="status" aria-label="Dispute">
+          <p>
+            {disputeOpen
+              ? 'This task is in dispute: an operator from Handoff will decide. The reward stays locked until then.'
+              : 'The dispute about this task was decided.'}
+          </p>
+          <button type="button" className="secondary" onClick={() => onView('dispute')}>
+            View the dispute
+          </button>
+        </div>
       ) : null}
       {task.status === 'COMPLETED' ? <Completed task={task} /> : null}
-      {mine ? <Chat taskId={task.id} closed={task.status === 'COMPLETED'} /> : null}
+      {task.location ? <Place location={task.location} /> : null}
+      <AgentInfo agent={task.agent} />
+      {submissions.data && submissions.data.length > 0 ? (
+        <section className="section" aria-label="Your submissions">
+          <h2>Your submissions</h2>
+          <div className="stack">
+            {submissions.data.map((s) => (
+              <SubmissionView key={s.id} submission={s} />
+            ))}
+          </div>
+        </section>
+      ) : null}
+      <ErrorNote error={submissions.error} onRetry={submissions.reload} />
+      {mine ? (
+        <Chat taskId={task.id} closed={task.status === 'COMPLETED' || task.status === 'CANCELLED'} />
+      ) : null}
     </article>
-  );
-}
-
-function Completed({ task }: { task: Task }) {
-  const payout = useLoad(async () => {
-    const { payouts } = await api<{ payouts: Payout[] }>('GET', '/worker/payouts?limit=100');
-    return payouts.find((p) => p.taskId === task.id) ?? null;
-  }, task.id);
-  return (
-    <>
-      <section className="section" aria-label="Payment">
-        <h2>Payment</h2>
-        {payout.loading ? <Loading /> : null}
-        <ErrorNote error={payout.error} onRetry={payout.reload} />
-        {payout.data ? <PayoutView payout={payout.data} /> : null}
-      </section>
-      <RateAgent taskId={task.id} />
-    </>
-  );
-}
-
-function RateAgent({ taskId }: { taskId: string }) {
-  const [score, setScore] = useState(0);
-  const [comment, setComment] = useState('');
-  const [done, setDone] = useState<number | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  if (done !== null) {
-    return (
-      <p className="notice" role="status">
-        Thanks: you rated the agent {done} of 5.
-      </p>
-    );
-  }
-  const submit = async () => {
-    setBusy(true);
-    setError(null);
-    try {
-      await api('POST', `/worker/tasks/${taskId}/rate`, { score, ...(comment.trim() ? { comment } : {}) });
-      setDone(score);
-      haptic.success();
-    } catch (e) {
-      setError(e);
-      haptic.error();
-    } finally {
-      setBusy(false);
-    }
-  };
-  return (
-    <form
-      className="section stack"
-      aria-label="Rate the agent"
-      onSubmit={(e) => {
-        e.preventDefault();
-        void submit();
-      }}
-    >
-      <h2>Rate the agent</h2>
-      <fieldset className="stars">
-        <legend>How was working with this agent?</legend>
-        {[1, 2, 3, 4, 5].map((n) => (
-          <label key={n} className={n <= score ? 'star on' : 'star'}>
-            <input type="radio" name="score" value={n} checked={score === n} onChange={() => setScore(n)} />
-            <span aria-hidden="true">★</span>
-            <span className="sr-only">{n === 1 ? '1 star' : `${n} stars`}</span>
-          </label>
-        ))}
-      </fieldset>
-      <label>
-        <span>Comment (optional)</span>
-        <textarea rows={2} maxLength={1000} value={comment} onChange={(e) => setComment(e.target.value)} />
-      </label>
-      <ErrorNote error={error} />
-      <button type="submit" disabled={busy || score === 0}>
-        Send rating
-      </button>
-    </form>
   );
 }

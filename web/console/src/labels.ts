@@ -1,0 +1,73 @@
+/**
+ * Task, payment, submission and dispute states in words, in one place: the console never shows
+ * a raw enum. test/unit/consoleLabels.test.ts checks every value has its words.
+ */
+
+export const TASK_STATUS_LABEL: Record<string, string> = {
+  OPEN: 'Open (not funded)',
+  FUNDED: 'Open for applications',
+  OFFERED: 'Offered to a worker',
+  ASSIGNED: 'Assigned',
+  IN_PROGRESS: 'In progress',
+  REVIEW: 'Waiting for your review',
+  COMPLETED: 'Completed',
+  CANCELLED: 'Cancelled',
+};
+
+export const PAYMENT_STATUS_LABEL: Record<string, string> = {
+  PENDING: 'Not funded',
+  DEPOSITED: 'Held in escrow',
+  RELEASED: 'Paid to the worker',
+  REFUNDED: 'Refunded',
+};
+
+export const SUBMISSION_LABEL: Record<string, string> = {
+  PENDING: 'Waiting for review',
+  ACCEPTED: 'Approved',
+  REVISION_REQUESTED: 'Changes requested',
+  DISPUTED: 'In dispute',
+};
+
+export const DISPUTE_LABEL: Record<string, string> = {
+  OPEN: 'Open',
+  RESOLVED: 'Resolved',
+};
+
+/** Who opened a dispute or wrote a statement. */
+export const PARTY_LABEL: Record<string, string> = {
+  AGENT: 'Agent',
+  WORKER: 'Worker',
+  OPERATOR: 'Operator',
+};
+
+/** A label from one of the maps above; an unknown value (a newer server) reads as "other". */
+export function labelOf(map: Record<string, string>, value: string | null | undefined): string {
+  return (value && map[value]) || 'Other';
+}
+
+/** "3 d 4 h", "5 h 10 min", "12 min": how long something has waited. */
+export function ageLabel(ms: number): string {
+  const minutes = Math.max(0, Math.floor(ms / 60_000));
+  const days = Math.floor(minutes / 1440);
+  const hours = Math.floor((minutes % 1440) / 60);
+  if (days > 0) return `${days} d ${hours} h`;
+  if (hours > 0) return `${hours} h ${minutes % 60} min`;
+  return `${minutes} min`;
+}
+
+/** The review clock of a waiting submission, in words. */
+export function reviewLeftLabel(deadline: string | null | undefined, nowMs: number): string | null {
+  if (!deadline) return null;
+  const left = new Date(deadline).getTime() - nowMs;
+  return left > 0
+    ? `${ageLabel(left)} left to review; then the reward is released to the worker automatically`
+    : 'The review time is over: the reward is being released to the worker';
+}
+
+export const APPLICATION_LABEL: Record<string, string> = {
+  PENDING: 'applied',
+  OFFERED: 'offered',
+  ACCEPTED: 'accepted',
+  DECLINED: 'declined',
+  REJECTED: 'not chosen',
+};

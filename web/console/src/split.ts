@@ -1,0 +1,46 @@
+import { nanoOf, tonOf } from './ton.js';
+
+/**
+ * Where the escrowed money goes when an operator resolves a dispute with `workerAmount`: the
+ * worker gets that much on chain, the platform takes its fee in proportion (fee x workerAmount /
+ * reward, rounded down to the nanoton) and everything else returns to the agent's balance. The
+ * server computes the same (issue 25); this is what the operator sees before confirming.
+ */
+export interface Split {
+  worker: bigint;
+  fee: bigint;
+  agent: bigint;
+}
+
+export function splitOf(rewardNano: bigint, feeNano: bigint, workerNano: bigint): Split {
+  if (rewardNano <= 0n) throw new Error('The task has no reward to split');
+  if (workerNano < 0n || workerNano > rewardNano)
+    throw new Error(`The worker’s amount must be between 0 and the reward, ${tonOf(rewardNano)} TON`);
+  const fee = (feeNano * workerNano) / rewardNano;
+  return { worker: workerNano, fee, agent: rewardNano + feeNano - workerNano - fee };
+}
+
+/** The split for an amount typed in TON, or the reason it cannot be one. */
+export function splitForInput(reward: string, fee: string, input: string): Split | { error: string } {
+  try {
+    return splitOf(nanoOf(reward), nanoOf(fee), nanoOf(input));
+  } catch (e) {
+    return { error: (e as Error).message };
+  }
+}
+
+/** The worker's amount at `percent` of the reward, rounded down to the nanoton. */
+export function amountAtPercent(reward: string, percent: number): string {
+  const pct = BigInt(Math.max(0, Math.min(100, Math.round(percent))));
+  return tonOf((nanoOf(reward) * pct) / 100n);
+}
+
+/** Which whole percent of the reward an amount is (for the slider), or null if it is not an amount. */
+export function percentOf(reward: string, amount: string): number | null {
+  try {
+    const r = nanoOf(reward);
+    return r === 0n ? 0 : Number((nanoOf(amount) * 100n) / r);
+  } catch {
+    return null;
+  }
+}
