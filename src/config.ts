@@ -60,6 +60,20 @@ export interface Config {
   shutdownDelayMs: number;
   /** Deadlines and connection caps of the HTTP server (docs/decisions.md, "Request bodies..."). */
   httpLimits: HttpLimits;
+  /** Uploads in an S3-compatible bucket (S3_BUCKET); absent: on local disk in DATA_DIR/uploads. */
+  s3?: S3Settings;
+}
+
+/** S3_BUCKET and its companions (README, "Configuration"). */
+export interface S3Settings {
+  bucket: string;
+  /** MinIO, R2 or any S3-compatible store; absent: AWS S3 in `region`. */
+  endpoint?: string;
+  region: string;
+  /** Bucket in the path (http://host/bucket/key) rather than the host name: most self-hosted stores. */
+  forcePathStyle: boolean;
+  /** Tests only; otherwise the AWS SDK's default chain (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY...). */
+  credentials?: { accessKeyId: string; secretAccessKey: string };
 }
 
 export interface HttpLimits {
@@ -166,6 +180,13 @@ export function loadConfig(env: Env = process.env): { config: Config; notices: C
     httpLimits: httpLimits(env),
   };
   if (config.tonNetwork !== 'sandbox') config.tonLive = tonLiveSettings(env, config.tonNetwork);
+  const s3 = s3Settings(env);
+  if (s3) config.s3 = s3;
+  else if (databaseUrl) {
+    notices.push({
+      message: `Uploads are stored on this instance's disk (${path.join(dataDir, 'uploads')}): several instances need S3_BUCKET (an S3-compatible bucket they share)`,
+    });
+  }
   config.tonProofDomains = parseDomains(env.TON_PROOF_DOMAINS, config.publicUrl);
   config.telegramWebhookSecret = webhookSecret(env, config.telegramBotToken);
   config.miniAppUrl = urlSetting(env, 'MINI_APP_URL', `${config.publicUrl}/app`);
@@ -236,6 +257,27 @@ function urlSetting(env: Env, name: string, fallback: string): string {
   const value = (env[name] || fallback).replace(/\/+$/, '');
   if (!/^https?:\/\/[^/]/.test(value)) throw new Error(`${name} must be an http(s) URL, got "${value}"`);
   return value;
+}
+
+function s3Settings(env: Env): S3Settings | undefined {
+  const bucket = env.S3_BUCKET;
+  if (!bucket) {
+    for (const name of ['S3_ENDPOINT', 'S3_REGION', 'S3_FORCE_PATH_STYLE']) {
+      if (env[name])
+        throw new Error(`${name} is set but S3_BUCKET is not: set S3_BUCKET to store uploads in S3`);
+    }
+    return undefined;
+  }
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) {
+    throw new Error(`S3_BUCKET must be a bucket name (3-63 of a-z, 0-9, dots and hyphens), got "${bucket}"`);
+  }
+  const endpoint = env.S3_ENDPOINT ? urlSetting(env, 'S3_ENDPOINT', '') : undefined;
+  const region = env.S3_REGION || env.AWS_REGION || 'us-east-1';
+  if (!/^[a-z0-9-]{1,50}$/.test(region))
+    throw new Error(`S3_REGION must be a region name such as us-east-1, got "${region}"`);
+  // Self-hosted stores (MinIO and the like) rarely have a DNS name per bucket.
+  const forcePathStyle = boolSetting(env, 'S3_FORCE_PATH_STYLE', endpoint !== undefined);
+  return { bucket, ...(endpoint ? { endpoint } : {}), region, forcePathStyle };
 }
 
 function intSetting(env: Env, name: string, fallback: number, min: number, max: number): number {

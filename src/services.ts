@@ -5,10 +5,12 @@ import type { Config } from './config.js';
 import { type Db, openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import type { Clock } from './domain/clock.js';
+import { type FileStorage, LocalDiskStorage } from './storage/fileStorage.js';
 
 export interface Services {
   db: Db;
   chain: ChainGateway;
+  storage: FileStorage;
 }
 
 /** Opens the database (migrated to the latest schema) and the chain the config selects. */
@@ -61,14 +63,36 @@ export async function openServices(
             ...(clock ? { nowSeconds: () => Math.floor(clock.now().getTime() / 1000) } : {}),
           });
     options.onSpan?.('chain');
-    return { db, chain };
+    const storage = await openStorage(config).catch(async (error: unknown) => {
+      await chain.close();
+      throw error;
+    });
+    return { db, chain, storage };
   } catch (error) {
     await db.close();
     throw error;
   }
 }
 
+/**
+ * Local disk, or the S3 bucket once it answers (a wrong name or key fails the start, not the first
+ * upload). The AWS SDK is loaded only when S3_BUCKET is set.
+ */
+async function openStorage(config: Config): Promise<FileStorage> {
+  if (!config.s3) return new LocalDiskStorage(path.join(config.dataDir, 'uploads'));
+  const { S3Storage } = await import('./storage/s3Storage.js');
+  const storage = new S3Storage(config.s3);
+  try {
+    await storage.check();
+  } catch (error) {
+    storage.close();
+    throw error;
+  }
+  return storage;
+}
+
 export async function closeServices(services: Services): Promise<void> {
+  services.storage.close?.();
   await services.chain.close();
   await services.db.close();
 }

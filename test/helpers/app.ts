@@ -7,7 +7,7 @@ import pg from 'pg';
 import { type AppDeps, buildApp } from '../../src/app.js';
 import type { ChainGateway } from '../../src/chain/gateway.js';
 import { createSandboxGateway } from '../../src/chain/sandboxGateway.js';
-import { type Config, DEFAULT_HTTP_LIMITS, type HttpLimits } from '../../src/config.js';
+import { type Config, DEFAULT_HTTP_LIMITS, type HttpLimits, type S3Settings } from '../../src/config.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import type { DomainContext } from '../../src/domain/context.js';
 import { closeServices, openServices, type Services } from '../../src/services.js';
@@ -71,6 +71,8 @@ export interface TestAppOptions {
   logger?: AppDeps['logger'];
   /** The TON Connect wallets catalog the web apps are served (the shipped snapshot by default). */
   wallets?: AppDeps['wallets'];
+  /** Uploads in this bucket (a local s3rver, test/helpers/s3.ts) instead of on disk. */
+  s3?: S3Settings;
   /** TON_NETWORK=testnet against a toncenter-v2 fake (test/helpers/fakeToncenter.ts). */
   live?: {
     apiUrl: string;
@@ -133,6 +135,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
         authFailureLimit: 30,
         trustProxy: options.trustProxy ?? false,
         httpLimits: { ...DEFAULT_HTTP_LIMITS, ...options.httpLimits },
+        ...(options.s3 ? { s3: options.s3 } : {}),
       };
   const clock = new ManualClock(options.start ?? previous?.clock.now() ?? START);
   const live = options.live;
