@@ -48,11 +48,15 @@ import { webhookRoutes } from './http/routes/webhooks.js';
 import { workerRoutes } from './http/routes/worker.js';
 import type { RouteOptions, Routes } from './http/routeTypes.js';
 import { sharedSerializers } from './http/sharedSerializers.js';
-import { StreamCounter } from './http/sse.js';
+import { MemoryStreamSlots, StreamCounter } from './http/sse.js';
 import { registerNulGuard, registerValidation } from './http/validation.js';
 import { startBackgroundJobs } from './jobs.js';
 import { mcpRoutes } from './mcp/httpRoute.js';
 import { RouteTable } from './mcp/routeTable.js';
+import { RedisFanout } from './redis/fanout.js';
+import type { RedisLink } from './redis/link.js';
+import { RedisRateLimitStore } from './redis/rateLimitStore.js';
+import { RedisStreamSlots } from './redis/streamSlots.js';
 import { type FileStorage, LocalDiskStorage } from './storage/fileStorage.js';
 import { createTelegramBot, registerWebhookOnListen, telegramSettings } from './telegram/bot.js';
 import { WalletsCatalog } from './tonconnect/walletsCatalog.js';
@@ -66,6 +70,8 @@ export interface AppDeps {
   fanout?: MessageFanout;
   storage?: FileStorage;
   rateLimitStore?: RateLimitStore;
+  /** Shares limits, stream caps and chat fan-out with the other instances (REDIS_URL). */
+  redis?: RedisLink | null;
   logger?: FastifyServerOptions['logger'];
   /** Run background jobs (pending transfers, webhook delivery) while the app is up. */
   jobs?: boolean;
@@ -105,13 +111,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const { config } = deps;
   const clock = deps.clock ?? systemClock;
+  const redis = deps.redis ?? null;
+  redis?.setLogger(app.log);
+  const streamSlots = redis ? new RedisStreamSlots(redis) : new MemoryStreamSlots();
+  if (streamSlots instanceof RedisStreamSlots) app.addHook('onClose', async () => streamSlots.stop());
+  const rateLimitStore =
+    deps.rateLimitStore ?? (redis ? new RedisRateLimitStore(redis) : new MemoryRateLimitStore());
   const ctx: DomainContext = {
     db: deps.db.db,
     clock,
     chain: deps.chain,
     secretKey: config.secretKey,
     apiKeys: new ApiKeyCache(config.apiKeyCacheTtlMs),
-    fanout: deps.fanout ?? new InProcessFanout(),
+    fanout: deps.fanout ?? (redis ? new RedisFanout(redis) : new InProcessFanout()),
     publicUrl: config.publicUrl,
     webhooks: webhookSettings(config),
   };
@@ -121,14 +133,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     config,
     stats: new StatsCache(),
     storage: deps.storage ?? new LocalDiskStorage(path.join(config.dataDir, 'uploads')),
-    streams: new StreamCounter(config.sseMaxStreamsPerKey),
-    authThrottle: new AuthFailureThrottle(clock, config.authFailureLimit),
+    streams: new StreamCounter(config.sseMaxStreamsPerKey, streamSlots),
+    authThrottle: new AuthFailureThrottle(rateLimitStore, clock, config.authFailureLimit),
   };
   const { authThrottle } = options;
   // Open chat streams never finish on their own; end them so a shutdown does not wait for them.
   app.addHook('preClose', async () => options.streams.endAll());
   const rateLimits: RateLimits = {
-    store: deps.rateLimitStore ?? new MemoryRateLimitStore(),
+    store: rateLimitStore,
     clock,
     limits: {
       standard: config.rateLimitStandard,
@@ -167,7 +179,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     async () => ({ status: 'ok' as const }),
   );
-  app.decorate('readiness', registerReadiness(app, ctx.db));
+  app.decorate('readiness', registerReadiness(app, ctx.db, redis));
 
   const agentApiRoutes = [
     agentRoutes,

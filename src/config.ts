@@ -13,6 +13,13 @@ export interface Config {
   dataDir: string;
   /** A postgres:// URL selects PostgreSQL; null means the embedded SQLite file in dataDir. */
   databaseUrl: string | null;
+  /**
+   * A redis:// (or rediss://) URL: limits, stream caps and chat fan-out are shared by every
+   * instance through it. null: they stay inside this process (one instance).
+   */
+  redisUrl: string | null;
+  /** Prepended to every Redis key and channel, so several deployments can share one Redis. */
+  redisPrefix: string;
   publicUrl: string;
   adminToken: string;
   /** Encrypts stored API keys (AES-256-GCM); 32 bytes. */
@@ -149,6 +156,8 @@ export function loadConfig(env: Env = process.env): { config: Config; notices: C
     host: env.HOST || '127.0.0.1',
     dataDir,
     databaseUrl,
+    redisUrl: parseRedisUrl(env.REDIS_URL),
+    redisPrefix: parseRedisPrefix(env.REDIS_PREFIX),
     publicUrl: (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, ''),
     adminToken: adminToken(secret('ADMIN_TOKEN', 32)),
     secretKey: parseSecretKey(secret('SECRET_KEY', 32)),
@@ -190,6 +199,7 @@ export function loadConfig(env: Env = process.env): { config: Config; notices: C
   config.tonProofDomains = parseDomains(env.TON_PROOF_DOMAINS, config.publicUrl);
   config.telegramWebhookSecret = webhookSecret(env, config.telegramBotToken);
   config.miniAppUrl = urlSetting(env, 'MINI_APP_URL', `${config.publicUrl}/app`);
+  if (config.databaseUrl && !config.redisUrl) notices.push({ message: SINGLE_INSTANCE_NOTICE });
   return { config, notices };
 }
 
@@ -300,6 +310,35 @@ function boolSetting(env: Env, name: string, fallback: boolean): boolean {
 
 export function webhookSettings(config: Config): WebhookSettings {
   return { allowPrivateTargets: config.webhookAllowPrivate, timeoutMs: config.webhookTimeoutMs };
+}
+
+/** The one line a PostgreSQL start without REDIS_URL logs: right for one instance, not for several. */
+export const SINGLE_INSTANCE_NOTICE =
+  'REDIS_URL is not set: rate limits, the failed-authentication throttle, the stream cap and live chat stay inside this process, which is right for one instance; several instances on this database need REDIS_URL';
+
+function parseRedisUrl(raw: string | undefined): string | null {
+  if (!raw) return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = new URL('invalid:');
+  }
+  if ((url.protocol !== 'redis:' && url.protocol !== 'rediss:') || !url.hostname) {
+    throw new Error(
+      'REDIS_URL must be a redis:// or rediss:// URL such as redis://127.0.0.1:6379/0; leave it unset for one instance',
+    );
+  }
+  return raw;
+}
+
+/** REDIS_PREFIX: 1-64 visible ASCII characters, `handoff:` by default. */
+function parseRedisPrefix(raw: string | undefined): string {
+  if (raw === undefined || raw === '') return 'handoff:';
+  if (!/^[\x21-\x7e]{1,64}$/.test(raw)) {
+    throw new Error(`REDIS_PREFIX must be 1-64 visible ASCII characters (no spaces), got "${raw}"`);
+  }
+  return raw;
 }
 
 function parseDatabaseUrl(raw: string | undefined): string | null {

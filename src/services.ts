@@ -6,11 +6,14 @@ import { type Db, openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import type { Clock } from './domain/clock.js';
 import { type FileStorage, LocalDiskStorage } from './storage/fileStorage.js';
+import { RedisLink } from './redis/link.js';
 
 export interface Services {
   db: Db;
   chain: ChainGateway;
   storage: FileStorage;
+  /** Connected when REDIS_URL is set: what several instances share (src/redis). */
+  redis: RedisLink | null;
 }
 
 /** Opens the database (migrated to the latest schema) and the chain the config selects. */
@@ -35,7 +38,13 @@ export async function openServices(
     pgSchema: options.pgSchema,
     pgPoolSize: options.pgPoolSize,
   });
+  let redis: RedisLink | null = null;
   try {
+    // Before anything heavy: Redis down at start is a clear error, not a half-shared instance.
+    if (config.redisUrl) {
+      redis = new RedisLink(config.redisUrl, config.redisPrefix);
+      await redis.connect();
+    }
     await migrateToLatest(db.db);
     options.onSpan?.('database');
     const clock = options.clock;
@@ -67,8 +76,9 @@ export async function openServices(
       await chain.close();
       throw error;
     });
-    return { db, chain, storage };
+    return { db, chain, storage, redis };
   } catch (error) {
+    redis?.close();
     await db.close();
     throw error;
   }
@@ -94,5 +104,6 @@ async function openStorage(config: Config): Promise<FileStorage> {
 export async function closeServices(services: Services): Promise<void> {
   services.storage.close?.();
   await services.chain.close();
+  services.redis?.close();
   await services.db.close();
 }

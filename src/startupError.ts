@@ -13,6 +13,8 @@ export function startupErrorLine(
   while (e && !e.code && e.cause) e = e.cause as Failure;
   const message = (e?.message || (error as Failure)?.message) ?? String(error);
   switch (e?.code) {
+    case 'REDIS_UNREACHABLE':
+      return `Handoff could not start: ${message}. Start Redis or fix REDIS_URL (unset it to run one instance without Redis).`;
     case 'EADDRINUSE':
       return `Handoff could not start: port ${e.port ?? setting.port} is in use. Stop the other process or set PORT to a free port.`;
     case 'EACCES':

@@ -6,6 +6,7 @@ import {
   lastMessages,
   listMessages,
   listMessagesAfter,
+  newestMessage,
 } from '../db/repositories/messages.js';
 import { findTask } from '../db/repositories/tasks.js';
 import { findUpload } from '../db/repositories/uploads.js';
@@ -13,7 +14,7 @@ import type { DomainContext } from './context.js';
 import { decodeCursor, encodeCursor, page } from './cursor.js';
 import { accessDenied, conflict, invalid, notFound } from './errors.js';
 import { recordEvent } from './events.js';
-import { isIdOf, newId } from './ids.js';
+import { isIdOf, newId, newIdAfter } from './ids.js';
 import { notifyWorker } from './notifications.js';
 import { clipText, isBlank, textLength } from './text.js';
 import { inTransaction } from './transaction.js';
@@ -86,10 +87,19 @@ export async function postMessage(ctx: DomainContext, party: Party, taskId: stri
   if (isBlank(content) && !file) throw invalid('content', 'must not be empty unless a file is attached');
   const chat = await chatFor(ctx, party, taskId);
   if (chat.closed_at) throw chatClosed();
-  const message = await inTransaction(ctx.db, async (trx) => {
+  const published = await inTransaction(ctx.db, async (trx) => {
     const now = ctx.clock.now();
+    // The chat's row is locked first, then the message takes its place after the chat's last
+    // one: one chat's messages commit in their (createdAt, id) order on every instance, whatever
+    // the instances' clocks, so a stream resuming after one of them misses none (resume and
+    // catch-up read "after this one" from the database).
+    const at = await touchOpenChat(trx, chat.id, now.toISOString());
+    if (at === null) throw chatClosed();
+    const previous = await newestMessage(trx, chat.id);
+    const createdAt = previous && previous.created_at > at ? previous.created_at : at;
+    const ms = Date.parse(createdAt);
     const row: MessageRow = {
-      id: newId('message', now.getTime()),
+      id: previous ? newIdAfter('message', ms, previous.id) : newId('message', ms),
       chat_id: chat.id,
       task_id: taskId,
       sender_type: party.kind === 'agent' ? 'AGENT' : 'USER',
@@ -99,9 +109,8 @@ export async function postMessage(ctx: DomainContext, party: Party, taskId: stri
       file_name: file?.name ?? null,
       file_size: file?.size ?? null,
       mime_type: file?.mimeType ?? null,
-      created_at: now.toISOString(),
+      created_at: createdAt,
     };
-    if (!(await touchOpenChat(trx, chat.id, row.created_at))) throw chatClosed();
     await insertMessage(trx, row);
     if (party.kind === 'worker') {
       await recordEvent(trx, {
@@ -120,10 +129,10 @@ export async function postMessage(ctx: DomainContext, party: Party, taskId: stri
         now,
       });
     }
-    return row;
+    return { message: row, previousId: previous?.id ?? null };
   });
-  ctx.fanout.publish(message);
-  return message;
+  ctx.fanout.publish(published);
+  return published.message;
 }
 
 const chatClosed = () =>
@@ -176,8 +185,8 @@ export async function listChats(ctx: DomainContext, party: Party, query: { curso
   };
 }
 
-/** A reconnecting stream replays at most this many missed messages; older ones page via /messages. */
-const REPLAY_MAX = 1000;
+/** Messages a stream reads from the database at a time when it replays or catches up. */
+export const REPLAY_MAX = 1000;
 
 /** Where a stream resumes: the message its Last-Event-ID names, if that is a message of this chat. */
 export async function resumePosition(ctx: DomainContext, chat: ChatRow, lastEventId: string) {
@@ -186,7 +195,17 @@ export async function resumePosition(ctx: DomainContext, chat: ChatRow, lastEven
   return message && message.chat_id === chat.id ? { createdAt: message.created_at, id: message.id } : null;
 }
 
-/** The chat's messages after a position, oldest first, as many as a reconnect replays. */
-export function messagesSince(ctx: DomainContext, chat: ChatRow, after: Position): Promise<MessageRow[]> {
+/** The chat's messages after a position (from its first when null), oldest first, one page of a replay. */
+export function messagesSince(
+  ctx: DomainContext,
+  chat: ChatRow,
+  after: Position | null,
+): Promise<MessageRow[]> {
   return listMessagesAfter(ctx.db, chat.id, after, REPLAY_MAX);
+}
+
+/** Where a stream without Last-Event-ID starts: after the chat's last message (null: before its first). */
+export async function streamStart(ctx: DomainContext, chat: ChatRow): Promise<Position | null> {
+  const last = await newestMessage(ctx.db, chat.id);
+  return last ? { createdAt: last.created_at, id: last.id } : null;
 }

@@ -59,6 +59,31 @@ export function newId(kind: IdKind, nowMs: number = Date.now()): string {
 }
 
 /**
+ * A new id that sorts after `previous` (an id of the same kind): the next in a sequence that must
+ * keep its order across instances, such as a chat's messages (two instances' ids of one
+ * millisecond are otherwise ordered by chance). Usually newId's own; when that does not sort
+ * after `previous`, it takes `previous`'s time and the next sequence number, with fresh randomness.
+ */
+export function newIdAfter(kind: IdKind, nowMs: number, previous: string): string {
+  const id = newId(kind, nowMs);
+  if (id > previous) return id;
+  const body = previous.slice(ID_PREFIX[kind].length + 1);
+  let ms = fromBase32(body.slice(0, 10));
+  let seq = fromBase32(body.slice(10, 10 + SEQUENCE_CHARS)) + 1;
+  if (seq > SEQUENCE_MAX) {
+    ms++;
+    seq = 0;
+  }
+  return `${ID_PREFIX[kind]}_${base32(ms, 10)}${base32(seq, SEQUENCE_CHARS)}${randomChars(CROCKFORD, RANDOM_CHARS)}`;
+}
+
+function fromBase32(text: string): number {
+  let value = 0;
+  for (const char of text) value = value * 32 + Math.max(0, CROCKFORD.indexOf(char));
+  return value;
+}
+
+/**
  * `length` base32 digits of a whole number below 32^length, most significant first. Plain
  * numbers are exact here: a millisecond time needs 41 bits (10 digits hold 50), a sequence 20.
  */

@@ -78,7 +78,12 @@ function admitAgent(
     done();
     return;
   }
-  if (throttleFailure(throttle, request, reply)) return;
+  const refused = throttleFailure(throttle, request, reply);
+  if (refused instanceof Promise) refused.then((r) => r || unknownKey(reply), done);
+  else if (!refused) unknownKey(reply);
+}
+
+function unknownKey(reply: FastifyReply): void {
   void unauthorized(
     reply,
     'unknown',
@@ -99,7 +104,7 @@ export function adminAuth(adminToken: string, throttle: AuthFailureThrottle) {
       );
     const token = credential(request, 'bearer')!;
     if (!safeEqual(token, adminToken)) {
-      if (throttleFailure(throttle, request, reply)) return reply;
+      if (await throttleFailure(throttle, request, reply)) return reply;
       return unauthorized(reply, 'unknown', `Wrong token. ${hint}`);
     }
   };
@@ -118,7 +123,7 @@ export function workerAuth(ctx: DomainContext, botToken: string, throttle: AuthF
       );
     const user = verifyInitData(credential(request, 'tma')!, botToken, ctx.clock.now());
     if (!user) {
-      if (throttleFailure(throttle, request, reply)) return reply;
+      if (await throttleFailure(throttle, request, reply)) return reply;
       return unauthorized(
         reply,
         'unknown',

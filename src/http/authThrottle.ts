@@ -1,60 +1,41 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../domain/clock.js';
 import { clientGroup } from './clientAddress.js';
+import type { Hit, RateLimitStore } from './rateLimit.js';
 
 /** Failed sign-ins from one address count within windows of this length. */
 export const AUTH_FAILURE_WINDOW_MS = 15 * 60_000;
-const SWEEP_AT_ENTRIES = 10_000;
 
 /**
  * Guessing credentials (API keys, the admin token, Mini App init data, console sessions and
  * wallet proofs) costs one request per guess. Failures are counted per client address (an IPv6
- * client by its /64, see clientGroup); once `limit` failed within the window, every further
+ * client by its /64, see clientGroup); past `limit` failures within the window, every further
  * failure from that address is answered 429 instead of 401 until the window ends. A credential
  * that verifies always goes through: one bad client behind a shared NAT or proxy must not lock
  * out the valid agents and owners there, and the credentials themselves are too long to guess.
- * Counted in memory per instance, like the rate limits; other addresses are not affected.
+ * Counted in the rate-limit store (in Redis when REDIS_URL is set, so once for all instances);
+ * other addresses are not affected.
  */
 export class AuthFailureThrottle {
-  private readonly failures = new Map<string, { startMs: number; count: number }>();
-
   constructor(
+    private readonly store: RateLimitStore,
     private readonly clock: Clock,
     readonly limit: number,
     private readonly windowMs = AUTH_FAILURE_WINDOW_MS,
   ) {}
 
-  /** Seconds until failures from this address are answered 401 again; 0 when it is not throttled. */
-  blockedFor(ip: string): number {
-    const key = clientGroup(ip);
-    const entry = this.failures.get(key);
-    if (!entry || entry.count < this.limit) return 0;
-    const left = entry.startMs + this.windowMs - this.clock.now().getTime();
-    if (left <= 0) {
-      this.failures.delete(key);
-      return 0;
-    }
-    return Math.ceil(left / 1000);
-  }
-
-  /** One failed attempt from this address. */
-  fail(ip: string): void {
-    const key = clientGroup(ip);
+  /**
+   * Counts one failed attempt from this address: 0 while it is within the limit (answer 401),
+   * else the seconds until its window ends (answer 429).
+   */
+  fail(ip: string): number | Promise<number> {
     const nowMs = this.clock.now().getTime();
-    let entry = this.failures.get(key);
-    if (!entry || nowMs >= entry.startMs + this.windowMs) {
-      if (this.failures.size >= SWEEP_AT_ENTRIES) this.sweep(nowMs);
-      entry = { startMs: nowMs, count: 0 };
-      this.failures.set(key, entry);
-    }
-    entry.count++;
+    const hit = this.store.hit(`auth:${clientGroup(ip)}`, this.windowMs, nowMs);
+    return hit instanceof Promise ? hit.then((h) => this.wait(h, nowMs)) : this.wait(hit, nowMs);
   }
 
-  /** Bounds memory: forget windows that have ended. */
-  private sweep(nowMs: number): void {
-    for (const [key, entry] of this.failures) {
-      if (nowMs >= entry.startMs + this.windowMs) this.failures.delete(key);
-    }
+  private wait({ count, resetAtMs }: Hit, nowMs: number): number {
+    return count <= this.limit ? 0 : Math.max(1, Math.ceil((resetAtMs - nowMs) / 1000));
   }
 }
 
@@ -68,19 +49,23 @@ export function throttledAnswer(throttle: AuthFailureThrottle, retryAfter: numbe
 }
 
 /**
- * A credential that did not verify: answers 429 when the caller's address is already over the
- * limit (true: stop there), otherwise counts the failure and returns false (answer 401).
+ * A credential that did not verify: counts the failure, and answers 429 when the caller's
+ * address is over the limit (true: stop there); false: answer 401. A promise only when the
+ * store is remote (Redis).
  */
 export function throttleFailure(
   throttle: AuthFailureThrottle,
   request: FastifyRequest,
   reply: FastifyReply,
-): boolean {
-  const retryAfter = throttle.blockedFor(request.ip);
-  if (retryAfter === 0) {
-    throttle.fail(request.ip);
-    return false;
-  }
+): boolean | Promise<boolean> {
+  const retryAfter = throttle.fail(request.ip);
+  return retryAfter instanceof Promise
+    ? retryAfter.then((s) => refuse(throttle, reply, s))
+    : refuse(throttle, reply, retryAfter);
+}
+
+function refuse(throttle: AuthFailureThrottle, reply: FastifyReply, retryAfter: number): boolean {
+  if (retryAfter === 0) return false;
   reply.header('retry-after', retryAfter);
   void reply.status(429).send(throttledAnswer(throttle, retryAfter));
   return true;

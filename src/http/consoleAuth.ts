@@ -81,7 +81,7 @@ export function ownerSessionAuth(ctx: DomainContext, throttle: AuthFailureThrott
     const token = readCookie(request, SESSION_COOKIE);
     const found = token ? await findOwnerSession(ctx, token) : null;
     if (!found || !('session' in found)) {
-      if (found && 'forged' in found && throttleFailure(throttle, request, reply)) return reply;
+      if (found && 'forged' in found && (await throttleFailure(throttle, request, reply))) return reply;
       if (token !== null) reply.header('set-cookie', sessionCookie('', { secure, maxAgeS: 0 }));
       const reason = !found ? 'missing' : 'ended' in found ? 'ended' : 'unknown';
       return reply.status(401).send({
@@ -130,11 +130,8 @@ export function failedLoginThrottle(throttle: AuthFailureThrottle) {
   return async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const status = reply.statusCode;
     if (request.routeOptions.url !== LOGIN_ROUTE || status < 400 || status >= 429) return payload;
-    const retryAfter = throttle.blockedFor(request.ip);
-    if (retryAfter === 0) {
-      throttle.fail(request.ip);
-      return payload;
-    }
+    const retryAfter = await throttle.fail(request.ip);
+    if (retryAfter === 0) return payload;
     reply
       .status(429)
       .header('retry-after', retryAfter)

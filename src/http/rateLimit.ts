@@ -17,8 +17,8 @@ export interface Hit {
 }
 
 /**
- * Counts requests per key in fixed one-minute windows. The in-memory store serves one instance;
- * a Redis store (INCR + PEXPIRE) can replace it for several instances behind this interface.
+ * Counts requests per key in fixed windows that start with a key's first request. The in-memory
+ * store serves one instance; the Redis store (src/redis/rateLimitStore.ts) counts once for all.
  */
 export interface RateLimitStore {
   /** A store in this process answers at once; one over the network (Redis) with a promise. */
@@ -27,23 +27,24 @@ export interface RateLimitStore {
 
 const SWEEP_AT_ENTRIES = 10_000;
 
+/** Counts in this process; windows of different lengths (rate limits, the auth throttle) can share it. */
 export class MemoryRateLimitStore implements RateLimitStore {
-  private readonly windows = new Map<string, { startMs: number; count: number }>();
+  private readonly windows = new Map<string, { endMs: number; count: number }>();
 
   hit(key: string, windowMs: number, nowMs: number): Hit {
     let entry = this.windows.get(key);
-    if (!entry || nowMs >= entry.startMs + windowMs) {
-      if (this.windows.size >= SWEEP_AT_ENTRIES) this.sweep(windowMs, nowMs);
-      entry = { startMs: nowMs, count: 0 };
+    if (!entry || nowMs >= entry.endMs) {
+      if (this.windows.size >= SWEEP_AT_ENTRIES) this.sweep(nowMs);
+      entry = { endMs: nowMs + windowMs, count: 0 };
       this.windows.set(key, entry);
     }
     entry.count++;
-    return { count: entry.count, resetAtMs: entry.startMs + windowMs };
+    return { count: entry.count, resetAtMs: entry.endMs };
   }
 
   /** Bounds memory: forget windows that have ended. */
-  private sweep(windowMs: number, nowMs: number): void {
-    for (const [key, entry] of this.windows) if (nowMs >= entry.startMs + windowMs) this.windows.delete(key);
+  private sweep(nowMs: number): void {
+    for (const [key, entry] of this.windows) if (nowMs >= entry.endMs) this.windows.delete(key);
   }
 }
 

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import { pingDatabase } from '../db/repositories/liveness.js';
 import type { Database } from '../db/schema.js';
+import type { RedisLink } from '../redis/link.js';
 import { ErrorBody } from './schemas/common.js';
 
 /** A database that has not answered `select 1` within this is not ready (a hung pool, a lost host). */
@@ -16,12 +17,17 @@ export interface Readiness {
 const DRAINING = 'Shutting down: this instance takes no new work; send requests to another instance';
 
 /**
- * `GET /ready`, for load balancers and orchestrators: 200 while the database answers, 503 once
+ * `GET /ready`, for load balancers and orchestrators: 200 while the database (and Redis, when
+ * REDIS_URL is set) answer, 503 once
  * shutdown began (so the balancer stops routing here during SHUTDOWN_DELAY_MS, while the
  * instance still answers what reaches it) or when the database does not answer. `/health` stays
  * liveness only: a restart does not fix a database that is down.
  */
-export function registerReadiness(app: FastifyInstance, db: Kysely<Database>): Readiness {
+export function registerReadiness(
+  app: FastifyInstance,
+  db: Kysely<Database>,
+  redis: RedisLink | null = null,
+): Readiness {
   const readiness: Readiness = { draining: false };
   app.get(
     '/ready',
@@ -45,6 +51,17 @@ export function registerReadiness(app: FastifyInstance, db: Kysely<Database>): R
         return reply.status(503).send({
           error: 'The database is not answering; this instance cannot serve requests until it does',
         });
+      }
+      if (redis) {
+        try {
+          await withTimeout(redis.ping(), READY_DATABASE_TIMEOUT_MS);
+        } catch (error) {
+          request.log.warn({ err: error }, 'readiness: Redis did not answer');
+          return reply.status(503).send({
+            error:
+              'Redis (REDIS_URL) is not answering: limits count per instance and chat reaches other instances late until it does',
+          });
+        }
       }
       return { status: 'ready' as const };
     },

@@ -10,6 +10,7 @@ import { createSandboxGateway } from '../../src/chain/sandboxGateway.js';
 import { type Config, DEFAULT_HTTP_LIMITS, type HttpLimits, type S3Settings } from '../../src/config.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import type { DomainContext } from '../../src/domain/context.js';
+import { RedisLink } from '../../src/redis/link.js';
 import { closeServices, openServices, type Services } from '../../src/services.js';
 import { signInitData } from '../../src/telegram/initData.js';
 
@@ -73,6 +74,8 @@ export interface TestAppOptions {
   wallets?: AppDeps['wallets'];
   /** Uploads in this bucket (a local s3rver, test/helpers/s3.ts) instead of on disk. */
   s3?: S3Settings;
+  /** REDIS_URL and REDIS_PREFIX (tests give a prefix of their own: the Redis is shared). */
+  redis?: { url: string; prefix: string };
   /** TON_NETWORK=testnet against a toncenter-v2 fake (test/helpers/fakeToncenter.ts). */
   live?: {
     apiUrl: string;
@@ -100,6 +103,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
         host: '127.0.0.1',
         dataDir,
         databaseUrl: TEST_DATABASE_URL,
+        redisUrl: options.redis?.url ?? null,
+        redisPrefix: options.redis?.prefix ?? 'handoff:',
         publicUrl: 'http://localhost:3000',
         adminToken: randomBytes(16).toString('hex'),
         secretKey: randomBytes(32),
@@ -199,4 +204,36 @@ export function workerAuth(
     t.clock.now(),
   );
   return { authorization: `tma ${initData}` };
+}
+
+/** Another instance of `t`'s service: the same database, chain and settings, its own process state. */
+export interface PeerApp {
+  app: FastifyInstance;
+  clock: ManualClock;
+  redis: RedisLink | null;
+  close(): Promise<void>;
+}
+
+/**
+ * A second (third...) instance beside `t`, as behind a load balancer: it shares `t`'s database,
+ * chain and secrets, and has its own fan-out, limits, stream counts and (with Redis) its own
+ * Redis connections; `clock` lets its clock differ from `t`'s, as hosts' clocks do.
+ */
+export async function createPeerApp(t: TestApp, options: { clock?: ManualClock } = {}): Promise<PeerApp> {
+  const clock = options.clock ?? t.clock;
+  let redis: RedisLink | null = null;
+  if (t.config.redisUrl) {
+    redis = new RedisLink(t.config.redisUrl, t.config.redisPrefix);
+    await redis.connect();
+  }
+  const app = await buildApp({ config: t.config, db: t.services.db, chain: t.services.chain, clock, redis });
+  return {
+    app,
+    clock,
+    redis,
+    async close() {
+      await app.close();
+      redis?.close();
+    },
+  };
 }

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { ChatRow, Executor } from './executor.js';
 
 export async function insertChat(db: Executor, row: ChatRow): Promise<void> {
@@ -29,15 +30,21 @@ export async function closeChat(db: Executor, taskId: string, now: string): Prom
  * Marks the chat active, only while it is open: the compare-and-set that lets a message in, so a
  * message cannot land in a chat a concurrent refund or expiry has just closed.
  */
-export async function touchOpenChat(db: Executor, id: string, now: string): Promise<boolean> {
+/**
+ * Marks an open chat active for a new message and locks its row until the transaction ends, so
+ * one chat's messages are written one at a time. Its time never goes back (`updated_at` stays if
+ * it is later than `now`: another instance's clock may be ahead). Returns that time, or null
+ * when the chat is closed.
+ */
+export async function touchOpenChat(db: Executor, id: string, now: string): Promise<string | null> {
   const row = await db
     .updateTable('chats')
-    .set({ updated_at: now })
+    .set({ updated_at: sql<string>`case when updated_at > ${now} then updated_at else ${now} end` })
     .where('id', '=', id)
     .where('closed_at', 'is', null)
-    .returning('id')
+    .returning('updated_at')
     .executeTakeFirst();
-  return row !== undefined;
+  return row?.updated_at ?? null;
 }
 
 /** Chats of an agent or a worker with their tasks and workers, most recently active first. */

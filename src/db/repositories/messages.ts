@@ -16,22 +16,30 @@ export function listMessages(db: Executor, chatId: string, before: Position | nu
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
 }
 
-/** Messages after `after` in sending order (stream replay after a reconnect). */
-export function listMessagesAfter(db: Executor, chatId: string, after: Position, limit: number) {
+/** The chat's last message in its order (the one a new message follows). */
+export function newestMessage(db: Executor, chatId: string): Promise<MessageRow | undefined> {
   return db
     .selectFrom('messages')
     .selectAll()
     .where('chat_id', '=', chatId)
-    .where((eb) =>
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/** Messages after `after` (from the first when null) in sending order: stream replay and catch-up. */
+export function listMessagesAfter(db: Executor, chatId: string, after: Position | null, limit: number) {
+  let query = db.selectFrom('messages').selectAll().where('chat_id', '=', chatId);
+  if (after) {
+    query = query.where((eb) =>
       eb.or([
         eb('created_at', '>', after.createdAt),
         eb.and([eb('created_at', '=', after.createdAt), eb('id', '>', after.id)]),
       ]),
-    )
-    .orderBy('created_at')
-    .orderBy('id')
-    .limit(limit)
-    .execute();
+    );
+  }
+  return query.orderBy('created_at').orderBy('id').limit(limit).execute();
 }
 
 /** The newest message of each of these chats (chat lists show it). */
