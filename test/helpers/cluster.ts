@@ -1,7 +1,8 @@
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { type Launched, launch } from './launch.js';
 
 /**
@@ -24,9 +25,9 @@ function sourceFiles(dir: string): string[] {
  * The server compiled by `tsc -p tsconfig.build.json` (what `npm run build` does first, without
  * the web apps), into a directory named by a hash of the sources: built once, reused while src/
  * is unchanged. Not dist/, which the production-build test deletes and rebuilds while it runs.
- * Returns the path of main.js.
+ * Resolves to the path of main.js.
  */
-export function serverBuild(): string {
+export async function serverBuild(): Promise<string> {
   const hash = createHash('sha256');
   for (const file of [
     ...sourceFiles(path.join(ROOT, 'src')),
@@ -42,10 +43,11 @@ export function serverBuild(): string {
   // Built aside and renamed when complete, so a concurrent run never starts half a build.
   const partial = `${dir}.partial-${process.pid}`;
   rmSync(partial, { recursive: true, force: true });
-  execFileSync(
+  // Asynchronous: a test worker blocked for half a minute misses its runner's heartbeats.
+  await promisify(execFile)(
     process.execPath,
     [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', partial],
-    { cwd: ROOT, stdio: 'pipe' },
+    { cwd: ROOT },
   );
   try {
     renameSync(partial, dir);

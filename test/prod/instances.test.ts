@@ -11,6 +11,7 @@ import { type FakeToncenter, startFakeToncenter } from '../helpers/fakeToncenter
 import { Receiver } from '../helpers/receiver.js';
 import { type LocalS3, startLocalS3 } from '../helpers/s3.js';
 import { eventually, serviceDatabase } from '../helpers/serviceProcess.js';
+import { SseClient } from '../helpers/sse.js';
 import { newTonWallet, signTonProof, unixSeconds } from '../helpers/tonConnect.js';
 
 /**
@@ -58,7 +59,7 @@ describe.skipIf(!TEST_DATABASE_URL)('three instances on one PostgreSQL database,
   let nextTelegramId = 900_000 + Math.floor(Math.random() * 50_000);
 
   beforeAll(async () => {
-    main = serverBuild();
+    main = await serverBuild();
     [database, s3, chain, telegram, receiver] = await Promise.all([
       serviceDatabase('proof'),
       startLocalS3('handoff-proof'),
@@ -96,6 +97,8 @@ describe.skipIf(!TEST_DATABASE_URL)('three instances on one PostgreSQL database,
       RATE_LIMIT_STANDARD: '100000',
       RATE_LIMIT_CHAT: '100000',
       RATE_LIMIT_UPLOAD: '10',
+      AUTH_FAILURE_LIMIT: '6',
+      SSE_MAX_STREAMS_PER_KEY: '4',
     };
     admin = { authorization: `Bearer ${env.ADMIN_TOKEN}` };
     for (let i = 0; i < INSTANCES; i++) instances.push(await startInstance(main, `i${i}`, instanceEnv(i)));
@@ -273,6 +276,101 @@ describe.skipIf(!TEST_DATABASE_URL)('three instances on one PostgreSQL database,
     const ids = receiver.requests.map((r) => r.headers['webhook-id']);
     expect(new Set(ids).size).toBe(ids.length);
     expect(accepted()).toHaveLength(tasks.length);
+  }, 120_000);
+
+  /** A chat stream on instance `i`: the agent's at /chat, the worker's at /worker/chat. */
+  function stream(i: number, who: Agent | Worker, taskId: string, lastEventId?: string) {
+    const path = 'telegramId' in who ? `/worker/chat/${taskId}/stream` : `/chat/${taskId}/stream`;
+    return SseClient.open(`${instances[i]!.url}${path}`, {
+      headers: who.headers,
+      ...(lastEventId === undefined ? {} : { lastEventId }),
+    });
+  }
+
+  it('chat messages posted to any instance reach streams on every instance in order; resume anywhere loses nothing', async () => {
+    const agent = await newAgent('5');
+    const worker = await newWorker();
+    const { taskId } = await assignedTask(agent, worker, 'Live chat');
+    const listeners = await Promise.all([
+      stream(0, agent, taskId),
+      stream(1, worker, taskId),
+      stream(2, agent, taskId),
+    ]);
+    const resumer = await stream(1, agent, taskId);
+    for (const s of [...listeners, resumer]) expect(s.status).toBe(200);
+    const post = (i: number, who: Agent | Worker, content: string) =>
+      ok(i, 'POST', `${'telegramId' in who ? '/worker' : ''}/chat/${taskId}/messages`, who.headers, {
+        content,
+      });
+    // Rounds of three messages sent at once through the three instances, from both sides.
+    const rounds = 8;
+    let sent = 0;
+    for (let round = 0; round < rounds; round++) {
+      await Promise.all(
+        [0, 1, 2].map((i) => post(i, (round + i) % 2 ? worker : agent, `r${round} via i${i}`)),
+      );
+      sent += 3;
+      // The resuming client drops its connection after the third round, as a phone going into a tunnel.
+      if (round === 2) {
+        await resumer.waitForEvents(sent, 10_000);
+        await resumer.close();
+      }
+    }
+    const order = (await chatMessages(agent, taskId)).reverse().map((m) => m.id);
+    expect(order).toHaveLength(sent);
+    for (const [k, s] of listeners.entries()) {
+      await s.waitForEvents(sent, 10_000);
+      expect(
+        s.messages().map((m) => m.id),
+        `stream ${k}`,
+      ).toEqual(order);
+    }
+    // It comes back on another instance with the last id it saw, and gets exactly the rest.
+    const seen = resumer.messages().map((m) => m.id);
+    expect(seen).toEqual(order.slice(0, seen.length));
+    const resumed = await stream(2, agent, taskId, resumer.parser.lastEventId);
+    await resumed.waitForEvents(sent - seen.length, 10_000);
+    expect([...seen, ...resumed.messages().map((m) => m.id)]).toEqual(order);
+    for (const s of [...listeners, resumed]) await s.close();
+  }, 120_000);
+
+  it('limits hold across instances: uploads per key, open streams per key, failed authentications per address', async () => {
+    const agent = await newAgent('5');
+    const worker = await newWorker();
+    const { taskId } = await assignedTask(agent, worker, 'Limits');
+    // RATE_LIMIT_UPLOAD=10 a minute for the key, whichever instance counts it.
+    const statuses: number[] = [];
+    for (let k = 0; k < 14; k++) {
+      const reply = await call(k % INSTANCES, 'POST', '/upload', agent.headers, {
+        filename: 'a.png',
+        contentType: 'image/png',
+      });
+      statuses.push(reply.status);
+    }
+    expect(statuses).toEqual([...Array(10).fill(200), ...Array(4).fill(429)]);
+
+    // SSE_MAX_STREAMS_PER_KEY=4: the fifth stream of the key is refused wherever it is opened,
+    // and a closed one frees its slot for another instance.
+    const open = await Promise.all([0, 1, 2, 0].map((i) => stream(i, agent, taskId)));
+    for (const s of open) expect(s.status).toBe(200);
+    const fifth = await stream(1, agent, taskId);
+    expect(fifth.status).toBe(429);
+    await open[0]!.close();
+    await eventually(async () => {
+      const again = await stream(2, agent, taskId);
+      if (again.status === 200) open.push(again);
+      else await again.close();
+      return again.status === 200;
+    }, 'a freed stream slot');
+    for (const s of open) await s.close();
+
+    // AUTH_FAILURE_LIMIT=6 failed authentications from this address, counted once for all.
+    const bad = { authorization: `Bearer hr_${'x'.repeat(61)}` };
+    const failures: number[] = [];
+    for (let k = 0; k < 9; k++) failures.push((await call(k % INSTANCES, 'GET', '/agents/me', bad)).status);
+    expect(failures).toEqual([...Array(6).fill(401), ...Array(3).fill(429)]);
+    // A credential that verifies still goes through from the same address.
+    expect((await call(0, 'GET', '/agents/me', agent.headers)).status).toBe(200);
   }, 120_000);
 
   it('a rolling restart under load (SIGTERM one instance at a time) loses no acknowledged request', async () => {
