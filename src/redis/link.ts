@@ -5,7 +5,7 @@ import { Redis, type RedisOptions } from 'ioredis';
 /** What the Redis adapters log: an outage and its end, once each (pino's shape). */
 export interface RedisLog {
   warn(obj: object, msg: string): void;
-  info(msg: string): void;
+  info(obj: object, msg: string): void;
 }
 
 /** A command that has not answered within this is a failure: a request never waits longer on Redis. */
@@ -46,6 +46,8 @@ export class RedisLink {
   /** Since when Redis has been failing (null: it answers); the warn line is logged once per outage. */
   private outageSinceMs: number | null = null;
   private closed = false;
+  /** The connection's own error (ECONNREFUSED...): connect() itself only says the connection closed. */
+  private lastError: Error | null = null;
 
   constructor(
     private readonly url: string,
@@ -56,7 +58,11 @@ export class RedisLink {
     this.subscriber = new Redis(url, redisOptions());
     // Every error also reaches a command's caller or the reconnect loop; unhandled 'error'
     // events would otherwise be printed by ioredis (and a failed reconnect throws nothing).
-    for (const connection of [this.client, this.subscriber]) connection.on('error', () => {});
+    for (const connection of [this.client, this.subscriber]) {
+      connection.on('error', (error: Error) => {
+        this.lastError = error;
+      });
+    }
     this.client.on('ready', () => this.recovered());
     this.client.on('close', () => {
       if (!this.closed && this.outageSinceMs === null) this.failed(new Error('connection closed'));
@@ -84,7 +90,7 @@ export class RedisLink {
       ]);
     } catch (error) {
       this.close();
-      const e = error as { code?: string; message?: string };
+      const e = (this.lastError ?? error) as { code?: string; message?: string };
       throw new RedisStartError(where(this.url), e.code ?? e.message ?? String(error));
     }
   }
@@ -111,6 +117,7 @@ export class RedisLink {
     const ms = Date.now() - this.outageSinceMs;
     this.outageSinceMs = null;
     this.log?.info(
+      { component: 'redis' },
       `Redis answers again after ${ms} ms: limits, stream caps and chat fan-out are shared again`,
     );
   }

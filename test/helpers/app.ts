@@ -219,14 +219,25 @@ export interface PeerApp {
  * chain and secrets, and has its own fan-out, limits, stream counts and (with Redis) its own
  * Redis connections; `clock` lets its clock differ from `t`'s, as hosts' clocks do.
  */
-export async function createPeerApp(t: TestApp, options: { clock?: ManualClock } = {}): Promise<PeerApp> {
+export async function createPeerApp(
+  t: TestApp,
+  options: { clock?: ManualClock; redisUrl?: string; logger?: AppDeps['logger'] } = {},
+): Promise<PeerApp> {
   const clock = options.clock ?? t.clock;
   let redis: RedisLink | null = null;
-  if (t.config.redisUrl) {
-    redis = new RedisLink(t.config.redisUrl, t.config.redisPrefix);
+  const redisUrl = options.redisUrl ?? t.config.redisUrl;
+  if (redisUrl) {
+    redis = new RedisLink(redisUrl, t.config.redisPrefix);
     await redis.connect();
   }
-  const app = await buildApp({ config: t.config, db: t.services.db, chain: t.services.chain, clock, redis });
+  const app = await buildApp({
+    config: t.config,
+    db: t.services.db,
+    chain: t.services.chain,
+    clock,
+    redis,
+    logger: options.logger,
+  });
   return {
     app,
     clock,

@@ -1,0 +1,134 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfig, SINGLE_INSTANCE_NOTICE } from '../../src/config.js';
+import { RedisLink } from '../../src/redis/link.js';
+import { startupErrorLine } from '../../src/startupError.js';
+import { createTestApp } from '../helpers/app.js';
+import { spawnLogged } from '../helpers/launch.js';
+import { dropPrefix, TcpProxy, TEST_REDIS_URL, testPrefix } from '../helpers/redis.js';
+import { serviceEnv } from '../helpers/serviceProcess.js';
+
+const dirs: string[] = [];
+function tempDir(): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'handoff-redis-'));
+  dirs.push(dir);
+  return dir;
+}
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+const SECRETS = {
+  ADMIN_TOKEN: 'admin-token-from-env-0123456789abcdef',
+  SECRET_KEY: 'ab'.repeat(32),
+  TELEGRAM_BOT_TOKEN: '123:bot-token-from-env',
+};
+
+/** A local port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe('REDIS_URL and REDIS_PREFIX', () => {
+  it('are unset and handoff: by default; a redis:// or rediss:// URL and a visible prefix are taken', () => {
+    const { config } = loadConfig({ DATA_DIR: tempDir(), ...SECRETS });
+    expect(config.redisUrl).toBeNull();
+    expect(config.redisPrefix).toBe('handoff:');
+    const set = loadConfig({
+      DATA_DIR: tempDir(),
+      ...SECRETS,
+      REDIS_URL: 'rediss://user:pw@redis.internal:6380/2',
+      REDIS_PREFIX: 'prod-a:',
+    }).config;
+    expect(set.redisUrl).toBe('rediss://user:pw@redis.internal:6380/2');
+    expect(set.redisPrefix).toBe('prod-a:');
+  });
+
+  it('refuse anything else, saying what is expected', () => {
+    for (const REDIS_URL of ['localhost:6379', 'http://127.0.0.1:6379', 'redis://', 'not a url']) {
+      expect(() => loadConfig({ DATA_DIR: tempDir(), ...SECRETS, REDIS_URL }), REDIS_URL).toThrow(
+        /^REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL such as redis:\/\/127\.0\.0\.1:6379\/0/,
+      );
+    }
+    for (const REDIS_PREFIX of ['with space', 'x'.repeat(65), 'tab\t']) {
+      expect(() => loadConfig({ DATA_DIR: tempDir(), ...SECRETS, REDIS_PREFIX })).toThrow(
+        /^REDIS_PREFIX must be 1-64 visible ASCII characters/,
+      );
+    }
+  });
+
+  it('PostgreSQL without REDIS_URL gives exactly one notice that several instances need it; SQLite or REDIS_URL none', () => {
+    const pg = { DATABASE_URL: 'postgres://u@db.internal/handoff' };
+    const notices = (env: Record<string, string>) =>
+      loadConfig({ DATA_DIR: tempDir(), ...SECRETS, ...env }).notices.map((n) => n.message);
+    expect(notices(pg)).toEqual([SINGLE_INSTANCE_NOTICE]);
+    expect(SINGLE_INSTANCE_NOTICE).toMatch(/several instances on this database need REDIS_URL$/);
+    expect(notices({})).toEqual([]);
+    expect(notices({ ...pg, REDIS_URL: 'redis://127.0.0.1:6379/0' })).toEqual([]);
+  });
+});
+
+describe('Redis down at start', () => {
+  it('connect() fails within its timeout with an error that startupErrorLine turns into one clear line', async () => {
+    const port = await closedPort();
+    const link = new RedisLink(`redis://:secret@127.0.0.1:${port}/0`, 'x:');
+    const error = await link.connect().then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({ code: 'REDIS_UNREACHABLE' });
+    const line = startupErrorLine(error, { port: 3000, databaseUrl: null });
+    expect(line).toBe(
+      `Handoff could not start: cannot reach Redis at 127.0.0.1:${port} (ECONNREFUSED). Start Redis or fix REDIS_URL (unset it to run one instance without Redis).`,
+    );
+    expect(line).not.toContain('secret');
+  });
+
+  it('the service exits 1 with that line and nothing else', async () => {
+    const port = await closedPort();
+    const run = spawnLogged(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      ...serviceEnv(tempDir(), { env: {} }),
+      PORT: String(await closedPort()),
+      REDIS_URL: `redis://127.0.0.1:${port}/0`,
+    });
+    expect(await run.exited).toEqual({ code: 1, signal: null });
+    expect(run.output().trim().split('\n')).toEqual([
+      `Handoff could not start: cannot reach Redis at 127.0.0.1:${port} (ECONNREFUSED). Start Redis or fix REDIS_URL (unset it to run one instance without Redis).`,
+    ]);
+  }, 60_000);
+});
+
+describe('GET /ready with Redis', () => {
+  it('is 200 while Redis answers and 503 (saying Redis) while it does not', async () => {
+    const prefix = testPrefix();
+    const proxy = await TcpProxy.start();
+    const t = await createTestApp({ redis: { url: proxy.url(), prefix } });
+    try {
+      expect((await t.app.inject({ method: 'GET', url: '/ready' })).json()).toEqual({ status: 'ready' });
+      await proxy.cut();
+      const down = await t.app.inject({ method: 'GET', url: '/ready' });
+      expect(down.statusCode).toBe(503);
+      expect(down.json().error).toMatch(/^Redis \(REDIS_URL\) is not answering/);
+      // /health stays liveness only.
+      expect((await t.app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200);
+      await proxy.restore();
+      let status = 0;
+      for (let i = 0; i < 60 && status !== 200; i++) {
+        status = (await t.app.inject({ method: 'GET', url: '/ready' })).statusCode;
+        if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(status).toBe(200);
+    } finally {
+      await t.close();
+      await proxy.cut();
+      await dropPrefix(prefix, TEST_REDIS_URL);
+    }
+  });
+});
