@@ -133,6 +133,9 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
         authFailureLimit: 30,
         trustProxy: options.trustProxy ?? false,
         httpLimits: { ...DEFAULT_HTTP_LIMITS, ...options.httpLimits },
+        instanceId: `test-${randomBytes(3).toString('hex')}`,
+        leaseTtlMs: 15_000,
+        leaseSkewMs: 5_000,
       };
   const clock = new ManualClock(options.start ?? previous?.clock.now() ?? START);
   const live = options.live;

@@ -55,7 +55,11 @@ describe('the payout first send never takes over a claim held mid-send', () => {
     const before = await t.services.chain.getBalance(worker.wallet!);
     // The first send fails: both transfers wait for the runner, due again after 5 s.
     chain.down = true;
-    const res = await t.app.inject({ method: 'POST', url: `/tasks/${taskId}/complete`, headers: agent.headers });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/tasks/${taskId}/complete`,
+      headers: agent.headers,
+    });
     expect(res.statusCode, res.body).toBe(200);
     chain.down = false;
     t.clock.advance(6_000);
