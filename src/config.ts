@@ -1,6 +1,7 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { Address } from '@ton/core';
 import type { TonNetwork } from './chain/gateway.js';
@@ -67,6 +68,14 @@ export interface Config {
   shutdownDelayMs: number;
   /** Deadlines and connection caps of the HTTP server (docs/decisions.md, "Request bodies..."). */
   httpLimits: HttpLimits;
+  /** Names this instance in logs and on GET /admin/chain: INSTANCE_ID, or hostname:pid. */
+  instanceId: string;
+  /**
+   * Leases of work one instance does at a time (the chain sender and follower, the sandbox): how
+   * long one lasts without renewal, and the margin left for clocks that differ between hosts.
+   */
+  leaseTtlMs: number;
+  leaseSkewMs: number;
   /** Uploads in an S3-compatible bucket (S3_BUCKET); absent: on local disk in DATA_DIR/uploads. */
   s3?: S3Settings;
 }
@@ -187,6 +196,8 @@ export function loadConfig(env: Env = process.env): { config: Config; notices: C
     ...walletsUrlSetting(env),
     shutdownDelayMs: intSetting(env, 'SHUTDOWN_DELAY_MS', 0, 0, 60_000),
     httpLimits: httpLimits(env),
+    instanceId: instanceIdSetting(env),
+    ...leaseSettings(env),
   };
   if (config.tonNetwork !== 'sandbox') config.tonLive = tonLiveSettings(env, config.tonNetwork);
   const s3 = s3Settings(env);
@@ -215,6 +226,32 @@ function webhookSecret(env: Env, botToken: string): string {
     throw new Error('TELEGRAM_WEBHOOK_SECRET must be 1-256 characters of A-Z, a-z, 0-9, _ and -');
   }
   return given;
+}
+
+/** INSTANCE_ID: printable, no spaces, at most 200 characters; hostname:pid by default. */
+function instanceIdSetting(env: Env): string {
+  const given = env.INSTANCE_ID;
+  if (given === undefined || given === '') return `${os.hostname()}:${process.pid}`;
+  if (!/^[\x21-\x7e]{1,200}$/.test(given)) {
+    throw new Error('INSTANCE_ID must be 1-200 printable ASCII characters without spaces, e.g. web-1');
+  }
+  return given;
+}
+
+/**
+ * LEASE_TTL_MS and LEASE_SKEW_MS. A holder renews every third of the TTL and counts itself the
+ * holder until TTL - skew after a renewal, so the skew must leave it at least one renewal's time:
+ * at most a third of the TTL. A dead holder is replaced within TTL + skew + TTL/3 (25 s by default).
+ */
+function leaseSettings(env: Env): { leaseTtlMs: number; leaseSkewMs: number } {
+  const leaseTtlMs = intSetting(env, 'LEASE_TTL_MS', 15_000, 1_000, 120_000);
+  const leaseSkewMs = intSetting(env, 'LEASE_SKEW_MS', 5_000, 0, 40_000);
+  if (leaseSkewMs * 3 > leaseTtlMs) {
+    throw new Error(
+      `LEASE_SKEW_MS (${leaseSkewMs}) must be at most a third of LEASE_TTL_MS (${leaseTtlMs}): a holder must be able to renew before it stops counting itself the holder`,
+    );
+  }
+  return { leaseTtlMs, leaseSkewMs };
 }
 
 function httpLimits(env: Env): HttpLimits {

@@ -4,6 +4,7 @@ import { runChainSender } from './domain/chainSender.js';
 import type { DomainContext } from './domain/context.js';
 import { expireOverdueTasks } from './domain/expiry.js';
 import { purgeExpiredKeys } from './domain/idempotency.js';
+import { CHAIN_LEASE, Lease, type LeaseSettings, thisProcess } from './domain/lease.js';
 import { sendDueTransfers } from './domain/payouts.js';
 import { sendDueNotifications } from './outbox/notifications.js';
 import { startWebhookPump } from './outbox/webhookDeliveries.js';
@@ -29,17 +30,32 @@ export function startBackgroundJobs(
   log: FastifyBaseLogger,
   /** Sends worker notifications; null (no bot) records them instead. */
   telegram: TelegramSender | null = null,
+  /** Who this instance is and the lease settings, for the chain lease (network mode). */
+  instance: { instanceId: string } & LeaseSettings = { instanceId: 'local', ttlMs: 15_000, skewMs: 5_000 },
 ) {
   const live = ctx.chain.live;
-  // Sandbox: the outbox runner retries pending transfers. Testnet/mainnet: due transfers are
-  // batched and the runner sends the batches; the wallet follower (a cursor over the wallet's
-  // transactions, not an outbox) confirms them and credits deposits.
-  const chainLoops = live
-    ? [
-        pollLoop('chain batches', live.pollMs, () => runChainSender(ctx, live), log),
-        pollLoop('chain follower', live.pollMs, async () => (await followWallet(ctx, live)) && 0, log),
-      ]
-    : [pollLoop('pending transfers', TRANSFER_POLL_MS, () => sendDueTransfers(ctx), log)];
+  // Sandbox: the outbox runner retries pending transfers (one sandbox instance per database:
+  // sandboxGuard.ts). Testnet/mainnet: due transfers are batched and the runner sends the
+  // batches; the wallet follower (a cursor over the wallet's transactions, not an outbox)
+  // confirms them and credits deposits. Both run only on the instance holding the chain lease,
+  // so the provider sees one instance's traffic however many run.
+  const lease = live
+    ? new Lease(ctx.db, ctx.clock, CHAIN_LEASE, thisProcess(instance.instanceId), instance)
+    : null;
+  const chainLoops =
+    live && lease
+      ? [
+          leaseLoop(lease, log),
+          // Each round does nothing (no query, no provider request) unless this instance holds it.
+          pollLoop('chain batches', live.pollMs, () => runChainSender(ctx, live, lease), log),
+          pollLoop(
+            'chain follower',
+            live.pollMs,
+            async () => (await followWallet(ctx, live, lease)) && 0,
+            log,
+          ),
+        ]
+      : [pollLoop('pending transfers', TRANSFER_POLL_MS, () => sendDueTransfers(ctx), log)];
   // Webhooks never wait for a slow receiver before claiming more: the pump's attempts run on
   // while its loop keeps claiming other agents' deliveries (fair shares, webhookFairness.ts).
   const webhooks = startWebhookPump(ctx, ctx.webhooks, (error) =>
@@ -56,15 +72,53 @@ export function startBackgroundJobs(
     async stop() {
       await Promise.all(loops.map((loop) => loop.stop()));
       await webhooks.stop();
+      // Given up on a clean stop, so another instance takes over at once rather than at expiry.
+      await lease?.release().catch((error) => log.warn({ err: error }, 'releasing the chain lease failed'));
     },
   };
+}
+
+/**
+ * Takes the chain lease when it is free and renews it while held, every third of its TTL, the
+ * first time at once. Logs when this instance starts or stops being the chain sender.
+ */
+function leaseLoop(lease: Lease, log: FastifyBaseLogger) {
+  let was = false;
+  return pollLoop(
+    'chain lease',
+    lease.renewEveryMs,
+    async () => {
+      const outcome = await lease.tick();
+      if (outcome.held && !was)
+        log.info(
+          { lease: lease.name, token: lease.currentToken },
+          'holding the chain lease: this instance sends payouts and follows the wallet',
+        );
+      if (!outcome.held && (was || outcome.lost)) {
+        log.warn(
+          { lease: lease.name, holder: outcome.other?.holder },
+          'lost the chain lease: another instance sends payouts now',
+        );
+      }
+      was = outcome.held;
+      return 0;
+    },
+    log,
+    0,
+  );
 }
 
 /**
  * Runs `work` again at once while it reports a full batch, else after `intervalMs`; one run at
  * a time; errors are logged and the loop goes on.
  */
-function pollLoop(name: string, intervalMs: number, work: () => Promise<number>, log: FastifyBaseLogger) {
+function pollLoop(
+  name: string,
+  intervalMs: number,
+  work: () => Promise<number>,
+  log: FastifyBaseLogger,
+  firstAfterMs = intervalMs,
+) {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
@@ -79,7 +133,7 @@ function pollLoop(name: string, intervalMs: number, work: () => Promise<number>,
       if (!stopped) timer = setTimeout(tick, done > 0 ? 0 : intervalMs);
     })();
   };
-  timer = setTimeout(tick, intervalMs);
+  timer = setTimeout(tick, firstAfterMs);
   return {
     async stop() {
       stopped = true;

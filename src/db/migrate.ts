@@ -12,6 +12,7 @@ import * as writePathIndexes from './migrations/0012_write_path_indexes.js';
 import * as accessLimits from './migrations/0013_access_limits.js';
 import * as webhookFairness from './migrations/0014_webhook_fairness.js';
 import * as chainWalk from './migrations/0015_chain_walk.js';
+import * as chainLease from './migrations/0018_chain_lease.js';
 import type { Database } from './schema.js';
 
 // Migrations are listed here rather than read from disk, so they work the same from tsx, a
@@ -30,6 +31,7 @@ const migrations: Record<string, Migration> = {
   '0013_access_limits': accessLimits,
   '0014_webhook_fairness': webhookFairness,
   '0015_chain_walk': chainWalk,
+  '0018_chain_lease': chainLease,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -140,6 +140,9 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
         authFailureLimit: 30,
         trustProxy: options.trustProxy ?? false,
         httpLimits: { ...DEFAULT_HTTP_LIMITS, ...options.httpLimits },
+        instanceId: `test-${randomBytes(3).toString('hex')}`,
+        leaseTtlMs: 15_000,
+        leaseSkewMs: 5_000,
         ...(options.s3 ? { s3: options.s3 } : {}),
       };
   const clock = new ManualClock(options.start ?? previous?.clock.now() ?? START);
