@@ -1,4 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { Address, toNano } from '@ton/core';
 import { keyPairFromSeed, mnemonicNew } from '@ton/crypto';
 import { WalletContractV4 } from '@ton/ton';
@@ -47,6 +50,8 @@ interface Worker {
 
 describe.skipIf(!TEST_DATABASE_URL)('three instances on one PostgreSQL database, Redis and S3', () => {
   let main: string;
+  /** The instances' data directories, one each. */
+  let root: string;
   let database: Awaited<ReturnType<typeof serviceDatabase>>;
   let s3: LocalS3;
   let chain: FakeToncenter;
@@ -59,6 +64,7 @@ describe.skipIf(!TEST_DATABASE_URL)('three instances on one PostgreSQL database,
   let nextTelegramId = 900_000 + Math.floor(Math.random() * 50_000);
 
   beforeAll(async () => {
+    root = mkdtempSync(path.join(os.tmpdir(), 'handoff-proof-'));
     main = await serverBuild();
     [database, s3, chain, telegram, receiver] = await Promise.all([
       serviceDatabase('proof'),
@@ -109,11 +115,12 @@ describe.skipIf(!TEST_DATABASE_URL)('three instances on one PostgreSQL database,
     await Promise.all(instances.map((i) => i.kill()));
     await Promise.all([s3?.close(), chain?.close(), telegram?.close(), receiver?.close()]);
     await database?.drop();
+    if (root) rmSync(root, { recursive: true, force: true });
   });
 
   /** Instance `i`'s settings: the shared ones and a data directory of its own (nothing shared on disk). */
   function instanceEnv(i: number): Record<string, string> {
-    return { ...env, DATA_DIR: `${process.env.TMPDIR ?? '/tmp'}/handoff-proof-${process.pid}-i${i}` };
+    return { ...env, DATA_DIR: path.join(root, `i${i}`) };
   }
 
   /** One request to instance `i` (not through the balancer). */
@@ -423,5 +430,37 @@ describe.skipIf(!TEST_DATABASE_URL)('three instances on one PostgreSQL database,
     for (const id of acknowledged.tasks)
       expect((await call(1, 'GET', `/tasks/${id}`, agent.headers)).status).toBe(200);
     expect(await ok(2, 'GET', '/admin/audit', admin)).toMatchObject({ ok: true, problems: [] });
+    // The chain lease moved with the restarts and one instance holds it; every instance agrees which.
+    await eventually(async () => {
+      const views = await Promise.all(instances.map((_, i) => ok(i, 'GET', '/admin/chain', admin)));
+      const holders = new Set(views.map((v) => v.lease?.holder));
+      return holders.size === 1 && views.filter((v) => v.lease?.heldByThisInstance).length === 1;
+    }, 'one chain lease holder after the restarts');
   }, 240_000);
+
+  it('a second sandbox instance on the same database, or on the same DATA_DIR, refuses to start', async () => {
+    const shared = await serviceDatabase('proofsb');
+    const other = await serviceDatabase('proofsb');
+    const sandbox = {
+      ADMIN_TOKEN: env.ADMIN_TOKEN!,
+      SECRET_KEY: env.SECRET_KEY!,
+      TELEGRAM_BOT_TOKEN: env.TELEGRAM_BOT_TOKEN!,
+      TELEGRAM_API_ROOT: telegram.apiRoot,
+    };
+    const dir = (name: string) => path.join(root, name);
+    const first = await startInstance(main, 'sb1', { ...sandbox, ...shared.env, DATA_DIR: dir('sb1') });
+    try {
+      await expect(
+        startInstance(main, 'sb2', { ...sandbox, ...shared.env, DATA_DIR: dir('sb2') }),
+      ).rejects.toThrow(/another sandbox instance, sb1 .* is running on this database/);
+      await expect(
+        startInstance(main, 'sb3', { ...sandbox, ...other.env, DATA_DIR: dir('sb1') }),
+      ).rejects.toThrow(/DATA_DIR/);
+      // The first one was not disturbed.
+      expect((await fetch(`${first.url}/ready`)).status).toBe(200);
+    } finally {
+      await stopInstance(first);
+      await Promise.all([shared.drop(), other.drop()]);
+    }
+  }, 180_000);
 });
