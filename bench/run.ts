@@ -115,10 +115,6 @@ async function main(): Promise<number> {
   if (bare) await attempt('bare Fastify', () => benchBaseline(settings, results));
   // SQLite's request scenarios run in rounds, each after a run of the ceiling (the first is the
   // one above), so both sides of the SQLite ratios are sampled as often, over the same minutes.
-  // The app's own scenarios (in process); BENCH_ONLY=instances starts no app of its own.
-  const appKinds = (['requests', 'pgbench', 'streams', 'webhooks'] as const).some((k) =>
-    runsPart(settings, k),
-  );
   if (appKinds && runsPart(settings, 'sqlite')) {
     await attempt('sqlite', () =>
       benchHandoff({ kind: 'sqlite' }, settings, results, bare ? ceilingAgain : null),
