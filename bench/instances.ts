@@ -28,6 +28,7 @@ export const INSTANCE_COUNTS = [1, 3] as const;
 const REDIS_URL = process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379/0';
 const TICKS_PER_S = 100;
 const START_TIMEOUT_MS = 120_000;
+const IDLE_SAMPLE_MS = 5_000;
 
 export interface InstancesMeasurement extends Measurement {
   instances: number;
@@ -35,6 +36,8 @@ export interface InstancesMeasurement extends Measurement {
   serverCpuS: number;
   /** CPU seconds of the Redis server (shared: other clients' work included). */
   redisCpuS: number;
+  /** CPU milliseconds per second the instances spend with no request (background jobs polling). */
+  idleCpuMsPerS: number;
 }
 
 /** Seconds the whole part takes at most: two start-ups and four measured scenarios. */
@@ -149,6 +152,13 @@ export async function benchInstances(
           ),
         );
         const { authorization, taskId } = await fixture(running[0]!.url, adminToken, chain);
+        // What the instances spend with no request at all: their background jobs polling.
+        const pids = running.map((r) => r.child.pid!);
+        const idleStart = pids.reduce((sum, pid) => sum + ticksOf(pid), 0);
+        await new Promise((resolve) => setTimeout(resolve, IDLE_SAMPLE_MS));
+        const idleCpuMsPerS =
+          ((pids.reduce((sum, pid) => sum + ticksOf(pid), 0) - idleStart) * (1000 / TICKS_PER_S)) /
+          (IDLE_SAMPLE_MS / 1000);
         const common = {
           database: 'postgres',
           baseUrl: running[0]!.url,
@@ -169,7 +179,6 @@ export async function benchInstances(
         ];
         for (const scenario of scenarios) {
           log(`${count} instance(s): ${scenario.name}`);
-          const pids = running.map((r) => r.child.pid!);
           const cpu = () => ({
             server: pids.reduce((sum, pid) => sum + ticksOf(pid), 0),
             redis: redis ? ticksOf(redis) : 0,
@@ -184,6 +193,7 @@ export async function benchInstances(
             instances: count,
             serverCpuS: (after.server - before.server) / TICKS_PER_S,
             redisCpuS: (after.redis - before.redis) / TICKS_PER_S,
+            idleCpuMsPerS,
           });
         }
       } finally {
@@ -235,6 +245,7 @@ export const INSTANCE_HEADERS = [
   'Instances CPU ms/req',
   'PostgreSQL CPU ms/req',
   'Redis CPU ms/req',
+  'Idle instances CPU ms/s',
 ];
 
 export function instanceCells(m: InstancesMeasurement): string[] {
@@ -250,6 +261,7 @@ export function instanceCells(m: InstancesMeasurement): string[] {
     perRequest(m.serverCpuS),
     perRequest(m.cpu?.postgresS ?? 0),
     perRequest(m.redisCpuS),
+    m.idleCpuMsPerS.toFixed(0),
   ];
 }
 
@@ -263,7 +275,12 @@ const SECTION = '### Several instances: 3 against 1 on PostgreSQL and Redis';
  * The section of docs/benchmarks.md: the table, how it was measured, and what the machine allows.
  * `machine` is report.ts's one-line description.
  */
-export function instancesSection(rows: InstancesMeasurement[], s: BenchSettings, machine: string): string {
+export function instancesSection(
+  rows: InstancesMeasurement[],
+  s: BenchSettings,
+  machine: string,
+  loadAverage: { before: number; after: number },
+): string {
   const rate = (scenario: string, n: number) =>
     rows.find((r) => r.scenario === scenario && r.instances === n)?.requestsPerSecond ?? 0;
   const cpu = (scenario: string, n: number) => {
@@ -284,7 +301,10 @@ ${instancesTable(rows)}
 
 Three instances served GET /tasks/:id at ${ratio('GET /tasks/:id')}x and POST /tasks at
 ${ratio('POST /tasks')}x the rate of one, spending ${cpuRatio('GET /tasks/:id')}x and
-${cpuRatio('POST /tasks')}x the instances' CPU per request. Machine: ${machine}.
+${cpuRatio('POST /tasks')}x the instances' CPU per request. Machine: ${machine}; its 1-minute
+load average was ${loadAverage.before.toFixed(1)} before and ${loadAverage.after.toFixed(1)} after (other work on the same 2 cores:
+above 2, every process here waited for a core, and rates and latencies say more about that
+than about the app; CPU per request much less so).
 
 Method (bench/instances.ts, \`BENCH_ONLY=instances npm run bench\` rewrites this section alone):
 the server built by \`tsc -p tsconfig.build.json\` runs as 1, then 3, child processes
@@ -296,7 +316,10 @@ deposit; autocannon holds ${Math.floor(s.connections / 3) * 3} keep-alive connec
 instances (connection i to instance i mod n, as a layer-4 balancer does), ${s.warmupS} s warm-up, then
 ${s.durationS} s measured. CPU ms/req is CPU time over the measured run divided by the requests completed:
 the instances' processes (/proc, all threads), the PostgreSQL backends of the bench database, and
-the Redis server (shared with whatever else uses it on this machine).
+the Redis server (shared with whatever else uses it on this machine). Idle CPU is what the
+instances together spend in ${IDLE_SAMPLE_MS / 1000} s without requests before the runs (each polls the outbox, deadlines
+and its lease; the lease holder polls the chain provider): with three instances, three times that
+is spent whatever the load, and it is inside their CPU per request.
 
 What limits it here: the machine has ${os.cpus().length} cores, and the load generator, PostgreSQL and
 Redis already share them with one instance, which alone can keep a core busy; a second and a third

@@ -159,7 +159,9 @@ async function main(): Promise<number> {
   );
   // A partial run (BENCH_ONLY) prints its rows but leaves the report of the last full run alone.
   const instances =
-    results.instances.length > 0 ? instancesSection(results.instances, settings, machineLine(machine)) : null;
+    results.instances.length > 0
+      ? instancesSection(results.instances, settings, machineLine(machine), loadAverage)
+      : null;
   if (!settings.only) {
     mkdirSync(path.dirname(REPORT_FILE), { recursive: true });
     writeMarkdown(REPORT_FILE, { date: new Date(), settings, machine, results, notes, loadAverage });
@@ -175,7 +177,7 @@ async function main(): Promise<number> {
   for (const note of notes) console.log(note);
   if (settings.only)
     console.log(
-      `\nBENCH_ONLY=${[...settings.only].join(',')}: ${path.relative(process.cwd(), REPORT_FILE)} left as it was`,
+      `\nBENCH_ONLY=${[...settings.only].join(',')}: ${path.relative(process.cwd(), REPORT_FILE)} left as it was${instances ? ', but for its section on several instances' : ''}`,
     );
   else console.log(`\nWrote ${path.relative(process.cwd(), REPORT_FILE)}`);
   return failures > 0 ? 1 : 0;

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { type Launched, launch } from './launch.js';
@@ -53,6 +53,13 @@ export async function serverBuild(): Promise<string> {
     renameSync(partial, dir);
   } catch {
     rmSync(partial, { recursive: true, force: true }); // another run finished first: use its build
+  }
+  // Builds of older sources are not needed again; one of the last hour may still be running.
+  for (const entry of readdirSync(CACHE)) {
+    const other = path.join(CACHE, entry);
+    if (other !== dir && Date.now() - statSync(other).mtimeMs > 3_600_000) {
+      rmSync(other, { recursive: true, force: true });
+    }
   }
   return main;
 }
