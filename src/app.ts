@@ -114,7 +114,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const redis = deps.redis ?? null;
   redis?.setLogger(app.log);
   const streamSlots = redis ? new RedisStreamSlots(redis) : new MemoryStreamSlots();
-  if (streamSlots instanceof RedisStreamSlots) app.addHook('onClose', async () => streamSlots.stop());
+  if (streamSlots instanceof RedisStreamSlots) app.addHook('onClose', () => streamSlots.close());
   const rateLimitStore =
     deps.rateLimitStore ?? (redis ? new RedisRateLimitStore(redis) : new MemoryRateLimitStore());
   const ctx: DomainContext = {

@@ -7,7 +7,7 @@ import { type Db, openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { type Clock, systemClock } from './domain/clock.js';
 import { thisProcess } from './domain/lease.js';
-import { RedisLink } from './redis/link.js';
+import type { RedisLink } from './redis/link.js';
 import { GuardedSandbox, holdSandbox, type SandboxGuard } from './sandboxGuard.js';
 import { type FileStorage, LocalDiskStorage } from './storage/fileStorage.js';
 
@@ -61,6 +61,8 @@ export async function openServices(
   try {
     // Before anything heavy: Redis down at start is a clear error, not a half-shared instance.
     if (config.redisUrl) {
+      // Loaded only when configured: ioredis costs a start without Redis a few hundred ms of CPU.
+      const { RedisLink } = await import('./redis/link.js');
       redis = new RedisLink(config.redisUrl, config.redisPrefix);
       await redis.connect();
     }

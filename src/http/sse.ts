@@ -1,9 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ChatRow, MessageRow, Position } from '../db/repositories/executor.js';
-import { messagesSince, REPLAY_MAX, resumePosition, streamStart } from '../domain/chat.js';
+import type { ChatRow, MessageRow } from '../db/repositories/executor.js';
+import { resumePosition, streamStart } from '../domain/chat.js';
 import type { DomainContext } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
-import type { PublishedMessage } from '../events/fanout.js';
+import { ChatStreamQueue } from './chatStreamQueue.js';
 import { messageView } from './views.js';
 
 export const KEEP_ALIVE_MS = 15_000;
@@ -46,12 +46,28 @@ export class StreamCounter {
     private readonly slots: StreamSlots = new MemoryStreamSlots(),
   ) {}
 
+  /** Open streams this instance serves, by side (`agent`, `worker`: the key's first part), for metrics. */
+  readonly openHere = new Map<string, number>();
+
   endAll(): void {
     for (const res of this.responses) res.end();
   }
 
-  acquire(key: string): StreamSlot | null | Promise<StreamSlot | null> {
-    return this.slots.take(key, this.maxPerKey);
+  /** A slot for a stream of `key` (`agent:<id>` or `worker:<id>`), counted for all instances when the slots are shared. */
+  async acquire(key: string): Promise<StreamSlot | null> {
+    const slot = await this.slots.take(key, this.maxPerKey);
+    if (!slot) return null;
+    const side = key.slice(0, key.indexOf(':'));
+    this.openHere.set(side, (this.openHere.get(side) ?? 0) + 1);
+    let released = false;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
+        this.openHere.set(side, (this.openHere.get(side) ?? 1) - 1);
+        slot.release();
+      },
+    };
   }
 }
 
@@ -71,10 +87,9 @@ function frame(message: MessageRow): string {
 
 /**
  * Serves a chat as Server-Sent Events: one `message` event per message with its id, a comment
- * every 15 s, and, with Last-Event-ID, the messages missed since that one first. Messages go out
- * in the chat's order, each once: the stream subscribes before it reads the database, sends a
- * live message at once only when it follows the last one sent (PublishedMessage.previousId), and
- * otherwise reads the chat after the last one sent, which also covers messages the fan-out lost.
+ * every 15 s, and, with Last-Event-ID, the messages missed since that one first. It subscribes
+ * before it reads the database, so nothing committed in between is missed, and sends in the
+ * chat's order, each message once (ChatStreamQueue), whichever instance a message was posted on.
  */
 export async function streamChat(
   ctx: DomainContext,
@@ -93,36 +108,38 @@ export async function streamChat(
       { retryAfter: STREAM_RETRY_AFTER_S },
     );
   }
-  let res: FastifyReply['raw'] | null = null;
+  const res = reply.raw;
+  const queue = new ChatStreamQueue(
+    ctx,
+    chat,
+    (message) => res.write(frame(message)),
+    (error) => {
+      request.log.warn({ err: error }, 'chat stream: could not read missed messages; ending the stream');
+      res.end();
+    },
+  );
   let unsubscribe = () => {};
+  let keepAlive: NodeJS.Timeout | undefined;
   let ended = false;
-  const work: Array<PublishedMessage | 'resync'> = [];
   const cleanup = () => {
     if (ended) return;
     ended = true;
-    work.length = 0;
+    clearInterval(keepAlive);
+    queue.end();
     unsubscribe();
     slot.release();
-    if (res) counter.responses.delete(res);
+    counter.responses.delete(res);
   };
   try {
     const lastEventId = request.headers['last-event-id'];
     const resume = typeof lastEventId === 'string' ? await resumePosition(ctx, chat, lastEventId) : null;
-    // Subscribed before the database is read, so nothing committed in between is missed.
-    let kick = () => {};
-    const push = (item: PublishedMessage | 'resync') => {
-      if (ended) return;
-      work.push(item);
-      kick();
-    };
     unsubscribe = await ctx.fanout.subscribe(chat.task_id, {
-      message: (published) => push(published),
-      resync: () => push('resync'),
+      message: (published) => queue.push(published),
+      resync: () => queue.push('resync'),
     });
-    let position: Position | null = resume ?? (await streamStart(ctx, chat));
+    const start = resume ?? (await streamStart(ctx, chat));
 
     reply.hijack();
-    res = reply.raw;
     res.writeHead(200, {
       ...(reply.getHeaders() as Record<string, string>),
       'content-type': 'text/event-stream; charset=utf-8',
@@ -131,73 +148,15 @@ export async function streamChat(
       'x-accel-buffering': 'no',
     });
     res.write('retry: 3000\n\n');
-    const out = res;
-    const keepAlive = setInterval(() => out.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
+    keepAlive = setInterval(() => res.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
     keepAlive.unref();
-    out.once('close', () => {
-      clearInterval(keepAlive);
-      cleanup();
-    });
-    if (request.raw.socket?.destroyed) {
-      clearInterval(keepAlive);
-      cleanup();
-      return;
-    }
-    counter.responses.add(out);
-
-    const send = (message: MessageRow) => {
-      out.write(frame(message));
-      position = { createdAt: message.created_at, id: message.id };
-    };
-    /** Everything after what was last sent, from the database, page by page. */
-    const catchUp = async () => {
-      for (;;) {
-        const page = await messagesSince(ctx, chat, position);
-        for (const message of page) if (!ended) send(message);
-        if (page.length < REPLAY_MAX || ended) return;
-      }
-    };
-    const drain = async () => {
-      try {
-        while (!ended && work.length > 0) {
-          const item = work.shift()!;
-          if (item === 'resync') await catchUp();
-          else {
-            const { message, previousId } = item;
-            // Subscriptions are per task; a task reassigned after expiry has a new chat this one must not see.
-            if (message.chat_id !== chat.id || (position && !isAfter(message, position))) continue;
-            if (previousId === (position?.id ?? null)) send(message);
-            else await catchUp();
-          }
-        }
-      } catch (error) {
-        // The database did not answer: end the stream; the client resumes with Last-Event-ID.
-        request.log.warn({ err: error }, 'chat stream: could not read missed messages; ending the stream');
-        out.end();
-      }
-    };
-    let draining = false;
-    // One drain at a time, so what is sent keeps its order.
-    kick = () => {
-      if (draining || ended) return;
-      draining = true;
-      void drain().finally(() => {
-        draining = false;
-        if (work.length > 0) kick();
-      });
-    };
-    if (resume) push('resync');
-    else kick();
+    res.once('close', cleanup);
+    // A client that left while the stream was being set up fires no 'close' any more.
+    if (request.raw.socket?.destroyed) return cleanup();
+    counter.responses.add(res);
+    queue.start(start, resume !== null);
   } catch (error) {
     cleanup();
     throw error;
   }
-}
-
-/** Whether a message comes after a position in the chat's (createdAt, id) order. */
-function isAfter(message: MessageRow, position: Position): boolean {
-  return (
-    message.created_at > position.createdAt ||
-    (message.created_at === position.createdAt && message.id > position.id)
-  );
 }

@@ -32,14 +32,24 @@ export class RedisFanout implements MessageFanout {
     this.channelPrefix = `${link.prefix}chat:`;
     link.subscriber.on('message', (channel: string, payload: string) => this.received(channel, payload));
     link.subscriber.on('ready', () => void this.resubscribe());
+    // Redis answered again without the connection having dropped (it hung): publications of the
+    // meantime may be lost all the same.
+    link.onRecovered(() => void this.resubscribe());
   }
 
   publish(published: PublishedMessage): void {
     this.local.publish(published);
     if (!this.link.usable()) return;
     const wire: Wire = { origin: this.link.instanceId, ...published };
+    // After the commit nothing may throw to the poster: the message is stored either way.
+    let payload: string;
+    try {
+      payload = JSON.stringify(wire);
+    } catch {
+      return;
+    }
     this.link.client
-      .publish(this.channelPrefix + published.message.task_id, JSON.stringify(wire))
+      .publish(this.channelPrefix + published.message.task_id, payload)
       .catch((error) => this.link.failed(error));
   }
 

@@ -46,6 +46,7 @@ export class RedisLink {
   /** Since when Redis has been failing (null: it answers); the warn line is logged once per outage. */
   private outageSinceMs: number | null = null;
   private closed = false;
+  private readonly recoveredListeners: (() => void)[] = [];
   /** The connection's own error (ECONNREFUSED...): connect() itself only says the connection closed. */
   private lastError: Error | null = null;
 
@@ -111,11 +112,22 @@ export class RedisLink {
     );
   }
 
+  /** A command answered: ends an outage whose connection never dropped (a host that hung, then answered). */
+  succeeded(): void {
+    if (this.outageSinceMs !== null) this.recovered();
+  }
+
+  /** Runs `listener` each time Redis answers again after an outage (the fan-out then resynchronises). */
+  onRecovered(listener: () => void): void {
+    this.recoveredListeners.push(listener);
+  }
+
   private recovered(): void {
     this.downUntilMs = 0;
     if (this.outageSinceMs === null) return;
     const ms = Date.now() - this.outageSinceMs;
     this.outageSinceMs = null;
+    for (const listener of this.recoveredListeners) listener();
     this.log?.info(
       { component: 'redis' },
       `Redis answers again after ${ms} ms: limits, stream caps and chat fan-out are shared again`,

@@ -40,7 +40,10 @@ export class RedisRateLimitStore implements RateLimitStore {
   hit(key: string, windowMs: number, nowMs: number): Hit | Promise<Hit> {
     if (!this.link.usable()) return this.fallback.hit(key, windowMs, nowMs);
     return this.command(`${this.link.prefix}limit:${key}`, nowMs, windowMs).then(
-      ([count, start]) => ({ count: Number(count), resetAtMs: Number(start) + windowMs }),
+      ([count, start]) => {
+        this.link.succeeded();
+        return { count: Number(count), resetAtMs: Number(start) + windowMs };
+      },
       (error) => {
         this.link.failed(error);
         return this.fallback.hit(key, windowMs, nowMs);

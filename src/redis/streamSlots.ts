@@ -64,6 +64,7 @@ export class RedisStreamSlots implements StreamSlots {
     if (this.link.usable()) {
       try {
         const taken = await this.takeCommand(this.redisKey(key), max, this.leaseMs, member);
+        this.link.succeeded();
         return taken === 1 ? this.hold(key, member) : null;
       } catch (error) {
         this.link.failed(error);
@@ -79,8 +80,23 @@ export class RedisStreamSlots implements StreamSlots {
     return total;
   }
 
+  /** Stops renewing (a crashed instance's leases simply run out). */
   stop(): void {
     clearInterval(this.timer);
+  }
+
+  /**
+   * A clean shutdown gives its slots back at once, so a client that reconnects to another
+   * instance during a rolling restart is not refused for a lease's length.
+   */
+  async close(): Promise<void> {
+    this.stop();
+    const mine = [...this.mine];
+    this.mine.clear();
+    if (mine.length === 0 || !this.link.usable()) return;
+    await Promise.all(
+      mine.map(([key, members]) => this.link.client.zrem(this.redisKey(key), ...members)),
+    ).catch(() => {});
   }
 
   private hold(key: string, member: string): StreamSlot {

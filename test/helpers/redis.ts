@@ -42,6 +42,8 @@ export async function keysUnder(prefix: string, url = TEST_REDIS_URL): Promise<s
 export class TcpProxy {
   private readonly sockets = new Set<net.Socket>();
   private server: net.Server | null = null;
+  private frozen = false;
+  private readonly held: [net.Socket, Buffer][] = [];
   port = 0;
 
   constructor(
@@ -74,8 +76,8 @@ export class TcpProxy {
           upstream.destroy();
         });
       }
-      client.pipe(upstream);
-      upstream.pipe(client);
+      this.forward(client, upstream);
+      this.forward(upstream, client);
     });
     this.server = server;
     return new Promise((resolve, reject) => {
@@ -84,6 +86,26 @@ export class TcpProxy {
         this.port = (server.address() as net.AddressInfo).port;
         resolve();
       });
+    });
+  }
+
+  /**
+   * Freezes the traffic without closing anything (a host that stops answering, a partition):
+   * bytes are held until `thaw()`, so nothing is lost or reordered, only late.
+   */
+  freeze(): void {
+    this.frozen = true;
+  }
+
+  thaw(): void {
+    this.frozen = false;
+    for (const [to, chunks] of this.held.splice(0)) if (!to.destroyed) to.write(chunks);
+  }
+
+  private forward(from: net.Socket, to: net.Socket): void {
+    from.on('data', (chunk: Buffer) => {
+      if (this.frozen) this.held.push([to, chunk]);
+      else to.write(chunk);
     });
   }
 

@@ -275,6 +275,23 @@ describe('chat across instances', () => {
 });
 
 describe('stream leases', () => {
+  it('an instance that shuts down gives its streams’ slots back at once (a rolling restart)', async () => {
+    const { agent, taskId } = await chat();
+    const leaving = await createPeerApp(t);
+    const leavingBase = await leaving.app.listen({ port: 0, host: '127.0.0.1' });
+    const held = [];
+    for (let i = 0; i < t.config.sseMaxStreamsPerKey; i++) {
+      const client = await SseClient.open(`${leavingBase}/chat/${taskId}/stream`, { headers: agent.headers });
+      expect(client.status).toBe(200);
+      held.push(client);
+    }
+    expect((await stream(0, agent, taskId)).status).toBe(429);
+    await leaving.close();
+    await Promise.all(held.map((c) => c.closed));
+    // No waiting for the 30 s lease: the slots were released on close.
+    expect((await stream(0, agent, taskId)).status).toBe(200);
+  });
+
   it('an instance that dies holding streams stops counting against the cap within one lease', async () => {
     const { RedisLink } = await import('../../src/redis/link.js');
     const { RedisStreamSlots } = await import('../../src/redis/streamSlots.js');

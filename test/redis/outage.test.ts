@@ -134,4 +134,40 @@ describe('Redis lost while running, then back', () => {
     await stream.waitForEvents(7);
     expect(stream.events.map((e) => e.id)).toEqual(sent.map((m) => m.id));
   });
+
+  it('Redis that hangs without closing costs a request at most one command timeout, then limits count here until it answers', async () => {
+    const counted = await createAgent(t);
+    const me = () => ({ method: 'GET' as const, url: '/agents/me', headers: counted.headers });
+    const limit = t.config.rateLimitStandard;
+    expect(Number((await apps[A]!.inject(me())).headers['x-ratelimit-remaining'])).toBe(limit - 1);
+    const mark = lines.length;
+    proxy.freeze();
+    try {
+      const times: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        const started = Date.now();
+        const res = await apps[A]!.inject(me());
+        times.push(Date.now() - started);
+        expect(res.statusCode).toBe(200);
+      }
+      // The first waits for the timeout (500 ms); the next ones do not try Redis at all.
+      expect(times[0]).toBeLessThan(1_200);
+      expect(Math.max(...times.slice(1))).toBeLessThan(200);
+      const warned = lines.slice(mark).filter((l) => l.component === 'redis' && l.level === 40);
+      expect(warned).toHaveLength(1);
+    } finally {
+      proxy.thaw();
+    }
+    // Once it answers again (tried a second after the failure), the count is the shared one: the
+    // request before the freeze and the one whose command timed out but reached Redis late (the
+    // four after it counted here only), and this one.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const shared = await apps[A]!.inject(me());
+    expect(Number(shared.headers['x-ratelimit-remaining'])).toBe(limit - 3);
+    await eventually(
+      () => lines.slice(mark).some((l) => l.component === 'redis' && l.msg.startsWith('Redis answers again')),
+      3_000,
+      'the recovery to be logged',
+    );
+  });
 });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ID_PREFIX, type IdKind, isIdOf, newId } from '../../src/domain/ids.js';
+import { ID_PREFIX, type IdKind, isIdOf, newId, newIdAfter } from '../../src/domain/ids.js';
 
 const KINDS = Object.keys(ID_PREFIX) as IdKind[];
 
@@ -80,5 +80,34 @@ describe('ids', () => {
   it('are unique', () => {
     const ids = new Set(Array.from({ length: 20_000 }, () => newId('message', 1_900_000_000_000)));
     expect(ids.size).toBe(20_000);
+  });
+});
+
+describe('newIdAfter', () => {
+  it('sorts after the given id even when this process’s clock is behind the one that made it', () => {
+    const ms = Date.parse('2030-01-01T00:00:00.000Z');
+    const ahead = newId('message', ms + 5_000);
+    for (let i = 0; i < 50; i++) {
+      const next = newIdAfter('message', ms, ahead);
+      expect(next > ahead).toBe(true);
+      expect(isIdOf('message', next)).toBe(true);
+      // It keeps the earlier id's time and takes the next sequence number.
+      expect(next.slice(0, 14)).toBe(ahead.slice(0, 14));
+      expect(next.slice(14, 18) > ahead.slice(14, 18)).toBe(true);
+    }
+  });
+
+  it('is newId’s own id when that already sorts after', () => {
+    const earlier = newId('message', Date.parse('2030-01-01T00:00:00.000Z'));
+    const later = newIdAfter('message', Date.parse('2030-01-01T00:00:01.000Z'), earlier);
+    expect(later > earlier).toBe(true);
+  });
+
+  it('carries into the next millisecond when the sequence is used up', () => {
+    // Later than any id this process made, so newId's own cannot follow it.
+    const full = `msg_${'zzzzzzzzzy'}${'zzzz'}${'0'.repeat(26)}`;
+    const next = newIdAfter('message', 0, full);
+    expect(next > full).toBe(true);
+    expect(next.slice(4, 18)).toBe('zzzzzzzzzz0000');
   });
 });

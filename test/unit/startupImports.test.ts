@@ -50,4 +50,8 @@ describe('what a server start loads', () => {
   it('loads the MCP SDK only when /mcp is first called (about 270 ms of CPU)', () => {
     expect([...loaded].filter((name) => name.startsWith('@modelcontextprotocol/'))).toEqual([]);
   });
+
+  it('loads ioredis only when REDIS_URL is set', () => {
+    expect(loaded).not.toContain('ioredis');
+  });
 });
