@@ -27,7 +27,10 @@ interface LockContent {
 
 export interface DataDirLock {
   file: string;
-  /** Sets the heartbeat; false when the file is no longer this process's (another took it over). */
+  /**
+   * Sets the heartbeat (writing the file again if someone deleted it); false when the file is
+   * another process's (it took the lock over).
+   */
   touch(): Promise<boolean>;
   /** Removes the file if it is still this process's. */
   release(): Promise<void>;
@@ -51,7 +54,9 @@ export async function acquireDataDirLock(
   const lock: DataDirLock = {
     file,
     async touch() {
-      if (!(await isMine())) return false;
+      const current = await readLock(file);
+      if (!current && !(await createExclusive(file, JSON.stringify(mine)))) return false;
+      if (current && current.content?.runId !== me.runId) return false;
       const now = clock.now();
       await utimes(file, now, now);
       return true;

@@ -83,7 +83,11 @@ function leaseView(lease: LeaseRow, me: Holder, now: Date) {
     holder: expired ? null : lease.holder,
     lastHolder: lease.holder,
     heldByThisInstance:
-      !expired && lease.host === me.host && lease.pid === me.pid && lease.run_id === me.runId,
+      !expired &&
+      lease.holder === me.instanceId &&
+      lease.host === me.host &&
+      lease.pid === me.pid &&
+      lease.run_id === me.runId,
     host: lease.host,
     pid: lease.pid,
     token: lease.token,

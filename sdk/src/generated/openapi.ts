@@ -998,8 +998,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Network, hot wallet and its on-chain balance, deposit address, watcher cursor and lag, transfers by state, payout pause, last provider error
-         * @description Network, hot wallet and its on-chain balance, deposit address, watcher cursor and lag, transfers by state, payout pause, last provider error. Operator only: `Authorization: Bearer <ADMIN_TOKEN>`. Errors: 401, each as JSON `{error}`.
+         * Network, hot wallet and its on-chain balance, deposit address, watcher cursor and lag, transfers by state, payout pause, last provider error, the answering instance and which instance holds the chain lease (the sandbox lease in the sandbox)
+         * @description Network, hot wallet and its on-chain balance, deposit address, watcher cursor and lag, transfers by state, payout pause, last provider error, the answering instance and which instance holds the chain lease (the sandbox lease in the sandbox). Operator only: `Authorization: Bearer <ADMIN_TOKEN>`. Errors: 401, each as JSON `{error}`.
          */
         get: operations["adminGetChainStatus"];
         put?: never;
