@@ -19,6 +19,16 @@ export class IncompleteSourceError extends Error {
 }
 
 /**
+ * The store did not answer, or refused us (S3 down, unreachable, or its credentials revoked):
+ * nothing the caller sent is at fault, so it is a 503 to retry, not a 500.
+ */
+export class StorageUnavailableError extends Error {
+  constructor(cause: unknown) {
+    super(`file storage failed: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+  }
+}
+
+/**
  * Where uploaded bytes live: local disk by default, an S3-compatible bucket with S3_BUCKET
  * (s3Storage.ts).
  * Keys are server-made ids, never caller-supplied names.

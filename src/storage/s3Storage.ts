@@ -15,7 +15,13 @@ import {
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import type { S3Settings } from '../config.js';
-import { byteLimit, type FileStorage, IncompleteSourceError, storageKey } from './fileStorage.js';
+import {
+  byteLimit,
+  type FileStorage,
+  IncompleteSourceError,
+  StorageUnavailableError,
+  storageKey,
+} from './fileStorage.js';
 
 /**
  * Bytes held in memory per upload: S3's smallest multipart part. A file up to this size is one
@@ -98,7 +104,7 @@ export class S3Storage implements FileStorage {
       return object.Body as Readable;
     } catch (error) {
       if (isMissing(error)) return null;
-      throw error;
+      return unavailable(error);
     }
   }
 
@@ -110,17 +116,25 @@ export class S3Storage implements FileStorage {
       return head.ContentLength ?? null;
     } catch (error) {
       if (isMissing(error)) return null;
-      throw error;
+      return unavailable(error);
     }
   }
 
   async remove(key: string): Promise<void> {
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.object(key) }));
+    await this.client
+      .send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.object(key) }))
+      .catch(unavailable);
   }
 
   close(): void {
     this.client.destroy();
   }
+}
+
+/** A store's failure, as the 503 it answers; a missing object stays itself (a 404). */
+function unavailable(error: unknown): never {
+  if (isMissing(error)) throw error;
+  throw new StorageUnavailableError(error);
 }
 
 function isMissing(error: unknown): boolean {
@@ -173,29 +187,33 @@ class PartUploader extends Writable {
 
   private async sendPart(): Promise<void> {
     const target = { Bucket: this.bucket, Key: this.key };
-    this.uploadId ??= (await this.client.send(new CreateMultipartUploadCommand(target))).UploadId;
+    this.uploadId ??= (
+      await this.client.send(new CreateMultipartUploadCommand(target)).catch(unavailable)
+    ).UploadId;
     const PartNumber = this.parts.length + 1;
     const Body = this.take();
-    const sent = await this.client.send(
-      new UploadPartCommand({ ...target, UploadId: this.uploadId, PartNumber, Body }),
-    );
+    const sent = await this.client
+      .send(new UploadPartCommand({ ...target, UploadId: this.uploadId, PartNumber, Body }))
+      .catch(unavailable);
     this.parts.push({ PartNumber, ETag: sent.ETag });
   }
 
   private async finish(): Promise<void> {
     const target = { Bucket: this.bucket, Key: this.key };
     if (!this.uploadId) {
-      await this.client.send(new PutObjectCommand({ ...target, Body: this.take() }));
+      await this.client.send(new PutObjectCommand({ ...target, Body: this.take() })).catch(unavailable);
       return;
     }
     if (this.buffered > 0) await this.sendPart();
-    await this.client.send(
-      new CompleteMultipartUploadCommand({
-        ...target,
-        UploadId: this.uploadId,
-        MultipartUpload: { Parts: this.parts },
-      }),
-    );
+    await this.client
+      .send(
+        new CompleteMultipartUploadCommand({
+          ...target,
+          UploadId: this.uploadId,
+          MultipartUpload: { Parts: this.parts },
+        }),
+      )
+      .catch(unavailable);
   }
 
   /**

@@ -15,18 +15,23 @@ export interface LocalS3 {
   keys(): Promise<string[]>;
   /** Deletes an object behind the app's back (a lost object). */
   remove(key: string): Promise<void>;
+  /** Stops the server (an outage), keeping its objects; `resume` serves them again on the same port. */
+  pause(): Promise<void>;
+  resume(): Promise<void>;
   close(): Promise<void>;
 }
 
 export async function startLocalS3(bucket = 'handoff-test'): Promise<LocalS3> {
   const directory = mkdtempSync(path.join(os.tmpdir(), 'handoff-s3rver-'));
-  const server = new S3rver({
-    address: '127.0.0.1',
-    port: 0,
-    silent: true,
-    directory,
-    configureBuckets: [{ name: bucket, configs: [] }],
-  });
+  const serve = (port: number) =>
+    new S3rver({
+      address: '127.0.0.1',
+      port,
+      silent: true,
+      directory,
+      configureBuckets: [{ name: bucket, configs: [] }],
+    });
+  let server = serve(0);
   const { port } = await server.run();
   const settings = {
     bucket,
@@ -52,6 +57,13 @@ export async function startLocalS3(bucket = 'handoff-test'): Promise<LocalS3> {
     },
     async remove(key) {
       await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+    },
+    async pause() {
+      await server.close();
+    },
+    async resume() {
+      server = serve(port);
+      await server.run();
     },
     async close() {
       client.destroy();

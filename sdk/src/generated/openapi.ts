@@ -513,7 +513,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a file (multipart, part "file", at most 20 MiB), or get a signed URL to PUT it to (JSON {filename, contentType})
-         * @description Upload a file (multipart, part "file", at most 20 MiB), or get a signed URL to PUT it to (JSON {filename, contentType}). Authenticated with your API key: `Authorization: Bearer hr_...`. Errors: 400, 401, 413, 415, each as JSON `{error}`.
+         * @description Upload a file (multipart, part "file", at most 20 MiB), or get a signed URL to PUT it to (JSON {filename, contentType}). Authenticated with your API key: `Authorization: Bearer hr_...`. Errors: 400, 401, 413, 415, 503, each as JSON `{error}`.
          */
         post: operations["uploadFile"];
         delete?: never;
@@ -881,7 +881,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a file (multipart, part "file", at most 20 MiB), or get a signed URL to PUT it to (JSON {filename, contentType})
-         * @description Upload a file (multipart, part "file", at most 20 MiB), or get a signed URL to PUT it to (JSON {filename, contentType}). Authenticated as a worker with Telegram Mini App init data: `Authorization: tma <initData>`. Errors: 400, 401, 413, 415, each as JSON `{error}`.
+         * @description Upload a file (multipart, part "file", at most 20 MiB), or get a signed URL to PUT it to (JSON {filename, contentType}). Authenticated as a worker with Telegram Mini App init data: `Authorization: tma <initData>`. Errors: 400, 401, 413, 415, 503, each as JSON `{error}`.
          */
         post: operations["workerUploadFile"];
         delete?: never;
@@ -1120,7 +1120,7 @@ export interface paths {
         get?: never;
         /**
          * PUT the file’s bytes to a signed upload URL from POST /upload (once, before it expires)
-         * @description PUT the file’s bytes to a signed upload URL from POST /upload (once, before it expires). No authentication. Errors: 400, 403, 404, 409, 413, each as JSON `{error}`.
+         * @description PUT the file’s bytes to a signed upload URL from POST /upload (once, before it expires). No authentication. Errors: 400, 403, 404, 409, 413, 503, each as JSON `{error}`.
          */
         put: operations["uploadToSignedUrl"];
         post?: never;
@@ -1139,7 +1139,7 @@ export interface paths {
         };
         /**
          * A stored file
-         * @description A stored file. No authentication. Errors: 400, 404, each as JSON `{error}`.
+         * @description A stored file. No authentication. Errors: 400, 404, 503, each as JSON `{error}`.
          */
         get: operations["getFile"];
         put?: never;
@@ -4998,6 +4998,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The service is shutting down; retry on another instance */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getDepositInfo: {
@@ -6185,6 +6195,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The service is shutting down; retry on another instance */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     adminCreateAgent: {
@@ -6940,6 +6960,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The service is shutting down; retry on another instance */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getFile: {
@@ -6976,6 +7006,16 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is shutting down; retry on another instance */
+            503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
