@@ -17,6 +17,7 @@ import { WalletContractV4 } from '@ton/ton';
 import { RATE_LIMIT_MAX } from '../src/config.js';
 import { serverBuild } from '../test/helpers/cluster.js';
 import { type FakeToncenter, startFakeToncenter } from '../test/helpers/fakeToncenter.js';
+import { dropPrefix } from '../test/helpers/redis.js';
 import { call, TASK_BODY } from './fixtures.js';
 import { type Measurement, measure, type Scenario } from './load.js';
 import { createBenchSchema, databaseName, dropBenchSchema } from './postgres.js';
@@ -198,6 +199,7 @@ export async function benchInstances(
         }
       } finally {
         await stopAll(running);
+        await dropPrefix(env.REDIS_PREFIX, REDIS_URL);
         rmSync(dir, { recursive: true, force: true });
         await dropBenchSchema(settings.postgresUrl, schema);
       }

@@ -12,6 +12,7 @@ import { Balancer, type Instance, serverBuild, startInstance, stopInstance } fro
 import { FakeTelegram } from '../helpers/fakeTelegram.js';
 import { type FakeToncenter, startFakeToncenter } from '../helpers/fakeToncenter.js';
 import { Receiver } from '../helpers/receiver.js';
+import { dropPrefix, TEST_REDIS_URL } from '../helpers/redis.js';
 import { type LocalS3, startLocalS3 } from '../helpers/s3.js';
 import { eventually, serviceDatabase } from '../helpers/serviceProcess.js';
 import { SseClient } from '../helpers/sse.js';
@@ -97,7 +98,7 @@ describe.skipIf(!TEST_DATABASE_URL)('three instances on one PostgreSQL database,
       S3_ENDPOINT: s3.settings.endpoint,
       AWS_ACCESS_KEY_ID: s3.settings.credentials!.accessKeyId,
       AWS_SECRET_ACCESS_KEY: s3.settings.credentials!.secretAccessKey,
-      REDIS_URL: 'redis://127.0.0.1:6379/0',
+      REDIS_URL: TEST_REDIS_URL,
       REDIS_PREFIX: `proof-${randomBytes(5).toString('hex')}:`,
       SHUTDOWN_DELAY_MS: '300',
       RATE_LIMIT_STANDARD: '100000',
@@ -115,6 +116,7 @@ describe.skipIf(!TEST_DATABASE_URL)('three instances on one PostgreSQL database,
     await Promise.all(instances.map((i) => i.kill()));
     await Promise.all([s3?.close(), chain?.close(), telegram?.close(), receiver?.close()]);
     await database?.drop();
+    if (env?.REDIS_PREFIX) await dropPrefix(env.REDIS_PREFIX);
     if (root) rmSync(root, { recursive: true, force: true });
   });
 
