@@ -66,7 +66,8 @@ export class RedisLink {
     }
     this.client.on('ready', () => this.recovered());
     this.client.on('close', () => {
-      if (!this.closed && this.outageSinceMs === null) this.failed(new Error('connection closed'));
+      if (!this.closed && this.outageSinceMs === null)
+        this.failed(this.lastError ?? new Error('connection closed'));
     });
   }
 

@@ -57,6 +57,8 @@ export class RedisStreamSlots implements StreamSlots {
     this.renewCommand = client.handoffRenewSlots.bind(client);
     this.timer = setInterval(() => void this.renew(), Math.max(10, Math.floor(leaseMs / 3)));
     this.timer.unref();
+    // Streams opened during an outage count for the other instances as soon as Redis is back.
+    link.onRecovered(() => void this.renew());
   }
 
   async take(key: string, max: number): Promise<StreamSlot | null> {

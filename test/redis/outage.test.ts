@@ -170,4 +170,47 @@ describe('Redis lost while running, then back', () => {
       'the recovery to be logged',
     );
   });
+
+  it('while Redis is cut off, streams still open and the stream cap holds per instance', async () => {
+    const agent = await createAgent(t, { deposit: '100' });
+    const worker = await createWorker(t);
+    const { taskId } = await assignedTask(t, agent, worker);
+    const cap = t.config.sseMaxStreamsPerKey;
+    const mark = lines.length;
+    await proxy.cut();
+    try {
+      for (let i = 0; i < cap; i++) {
+        const client = await SseClient.open(`${bases[A]}/chat/${taskId}/stream`, { headers: agent.headers });
+        open.push(client);
+        expect(client.status, client.body).toBe(200);
+      }
+      const refused = await SseClient.open(`${bases[A]}/chat/${taskId}/stream`, { headers: agent.headers });
+      expect(refused.status).toBe(429);
+      // A message posted on A during the outage still reaches them.
+      const message = await post(A, worker, taskId, 'cut off, still live here');
+      for (const client of open.slice(-cap)) {
+        await client.waitForEvents(1);
+        expect(client.events.map((e) => e.id)).toEqual([message.id]);
+      }
+    } finally {
+      await proxy.restore();
+    }
+    // Back: A records its streams in Redis at once, so B counts them too.
+    await eventually(
+      () => lines.slice(mark).some((l) => l.component === 'redis' && l.msg.startsWith('Redis answers again')),
+      5_000,
+      'Redis to be back',
+    );
+    let status = 200;
+    for (let i = 0; i < 20 && status === 200; i++) {
+      const client = await SseClient.open(`${bases[B]}/chat/${taskId}/stream`, { headers: agent.headers });
+      open.push(client);
+      status = client.status;
+      if (status === 200) {
+        await client.close();
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
+    expect(status).toBe(429);
+  });
 });
