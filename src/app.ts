@@ -32,6 +32,7 @@ import { type Readiness, registerReadiness } from './http/readiness.js';
 import { registerRequestId, requestIdOf } from './http/requestId.js';
 import { registerResponseBatching } from './http/responseBatching.js';
 import { adminOverviewRoutes, adminRoutes } from './http/routes/admin.js';
+import { adminDisputeRoutes } from './http/routes/adminDisputes.js';
 import { agentRoutes } from './http/routes/agents.js';
 import { applicationRoutes } from './http/routes/applications.js';
 import { catalogRoutes } from './http/routes/catalog.js';
@@ -39,7 +40,9 @@ import { chainAdminRoutes, chainAgentRoutes } from './http/routes/chain.js';
 import { consoleOwnerRoutes } from './http/routes/console.js';
 import { consoleSessionRoutes, consoleSignInRoutes } from './http/routes/consoleAuth.js';
 import { conversationRoutes } from './http/routes/conversation.js';
+import { agentDisputeRoutes, workerDisputeRoutes } from './http/routes/disputes.js';
 import { fileRoutes } from './http/routes/files.js';
+import { agentSubmissionRoutes, workerSubmissionRoutes } from './http/routes/submissions.js';
 import { taskRoutes } from './http/routes/tasks.js';
 import { telegramRoutes } from './http/routes/telegram.js';
 import { tonConnectRoutes } from './http/routes/tonconnect.js';
@@ -185,6 +188,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     agentRoutes,
     catalogRoutes,
     taskRoutes,
+    agentSubmissionRoutes,
+    agentDisputeRoutes,
     applicationRoutes,
     webhookRoutes,
     conversationRoutes('agent'),
@@ -200,6 +205,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     workerApi.addHook('onRequest', workerAuth(ctx, config.telegramBotToken, authThrottle));
     workerApi.addHook('onRequest', rateLimitHook({ ...rateLimits, keyOf: (r) => `worker:${r.workerId}` }));
     await workerApi.register(workerRoutes, options);
+    await workerApi.register(workerSubmissionRoutes, options);
+    await workerApi.register(workerDisputeRoutes, options);
     await workerApi.register(conversationRoutes('worker'), options);
   });
   await app.register(async (adminApi) => {
@@ -207,6 +214,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await adminApi.register(adminRoutes, options);
     await adminApi.register(chainAdminRoutes, options);
     await adminApi.register(adminOverviewRoutes, options);
+    await adminApi.register(adminDisputeRoutes, options);
   });
   await app.register(mcpRoutes, { routes: options, rateLimits, routeTable });
   await app.register(fileRoutes, options);

@@ -6,6 +6,7 @@ import { expireOverdueTasks } from './domain/expiry.js';
 import { purgeExpiredKeys } from './domain/idempotency.js';
 import { CHAIN_LEASE, Lease, type LeaseSettings, thisProcess } from './domain/lease.js';
 import { sendDueTransfers } from './domain/payouts.js';
+import { runReviewWindow } from './domain/reviewWindow.js';
 import { sendDueNotifications } from './outbox/notifications.js';
 import { startWebhookPump } from './outbox/webhookDeliveries.js';
 import type { TelegramSender } from './telegram/notifier.js';
@@ -15,6 +16,8 @@ const TRANSFER_POLL_MS = 5_000;
 const WEBHOOK_POLL_MS = 250;
 /** Overdue tasks return to FUNDED within this after their deadline. */
 const DEADLINE_POLL_MS = 30_000;
+/** Reviews past their window are auto-released (and reminders sent) within this after they are due. */
+const REVIEW_POLL_MS = 30_000;
 /** Telegram notifications go out within this after they are due. */
 const NOTIFICATION_POLL_MS = 1_000;
 /** Idempotency keys past their 24 hours are deleted within this. */
@@ -23,7 +26,8 @@ const IDEMPOTENCY_PURGE_MS = 600_000;
 /**
  * Background work driven by database rows, so any instance can do it and a crash loses nothing:
  * pending chain transfers (payouts and fees whose first send failed or was interrupted), webhook
- * deliveries, execution deadlines and workers' Telegram notifications.
+ * deliveries, execution deadlines, review windows (auto-release, reminders) and workers'
+ * Telegram notifications.
  */
 export function startBackgroundJobs(
   ctx: DomainContext,
@@ -65,6 +69,8 @@ export function startBackgroundJobs(
     ...chainLoops,
     pollLoop('webhook delivery', WEBHOOK_POLL_MS, () => webhooks.tick(), log),
     pollLoop('execution deadlines', DEADLINE_POLL_MS, () => expireOverdueTasks(ctx), log),
+    // Reviews that came due while no instance ran are released right after a start.
+    pollLoop('review windows', REVIEW_POLL_MS, () => runReviewWindow(ctx, reviewFailed(log)), log, 1_000),
     pollLoop('telegram notifications', NOTIFICATION_POLL_MS, () => sendDueNotifications(ctx, telegram), log),
     pollLoop('idempotency keys', IDEMPOTENCY_PURGE_MS, () => purgeExpiredKeys(ctx), log),
   ];
@@ -76,6 +82,11 @@ export function startBackgroundJobs(
       await lease?.release().catch((error) => log.warn({ err: error }, 'releasing the chain lease failed'));
     },
   };
+}
+
+/** One review that failed is logged with its task; the run goes on with the others. */
+function reviewFailed(log: FastifyBaseLogger) {
+  return (taskId: string, error: unknown) => log.error({ err: error, taskId }, 'review window step failed');
 }
 
 /**
@@ -109,15 +120,15 @@ function leaseLoop(lease: Lease, log: FastifyBaseLogger) {
 }
 
 /**
- * Runs `work` again at once while it reports a full batch, else after `intervalMs`; one run at
- * a time; errors are logged and the loop goes on.
+ * Runs `work` again at once while it reports a full batch, else after `intervalMs` (the first
+ * time after `firstDelayMs`); one run at a time; errors are logged and the loop goes on.
  */
 function pollLoop(
   name: string,
   intervalMs: number,
   work: () => Promise<number>,
   log: FastifyBaseLogger,
-  firstAfterMs = intervalMs,
+  firstDelayMs = intervalMs,
 ) {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
@@ -133,7 +144,7 @@ function pollLoop(
       if (!stopped) timer = setTimeout(tick, done > 0 ? 0 : intervalMs);
     })();
   };
-  timer = setTimeout(tick, firstAfterMs);
+  timer = setTimeout(tick, firstDelayMs);
   return {
     async stop() {
       stopped = true;

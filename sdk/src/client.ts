@@ -23,6 +23,7 @@ export type Application = JsonOf<'/tasks/{id}/applications', 'get'>['application
 export type Chat = JsonOf<'/chats', 'get'>['chats'][number];
 export type Message = JsonOf<'/chat/{taskId}/messages', 'get'>['messages'][number];
 export type WorkerListEntry = JsonOf<'/agents/workers', 'get'>['workers'][number];
+export type Submission = JsonOf<'/tasks/{id}/submissions', 'get'>['submissions'][number];
 
 export interface HandoffOptions {
   /** The service, e.g. http://localhost:3000. */
@@ -69,6 +70,21 @@ export class Handoff {
         },
       });
     }
+  }
+
+  /** The work submitted for one of your tasks, newest first (at most 4: one more per revision). */
+  async submissions(taskId: string): Promise<Submission[]> {
+    const params = { path: { id: taskId } };
+    return unwrap(await this.api.GET('/tasks/{id}/submissions', { params })).submissions;
+  }
+
+  /**
+   * Sends the waiting submission back with what to change (at most 3 times a task); approve it
+   * instead with `api.POST('/tasks/{id}/complete')`.
+   */
+  async requestRevision(taskId: string, reason: string) {
+    const params = { path: { id: taskId } };
+    return unwrap(await this.api.POST('/tasks/{id}/revisions', { params, body: { reason } }));
   }
 
   /** Your tasks, newest first, every page. */

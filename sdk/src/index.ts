@@ -5,6 +5,7 @@ export {
   Handoff,
   type HandoffOptions,
   type Message,
+  type Submission,
   type Task,
   type Transaction,
   type WorkerListEntry,
@@ -23,6 +24,7 @@ export {
 export {
   HandoffWorker,
   type HandoffWorkerOptions,
+  type SubmissionBody,
   signWorkerInitData,
   type TelegramUser,
   type WalletBody,

@@ -9,6 +9,8 @@ export type WorkerTask = components['schemas']['WorkerTask'];
 export type WorkerSelf = components['schemas']['WorkerSelf'];
 export type WorkerApplication = components['schemas']['WorkerApplication'];
 export type WalletBody = components['schemas']['WalletBody'];
+export type Submission = components['schemas']['Submission'];
+export type SubmissionBody = components['schemas']['SubmissionBody'];
 type Message = components['schemas']['Message'];
 
 /** The Telegram user the init data names (Telegram's own field names). */
@@ -151,6 +153,27 @@ export class HandoffWorker {
 
   async declineOffer(taskId: string) {
     return unwrap(await this.api.POST('/worker/offers/{taskId}/decline', { params: { path: { taskId } } }));
+  }
+
+  /** One task: open to applicants, offered to this worker, or its own (with its latest submission). */
+  async task(taskId: string): Promise<WorkerTask> {
+    return unwrap(await this.api.GET('/worker/tasks/{id}', { params: { path: { id: taskId } } })).task;
+  }
+
+  /**
+   * Hands in the work of an assigned task for review (a note, fileUrls uploaded first, a place):
+   * the task moves to REVIEW and is approved, and paid, when the agent stays silent until its
+   * reviewDeadline.
+   */
+  async submit(taskId: string, work: SubmissionBody): Promise<{ submission: Submission; task: WorkerTask }> {
+    const params = { path: { id: taskId } };
+    return unwrap(await this.api.POST('/worker/tasks/{id}/submissions', { params, body: work }));
+  }
+
+  /** This worker's submissions of a task, newest first (at most 4). */
+  async submissions(taskId: string): Promise<Submission[]> {
+    const params = { path: { id: taskId } };
+    return unwrap(await this.api.GET('/worker/tasks/{id}/submissions', { params })).submissions;
   }
 
   /** A task's chat with its agent, newest first, every page. */

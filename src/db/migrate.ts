@@ -12,6 +12,8 @@ import * as writePathIndexes from './migrations/0012_write_path_indexes.js';
 import * as accessLimits from './migrations/0013_access_limits.js';
 import * as webhookFairness from './migrations/0014_webhook_fairness.js';
 import * as chainWalk from './migrations/0015_chain_walk.js';
+import * as submissions from './migrations/0016_submissions.js';
+import * as disputes from './migrations/0017_disputes.js';
 import * as chainLease from './migrations/0018_chain_lease.js';
 import type { Database } from './schema.js';
 
@@ -31,6 +33,8 @@ const migrations: Record<string, Migration> = {
   '0013_access_limits': accessLimits,
   '0014_webhook_fairness': webhookFairness,
   '0015_chain_walk': chainWalk,
+  '0016_submissions': submissions,
+  '0017_disputes': disputes,
   '0018_chain_lease': chainLease,
 };
 

@@ -136,6 +136,53 @@ export interface TaskTable {
   completed_at: string | null;
   cancelled_at: string | null;
   cancel_reason: string | null;
+  /**
+   * The task's dispute (at most one, ever), set when it opens and kept. While the task is neither
+   * COMPLETED nor CANCELLED it means a dispute is open: only its resolution may move the task.
+   */
+  dispute_id: Generated<string | null>;
+  /** The review window the agent chose at creation, 1-336 hours; null: none chosen, 72 applies. */
+  review_hours: Generated<number | null>;
+  /** When the waiting submission is accepted for the agent (auto-release); null until one is submitted. */
+  review_deadline: Generated<string | null>;
+  /** When the agent is reminded of the review (a quarter of the window left); null once written or moot. */
+  review_reminder_at: Generated<string | null>;
+  /** Revisions the agent asked for (at most 3). */
+  revision_count: Generated<number>;
+  /** Submissions made; refund and DELETE require 0 (checked in their compare-and-set). */
+  submission_count: Generated<number>;
+  /** Where the work is to be done, when the agent gave a place: all four null otherwise. */
+  location_latitude: Generated<number | null>;
+  location_longitude: Generated<number | null>;
+  location_radius_meters: Generated<number | null>;
+  location_label: Generated<string | null>;
+}
+
+export type SubmissionStatus = 'PENDING' | 'ACCEPTED' | 'REVISION_REQUESTED' | 'DISPUTED';
+
+/** Work a worker handed in for review (issue 25): numbered per task, newest last. */
+export interface SubmissionTable {
+  id: string;
+  task_id: string;
+  worker_id: string;
+  /** 1 for the first submission of the task, 2 after a revision, ... */
+  number: number;
+  note: string;
+  /** JSON: [{fileUrl, name, contentType, size}], copied from the worker's own stored uploads. */
+  attachments_json: string;
+  latitude: number | null;
+  longitude: number | null;
+  accuracy_meters: number | null;
+  /** 1/0 when both the task and the submission have a location; null otherwise. */
+  within_area: number | null;
+  /** PENDING (waits for review) -> ACCEPTED | REVISION_REQUESTED | DISPUTED. */
+  status: SubmissionStatus;
+  /** The agent's reason, when it asked for a revision. */
+  revision_reason: string | null;
+  /** When it stopped waiting (accepted, revision asked, disputed). */
+  decided_at: string | null;
+  created_at: string;
+  updated_at: string;
 }
 
 export interface ApplicationTable {
@@ -371,7 +418,13 @@ export type NotificationKind =
   | 'payment_sent'
   | 'task_expired'
   | 'offer_withdrawn'
-  | 'task_cancelled';
+  | 'task_cancelled'
+  | 'dispute_opened'
+  | 'dispute_resolved'
+  | 'submission_received'
+  | 'revision_requested'
+  | 'review_reminder'
+  | 'auto_released';
 
 /** A transfer that reached the deposit wallet but was not credited: for the operator to settle. */
 export interface UncreditedDepositTable {
@@ -428,12 +481,50 @@ export interface IdempotencyKeyTable {
   expires_at: string;
 }
 
+export type DisputeParty = 'AGENT' | 'WORKER';
+
+/** A disagreement over submitted work, judged by an operator (issue 25). One per task at most. */
+export interface DisputeTable {
+  id: string;
+  task_id: string;
+  agent_id: string;
+  worker_id: string;
+  /** The submission the dispute is about (it becomes DISPUTED); null when the task had none. */
+  submission_id: string | null;
+  opened_by: DisputeParty;
+  reason: string;
+  status: 'OPEN' | 'RESOLVED';
+  /** The resolution's split, null while open: to the worker, to the platform, back to the agent. */
+  worker_amount_nano: bigint | null;
+  fee_amount_nano: bigint | null;
+  agent_amount_nano: bigint | null;
+  /** The operator's note to both sides. */
+  note: string | null;
+  resolved_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Evidence one side adds to an open dispute. */
+export interface DisputeStatementTable {
+  id: string;
+  dispute_id: string;
+  author: DisputeParty;
+  /** The agent's or the worker's id. */
+  author_id: string;
+  text: string;
+  /** [{fileUrl, name, contentType, size}] from the author's own stored uploads. */
+  attachments_json: string;
+  created_at: string;
+}
+
 export interface Database {
   agents: AgentTable;
   api_keys: ApiKeyTable;
   workers: WorkerTable;
   worker_skills: WorkerSkillTable;
   tasks: TaskTable;
+  submissions: SubmissionTable;
   applications: ApplicationTable;
   chats: ChatTable;
   transactions: TransactionTable;
@@ -458,4 +549,6 @@ export interface Database {
   faucet_grants: FaucetGrantTable;
   owner_sessions: OwnerSessionTable;
   uncredited_deposits: UncreditedDepositTable;
+  disputes: DisputeTable;
+  dispute_statements: DisputeStatementTable;
 }

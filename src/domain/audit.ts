@@ -17,33 +17,46 @@ export interface AgentAudit {
  * proves they also agree with history. Tests run it after every step; operators via the API.
  */
 export async function auditMoney(ctx: DomainContext, agentId?: string): Promise<AgentAudit[]> {
-  let query = ctx.db
-    .selectFrom('agents as a')
-    .select((eb) => [
-      'a.id',
-      'a.balance_nano',
-      'a.locked_nano',
-      'a.deposited_nano',
-      'a.spent_nano',
-      eb
-        .selectFrom('transactions as t')
-        .select(sql<bigint>`coalesce(sum(t.amount_nano), 0)`.as('s'))
-        .whereRef('t.agent_id', '=', 'a.id')
-        .where('t.type', '=', 'DEPOSIT')
-        .as('ledger_deposited_nano'),
-      eb
-        .selectFrom('tasks as k')
-        .select(sql<bigint>`coalesce(sum(k.total_nano), 0)`.as('s'))
-        .whereRef('k.agent_id', '=', 'a.id')
-        .where('k.status', 'in', LOCKED_STATUSES)
-        .as('tasks_locked_nano'),
-      eb
-        .selectFrom('tasks as k')
-        .select(sql<bigint>`coalesce(sum(k.total_nano), 0)`.as('s'))
-        .whereRef('k.agent_id', '=', 'a.id')
-        .where('k.status', '=', 'COMPLETED')
-        .as('tasks_spent_nano'),
-    ]);
+  let query = ctx.db.selectFrom('agents as a').select((eb) => [
+    'a.id',
+    'a.balance_nano',
+    'a.locked_nano',
+    'a.deposited_nano',
+    'a.spent_nano',
+    eb
+      .selectFrom('transactions as t')
+      .select(sql<bigint>`coalesce(sum(t.amount_nano), 0)`.as('s'))
+      .whereRef('t.agent_id', '=', 'a.id')
+      .where('t.type', '=', 'DEPOSIT')
+      .as('ledger_deposited_nano'),
+    eb
+      .selectFrom('tasks as k')
+      .select(sql<bigint>`coalesce(sum(k.total_nano), 0)`.as('s'))
+      .whereRef('k.agent_id', '=', 'a.id')
+      .where('k.status', 'in', LOCKED_STATUSES)
+      .as('tasks_locked_nano'),
+    eb
+      .selectFrom('tasks as k')
+      .select(sql<bigint>`coalesce(sum(k.total_nano), 0)`.as('s'))
+      .whereRef('k.agent_id', '=', 'a.id')
+      .where('k.status', '=', 'COMPLETED')
+      .as('tasks_completed_nano'),
+    // A dispute resolved with a split completes its task but returns part of the total.
+    eb
+      .selectFrom('transactions as t')
+      .innerJoin('tasks as k', 'k.id', 't.task_id')
+      .select(sql<bigint>`coalesce(sum(t.amount_nano), 0)`.as('s'))
+      .whereRef('t.agent_id', '=', 'a.id')
+      .where('t.type', '=', 'REFUND')
+      .where('k.status', '=', 'COMPLETED')
+      .as('completed_refunded_nano'),
+    eb
+      .selectFrom('transactions as t')
+      .select(sql<bigint>`coalesce(sum(t.amount_nano), 0)`.as('s'))
+      .whereRef('t.agent_id', '=', 'a.id')
+      .where('t.type', 'in', ['PAYOUT', 'FEE'])
+      .as('ledger_spent_nano'),
+  ]);
   if (agentId) query = query.where('a.id', '=', agentId);
   const rows = await query.execute();
   const bookings = await depositBookingProblems(ctx, agentId);
@@ -54,7 +67,8 @@ export async function auditMoney(ctx: DomainContext, agentId?: string): Promise<
     };
     check('deposited', r.deposited_nano, r.ledger_deposited_nano);
     check('locked', r.locked_nano, r.tasks_locked_nano);
-    check('spent', r.spent_nano, r.tasks_spent_nano);
+    check('spent', r.spent_nano, (r.tasks_completed_nano ?? 0n) - (r.completed_refunded_nano ?? 0n));
+    check('spent vs payouts and fees', r.spent_nano, r.ledger_spent_nano);
     if (r.balance_nano < 0n) problems.push(`negative balance ${r.balance_nano}`);
     if (r.deposited_nano !== r.balance_nano + r.locked_nano + r.spent_nano)
       problems.push('conservation broken');

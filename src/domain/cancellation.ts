@@ -5,6 +5,7 @@ import type { Executor, TaskRow } from '../db/repositories/executor.js';
 import { insertLedgerRow } from '../db/repositories/ledger.js';
 import { findTask, moveTask } from '../db/repositories/tasks.js';
 import type { DomainContext } from './context.js';
+import { heldByDispute } from './disputeGuard.js';
 import { assertInvariant, conflict } from './errors.js';
 import { CURRENCY, recordEvent } from './events.js';
 import { newId } from './ids.js';
@@ -37,17 +38,25 @@ export async function cancelTask(
 ): Promise<Cancelled> {
   const cleanReason = reason && !isBlank(reason) ? clipText(reason.trim(), REFUND_REASON_MAX) : null;
   return inTransaction(ctx.db, async (trx) => {
-    await loadAgentTask(trx, agentId, taskId);
+    const current = await loadAgentTask(trx, agentId, taskId);
+    const held = heldByDispute(current);
+    if (held) throw held;
+    if (current.submission_count > 0 && isOpen(current)) throw workSubmitted(current);
     const now = ctx.clock.now();
     const at = now.toISOString();
-    const task = await moveTask(trx, taskId, mode === 'delete' ? 'cancel' : 'refund', {
-      payment_status: 'REFUNDED',
-      cancelled_at: at,
-      cancel_reason: cleanReason,
-      updated_at: at,
-    });
-    if (!task)
-      throw cancelConflict(((await findTask(trx, taskId))?.status ?? 'CANCELLED') as TaskStatus, mode);
+    const task = await moveTask(
+      trx,
+      taskId,
+      mode === 'delete' ? 'cancel' : 'refund',
+      { payment_status: 'REFUNDED', cancelled_at: at, cancel_reason: cleanReason, updated_at: at },
+      // A column of the task row, so a submission that commits first is seen (issue 25).
+      { noSubmission: true },
+    );
+    if (!task) {
+      const latest = await findTask(trx, taskId);
+      if (latest && latest.submission_count > 0 && isOpen(latest)) throw workSubmitted(latest);
+      throw heldByDispute(latest) ?? cancelConflict((latest?.status ?? 'CANCELLED') as TaskStatus, mode);
+    }
     const agent = await unlockFunds(trx, agentId, task.total_nano, at);
     assertInvariant(agent, 'a cancelled task had its total locked');
     await insertLedgerRow(trx, {
@@ -119,6 +128,19 @@ async function tellWorkers(
       now,
     });
   }
+}
+
+const isOpen = (task: TaskRow) => task.status !== 'COMPLETED' && task.status !== 'CANCELLED';
+
+/**
+ * After work was submitted the agent's money is no longer its own to take back: only the three
+ * ways the rules give (docs/decisions.md) move it.
+ */
+function workSubmitted(task: TaskRow) {
+  return conflict(
+    'Work was submitted for this task, so it can no longer be refunded or cancelled: approve it (POST /tasks/:id/complete), request a revision (POST /tasks/:id/revisions) or open a dispute (POST /tasks/:id/dispute)',
+    { currentStatus: task.status },
+  );
 }
 
 function cancelConflict(status: TaskStatus, mode: 'delete' | 'refund') {

@@ -145,19 +145,19 @@ const chatClosed = () =>
  * kept is the upload's canonical one, rebuilt here: the caller's spelling (dot segments, a
  * query string, another name) never reaches the other party.
  */
-async function storedFile(ctx: DomainContext, party: Party, fileUrl: string) {
+export async function storedFile(ctx: DomainContext, party: Party, fileUrl: string, path = 'fileUrl') {
   const named = parseFileUrl(ctx, fileUrl);
   const upload = named && isIdOf('upload', named.id) ? await findUpload(ctx.db, named.id) : undefined;
   if (!named || upload?.status !== 'stored' || upload.size === null) {
-    throw invalid('fileUrl', 'must be a fileUrl returned by POST /upload (upload the file first)');
+    throw invalid(path, 'must be a fileUrl returned by POST /upload (upload the file first)');
   }
   const ownerType = party.kind === 'agent' ? 'AGENT' : 'USER';
   if (upload.owner_type !== ownerType || upload.owner_id !== party.id) {
-    throw invalid('fileUrl', 'must be a file you uploaded yourself (upload it with POST /upload first)');
+    throw invalid(path, 'must be a file you uploaded yourself (upload it with POST /upload first)');
   }
   if (named.name !== upload.file_name) {
     throw invalid(
-      'fileUrl',
+      path,
       'must be the fileUrl the upload returned, unchanged (its own file name, no query string or fragment)',
     );
   }

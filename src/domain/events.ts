@@ -4,7 +4,7 @@ import type { Executor } from '../db/repositories/executor.js';
 import { newId } from './ids.js';
 import { endpointOrigin } from './webhookUrl.js';
 
-/** The webhook events of the spec, plus task.expired from the decisions. */
+/** The webhook events of the spec, plus task.expired from the decisions and issue 25's disputes. */
 export const EVENT_TYPES = [
   'application.received',
   'application.accepted',
@@ -15,11 +15,15 @@ export const EVENT_TYPES = [
   'task.funded',
   'task.completed',
   'task.expired',
+  'task.submitted',
+  'task.review_reminder',
   'payment.sent',
   'refund.processed',
   'rating.received',
   'deposit.received',
   'webhook.endpoint_quarantined',
+  'dispute.opened',
+  'dispute.resolved',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -18,6 +18,9 @@ export const ID_PREFIX = {
   batch: 'cbt',
   owner: 'own',
   faucetGrant: 'fgr',
+  dispute: 'dsp',
+  disputeStatement: 'dst',
+  submission: 'sub',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

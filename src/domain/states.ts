@@ -35,6 +35,12 @@ export const TASK_MOVES = {
   cancel: { from: ['OPEN', 'FUNDED', 'OFFERED'], to: 'CANCELLED' },
   refund: { from: ['OPEN', 'FUNDED', 'OFFERED', 'ASSIGNED', 'IN_PROGRESS', 'REVIEW'], to: 'CANCELLED' },
   complete: { from: ['ASSIGNED', 'IN_PROGRESS', 'REVIEW'], to: 'COMPLETED' },
+  /** The assigned worker hands in work (a submission); the review clock starts. */
+  submit: { from: ['ASSIGNED', 'IN_PROGRESS'], to: 'REVIEW' },
+  /** The agent asks for changes to the waiting submission. */
+  requestRevision: { from: ['REVIEW'], to: 'IN_PROGRESS' },
+  /** The review window ended in silence: completed for the agent. */
+  autoRelease: { from: ['REVIEW'], to: 'COMPLETED' },
 } as const satisfies Record<string, Move>;
 export type TaskMove = keyof typeof TASK_MOVES;
 

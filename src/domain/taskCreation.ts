@@ -10,6 +10,7 @@ import type { DomainContext } from './context.js';
 import { conflict, DomainError, invalid, notFound } from './errors.js';
 import { CURRENCY, recordEvent } from './events.js';
 import { isIdOf, newId } from './ids.js';
+import { checkTaskLocation } from './location.js';
 import { formatTon, MAX_REWARD_NANO, MIN_REWARD_NANO, parseTon, type TaskCost, taskCost } from './money.js';
 import { notifyWorker } from './notifications.js';
 import { checkOffersToWorker, recheckOffersToWorker } from './ownerLimits.js';
@@ -20,6 +21,13 @@ import { checkWebhookTarget, checkWebhookUrl } from './webhookUrl.js';
 export const TITLE_MAX = 200;
 export const DESCRIPTION_MAX = 10_000;
 export const DEADLINE_DAYS = { min: 1, max: 90, default: 7 } as const;
+/** The review window after a submission, in hours (issue 25): 1 hour to 14 days, 3 days by default. */
+export const REVIEW_HOURS = { min: 1, max: 336, default: 72 } as const;
+
+/** The review window of a task: the one its agent chose, else the default. */
+export function reviewHoursOf(task: Pick<TaskRow, 'review_hours'>): number {
+  return task.review_hours ?? REVIEW_HOURS.default;
+}
 /**
  * Every direct offer, and every withdrawal of one, is a Telegram message to the worker: an agent
  * may send one worker at most this many offers in any 24 hours, whatever became of them.
@@ -38,6 +46,8 @@ export interface CreateTaskInput {
   agentName?: string;
   webhookUrl?: string;
   assignToUserId?: string;
+  reviewHours?: number;
+  location?: { latitude: number; longitude: number; radiusMeters: number; label?: string };
 }
 
 export interface CreatedTask {
@@ -99,6 +109,16 @@ export async function createTask(
       completed_at: null,
       cancelled_at: null,
       cancel_reason: null,
+      dispute_id: null,
+      review_hours: fields.reviewHours,
+      review_deadline: null,
+      review_reminder_at: null,
+      revision_count: 0,
+      submission_count: 0,
+      location_latitude: fields.location?.latitude ?? null,
+      location_longitude: fields.location?.longitude ?? null,
+      location_radius_meters: fields.location?.radiusMeters ?? null,
+      location_label: fields.location?.label ?? null,
     };
     await insertTask(trx, task);
     await insertLedgerRow(trx, {
@@ -214,7 +234,27 @@ function checkTaskInput(input: CreateTaskInput, now: Date) {
   }
   const deadline = input.deadline === undefined ? null : checkDeadline(input.deadline, now);
   const webhookUrl = input.webhookUrl === undefined ? null : checkWebhookUrl('webhookUrl', input.webhookUrl);
-  return { title, description, rewardNano, executionDeadlineDays: days, deadline, webhookUrl };
+  const reviewHours = input.reviewHours ?? null;
+  if (
+    reviewHours !== null &&
+    (!Number.isInteger(reviewHours) || reviewHours < REVIEW_HOURS.min || reviewHours > REVIEW_HOURS.max)
+  ) {
+    throw invalid(
+      'reviewHours',
+      `must be a whole number of hours from ${REVIEW_HOURS.min} to ${REVIEW_HOURS.max}`,
+    );
+  }
+  const location = input.location === undefined ? null : checkTaskLocation(input.location);
+  return {
+    title,
+    description,
+    rewardNano,
+    executionDeadlineDays: days,
+    deadline,
+    webhookUrl,
+    reviewHours,
+    location,
+  };
 }
 
 export function checkText(path: string, value: string, max: number): string {

@@ -1,7 +1,9 @@
 import { findAgent } from '../db/repositories/agents.js';
 import { listTaskApplications, listWorkerApplications } from '../db/repositories/applications.js';
 import type { TaskRow } from '../db/repositories/executor.js';
+import { latestSubmission } from '../db/repositories/submissions.js';
 import {
+  findTask,
   findTaskWithAgentName,
   listAgentTasks,
   listOpenTasks,
@@ -10,6 +12,7 @@ import {
 import { findWorker, findWorkers } from '../db/repositories/workers.js';
 import type { DomainContext } from './context.js';
 import { decodePosition, page, positionCursor } from './cursor.js';
+import { disputeOfTask } from './disputeStatements.js';
 import { accessDenied, notFound } from './errors.js';
 import { isIdOf } from './ids.js';
 import type { PaymentStatus, TaskStatus } from './states.js';
@@ -32,7 +35,21 @@ export async function getAgentTask(ctx: DomainContext, agentId: string, taskId: 
   const task: TaskRow = row;
   const applications = await listTaskApplications(ctx.db, taskId, null, TASK_DETAIL_APPLICATIONS);
   const worker = task.worker_id ? ((await findWorker(ctx.db, task.worker_id)) ?? null) : null;
-  return { task, applications, agentName: row.agent_name, worker };
+  // Read only when there is one: most tasks never had a submission, and this runs on every read.
+  const submission = task.submission_count > 0 ? ((await latestSubmission(ctx.db, taskId)) ?? null) : null;
+  const dispute = await disputeOfTask(ctx.db, task);
+  return { task, applications, agentName: row.agent_name, worker, submission, dispute };
+}
+
+/**
+ * GET /worker/tasks/:id: a task the worker may see — open to applicants (FUNDED), offered to
+ * them, or held by them now or before. Anything else answers 404, so workers cannot probe
+ * other people's tasks.
+ */
+export async function workerTaskFor(ctx: DomainContext, workerId: string, taskId: string): Promise<TaskRow> {
+  const task = isIdOf('task', taskId) ? await findTask(ctx.db, taskId) : undefined;
+  if (!task || (task.status !== 'FUNDED' && task.worker_id !== workerId)) throw notFound('Task');
+  return task;
 }
 
 export async function listTasksOfAgent(

@@ -1,6 +1,8 @@
 import type { Executor, TaskRow } from '../db/repositories/executor.js';
+import { findPendingSubmission } from '../db/repositories/submissions.js';
 import { findTask, setExecutionDeadlineDays, setWorkStatus } from '../db/repositories/tasks.js';
 import type { DomainContext } from './context.js';
+import { heldByDispute } from './disputeGuard.js';
 import { conflict, invalid } from './errors.js';
 import { canChangeWorkStatus, type TaskStatus, type WorkStatus } from './states.js';
 import { loadAgentTask, loadWorkerTask } from './taskAccess.js';
@@ -52,11 +54,19 @@ export async function patchWorkerTask(
 async function changeWorkStatus(trx: Executor, task: TaskRow, to: WorkStatus, at: string): Promise<TaskRow> {
   const from = task.status as TaskStatus;
   if (!canChangeWorkStatus(from, to)) throw invalidTransition(from, to);
+  // A waiting submission leaves REVIEW only by a decision (issue 25): a plain PATCH would stop
+  // the review clock without one. No submission can appear meanwhile: it needs another status.
+  if (from === 'REVIEW' && (await findPendingSubmission(trx, task.id))) {
+    throw conflict(
+      'A submission waits for review: approve it (POST /tasks/:id/complete), request a revision (POST /tasks/:id/revisions) or open a dispute (POST /tasks/:id/dispute)',
+      { currentStatus: from, requestedStatus: to },
+    );
+  }
   const updated = await setWorkStatus(trx, task.id, from, to, at);
   if (updated) return updated;
   // Another request moved the task first; report where it is now.
-  const current = ((await findTask(trx, task.id))?.status ?? from) as TaskStatus;
-  throw invalidTransition(current, to);
+  const found = await findTask(trx, task.id);
+  throw heldByDispute(found) ?? invalidTransition((found?.status ?? from) as TaskStatus, to);
 }
 
 function invalidTransition(currentStatus: TaskStatus, requestedStatus: WorkStatus) {

@@ -15,6 +15,8 @@ export const IDEMPOTENT_ROUTES = [
   'POST /tasks',
   'POST /tasks/{id}/complete',
   'POST /tasks/{id}/refund',
+  'POST /tasks/{id}/revisions',
+  'POST /worker/tasks/{id}/submissions',
   'PATCH /applications/{id}',
   'POST /tasks/{id}/rate',
   'POST /chat/{taskId}/messages',
@@ -23,6 +25,11 @@ export const IDEMPOTENT_ROUTES = [
   'POST /worker/offers/{taskId}/decline',
   'POST /worker/tasks/{id}/rate',
   'POST /admin/agents/{id}/deposits',
+  'POST /tasks/{id}/dispute',
+  'POST /tasks/{id}/dispute/statements',
+  'POST /worker/tasks/{id}/dispute',
+  'POST /worker/tasks/{id}/dispute/statements',
+  'POST /admin/disputes/{id}/resolve',
 ] as const;
 
 /** JSON with object keys sorted, so the same body always has the same fingerprint. */

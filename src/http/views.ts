@@ -4,11 +4,17 @@ import type {
   ChatRow,
   MessageRow,
   RatingRow,
+  SubmissionRow,
   TaskRow,
   TransactionRow,
   WorkerRow,
 } from '../db/repositories/executor.js';
+import type { AgentReputation } from '../domain/agentReputation.js';
+import { taskLocationOf } from '../domain/location.js';
 import { formatTon } from '../domain/money.js';
+import { submissionView } from '../domain/submissions.js';
+import { reviewHoursOf } from '../domain/taskCreation.js';
+import type { DisputeView } from './disputeViews.js';
 
 /**
  * Row -> API mapping, one place per resource: column names never leak into the API and every
@@ -41,11 +47,33 @@ export function workerRefView(worker: WorkerNames) {
   return { id: worker.id, username: shownUsername(worker), firstName: worker.first_name };
 }
 
+/** The review and location fields both sides see. */
+function reviewFields(task: TaskRow) {
+  return {
+    reviewHours: reviewHoursOf(task),
+    // Only while a submission waits: after a revision or a decision the clock is not running.
+    reviewDeadline: task.status === 'REVIEW' ? task.review_deadline : null,
+    revisionCount: task.revision_count,
+    location: taskLocationOf(task),
+  };
+}
+
+/**
+ * Whether the agent's view of a task shows the review fields (and `submission`): once the task
+ * uses them — created with reviewHours or a location, or work was submitted. A task of an agent
+ * that never uses them answers exactly as the agent API spec says (docs/decisions.md).
+ */
+function showsReview(task: TaskRow): boolean {
+  return task.review_hours !== null || task.location_latitude !== null || task.submission_count > 0;
+}
+
 export function taskView(
   task: TaskRow,
   agentName: string | null,
   worker: WorkerNames | null,
   applications?: ReturnType<typeof applicationView>[],
+  submission?: SubmissionRow | null,
+  dispute?: DisputeView | null,
 ) {
   return {
     id: task.id,
@@ -65,11 +93,22 @@ export function taskView(
     agent: { id: task.agent_id, name: agentName },
     worker: worker ? workerRefView(worker) : null,
     ...(applications ? { applications } : {}),
+    ...(showsReview(task) ? reviewFields(task) : {}),
+    ...(submission !== undefined && showsReview(task)
+      ? { submission: submission ? submissionView(submission) : null }
+      : {}),
+    // Shown with `submission`: a dispute is only ever about submitted work.
+    ...(dispute !== undefined && showsReview(task) ? { dispute } : {}),
   };
 }
 
-/** What a worker sees of a task: no fee, no webhook, no applications. */
-export function workerTaskView(task: TaskRow, agentName: string | null) {
+/** What a worker sees of a task: no fee, no webhook, no applications; the agent's reputation. */
+export function workerTaskView(
+  task: TaskRow,
+  agent: AgentReputation,
+  submission?: SubmissionRow | null,
+  dispute?: DisputeView | null,
+) {
   return {
     id: task.id,
     title: task.title,
@@ -80,7 +119,10 @@ export function workerTaskView(task: TaskRow, agentName: string | null) {
     ...(task.deadline ? { deadline: task.deadline } : {}),
     executionDeadline: task.execution_deadline,
     createdAt: task.created_at,
-    agent: { id: task.agent_id, name: agentName },
+    agent,
+    ...reviewFields(task),
+    ...(submission !== undefined ? { submission: submission ? submissionView(submission) : null } : {}),
+    ...(dispute !== undefined ? { dispute } : {}),
   };
 }
 
@@ -310,5 +352,18 @@ export function createdTaskView(created: {
     task,
     offeredWorker: workerRefView(created.offeredWorker),
     message: `Offer sent to ${created.offeredWorker.first_name}; the task is assigned when they accept.`,
+  };
+}
+
+/** POST /tasks/:id/revisions (REST and MCP): the sent-back submission and the task. */
+export function revisionView(result: {
+  task: TaskRow;
+  submission: SubmissionRow;
+  agentName: string | null;
+  worker: WorkerNames | null;
+}) {
+  return {
+    submission: submissionView(result.submission),
+    task: taskView(result.task, result.agentName, result.worker, undefined, result.submission),
   };
 }

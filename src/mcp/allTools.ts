@@ -1,5 +1,7 @@
 import { accountTools } from './accountTools.js';
+import { disputeTools } from './disputeTools.js';
+import { reviewTools } from './reviewTools.js';
 import { taskTools } from './taskTools.js';
 
 /** Every tool, in the order clients list them. */
-export const ALL_TOOLS = [...taskTools, ...accountTools];
+export const ALL_TOOLS = [...taskTools, ...reviewTools, ...disputeTools, ...accountTools];

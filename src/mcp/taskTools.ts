@@ -5,6 +5,7 @@ import { getTaskRatings, rateWorker } from '../domain/ratings.js';
 import { createTask } from '../domain/taskCreation.js';
 import { getAgentTask, listTasksOfAgent, taskParties, taskPartiesForPage } from '../domain/taskQueries.js';
 import { patchAgentTask } from '../domain/taskStatus.js';
+import { disputeOrNull } from '../http/disputeViews.js';
 import { pageView } from '../http/pageView.js';
 import {
   acceptedView,
@@ -42,8 +43,21 @@ export const taskTools: ToolDef[] = [
     rename: TASK_ID,
     annotations: READ_ONLY,
     run: async (env, args) => {
-      const { task, applications, agentName, worker } = await getAgentTask(env.ctx, env.agentId, args.taskId);
-      return { task: taskView(task, agentName, worker, applications.map(applicationView)) };
+      const { task, applications, agentName, worker, submission, dispute } = await getAgentTask(
+        env.ctx,
+        env.agentId,
+        args.taskId,
+      );
+      return {
+        task: taskView(
+          task,
+          agentName,
+          worker,
+          applications.map(applicationView),
+          submission,
+          disputeOrNull(dispute),
+        ),
+      };
     },
   },
   {
@@ -77,10 +91,11 @@ export const taskTools: ToolDef[] = [
   },
   {
     name: 'complete_task',
-    title: 'Complete and pay a task',
+    title: 'Approve the work and pay',
     description:
-      'Accept the work: the reward is sent to the worker’s TON wallet and the fee to the platform, on chain. ' +
-      'Irreversible. Safe to retry: a task pays once, a repeat is refused because the task is COMPLETED.',
+      'Approve the work (the PENDING submission, if any: see list_submissions) and complete the task: the ' +
+      'reward is sent to the worker’s TON wallet and the fee to the platform, on chain. Irreversible. Safe to ' +
+      'retry: a task pays once, a repeat is refused because the task is COMPLETED.',
     route: 'POST /tasks/:id/complete',
     rename: TASK_ID,
     keyed: { view: completionView },

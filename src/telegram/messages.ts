@@ -74,7 +74,18 @@ function utcMinute(iso: string): string {
   return `${iso.slice(0, 16).replace('T', ' ')} UTC`;
 }
 
-const OPENS_TASK: NotificationKind[] = ['offer', 'application_accepted', 'message', 'payment_sent'];
+const OPENS_TASK: NotificationKind[] = [
+  'offer',
+  'application_accepted',
+  'message',
+  'payment_sent',
+  'dispute_opened',
+  'dispute_resolved',
+  'submission_received',
+  'revision_requested',
+  'review_reminder',
+  'auto_released',
+];
 
 /** The message a notification becomes, from its stored data and the task's current labels. */
 export function renderNotification(
@@ -146,7 +157,78 @@ function renderKind(
           : `🚫 The agent cancelled ${title}: your application is closed.`,
         reasonLine(data),
       );
+    case 'dispute_opened':
+      return disputeOpenedText(data, title);
+    case 'dispute_resolved':
+      return disputeResolvedText(data, title);
+    case 'submission_received':
+    case 'revision_requested':
+    case 'review_reminder':
+    case 'auto_released':
+      return reviewText(kind, data, title);
   }
+}
+
+/** The review of submitted work: received (with the countdown), revision asked, reminder, auto-release. */
+function reviewText(
+  kind: 'submission_received' | 'revision_requested' | 'review_reminder' | 'auto_released',
+  data: Record<string, unknown>,
+  title: string,
+): BotMessage {
+  const deadline = field(data, 'reviewDeadline');
+  const until = deadline ? escapeHtml(utcMinute(deadline)) : null;
+  switch (kind) {
+    case 'submission_received':
+      return plain(
+        `📤 Your work on ${title} was submitted for review.`,
+        until
+          ? `The agent has until ${until} to approve it, ask for a revision or open a dispute; if it does nothing, you are paid automatically then.`
+          : null,
+      );
+    case 'revision_requested': {
+      const left =
+        typeof data.revisionsLeft === 'number' ? Math.max(0, Math.floor(data.revisionsLeft)) : null;
+      const executionDeadline = field(data, 'executionDeadline');
+      return plain(
+        `✏️ The agent asked for a revision of ${title}.`,
+        reasonLine(data),
+        executionDeadline ? `Submit the revised work by ${escapeHtml(utcMinute(executionDeadline))}.` : null,
+        left === null ? null : `Revisions the agent may still ask for: ${left}.`,
+      );
+    }
+    case 'review_reminder':
+      return plain(
+        `⏳ The review of ${title} ends soon.`,
+        until ? `If the agent does nothing before ${until}, you are paid automatically.` : null,
+      );
+    case 'auto_released':
+      return plain(
+        `✅ The review window of ${title} ended without an answer from the agent: the work is approved.`,
+        `<b>${escapeHtml(field(data, 'amount') ?? '?')} TON</b> is on its way to your wallet.`,
+      );
+  }
+}
+
+/** Both sides' disputes reach the worker: theirs as a receipt, the agent's as news. */
+function disputeOpenedText(data: Record<string, unknown>, title: string): BotMessage {
+  return plain(
+    data.openedBy === 'WORKER'
+      ? `⚖️ Your dispute about ${title} is open.`
+      : `⚖️ The agent opened a dispute about ${title}.`,
+    reasonLine(data),
+    'The reward stays in escrow until an operator decides. Add your side in Handoff (text and photos).',
+  );
+}
+
+function disputeResolvedText(data: Record<string, unknown>, title: string): BotMessage {
+  const amount = field(data, 'workerAmount') ?? '0';
+  const note = field(data, 'note');
+  return plain(
+    amount === '0'
+      ? `⚖️ The dispute about ${title} was decided: no payment to you; the reward went back to the agent.`
+      : `⚖️ The dispute about ${title} was decided: <b>${escapeHtml(amount)} TON</b> is being sent to your wallet.`,
+    note ? `Operator’s note: ${escapeHtml(clip(note, CLIP.preview))}` : null,
+  );
 }
 
 /** A burst of agent messages is one notification: it says how many and quotes the latest. */

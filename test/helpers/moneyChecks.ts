@@ -150,12 +150,14 @@ const sumOf = (rows: ApiTransaction[], type: ApiTransaction['type']) =>
 /**
  * Recomputes one agent's books from GET /agents/me, GET /transactions and GET /agents/tasks and
  * checks every rule of decisions.md "Money" that can be seen from the outside:
- * - conservation: sum(DEPOSIT) = balance + lockedByTasks + sum(totalAmount of COMPLETED tasks);
+ * - conservation: sum(DEPOSIT) = balance + lockedByTasks + what COMPLETED tasks spent (payout + fee);
  * - lockedByTasks = sum(totalAmount) over tasks neither COMPLETED nor CANCELLED;
  * - balance = deposits - escrows + refunds, never negative;
  * - per task: one TASK_ESCROW of totalAmount; a CANCELLED task has one REFUND of totalAmount and
- *   no PAYOUT/FEE; a COMPLETED task has one PAYOUT (reward) and one FEE (fee) and no REFUND;
- *   any other task has neither; fee = 30% half-up and total = reward + fee.
+ *   no PAYOUT/FEE; a COMPLETED task has one PAYOUT (reward) and one FEE (fee) and no REFUND, or,
+ *   resolved by a dispute with a split, one PAYOUT (the part paid), a FEE in proportion (none
+ *   when it rounds to 0) and a REFUND of the rest; any other task has neither; fee = 30%
+ *   half-up and total = reward + fee.
  */
 export async function expectAgentBooks(t: TestApp, agent: TestAgent): Promise<Books> {
   const books = await readBooks(t, agent);
@@ -185,15 +187,24 @@ export function checkBooks(
     expect(fee, `${who} task ${task.id} fee`).toBe(expectedFee(reward));
     expect(total, `${who} task ${task.id} total`).toBe(reward + fee);
     if (LOCKED.has(task.status)) locked += total;
-    if (task.status === 'COMPLETED') completed += total;
     const rows = transactions.filter((r) => r.task?.id === task.id);
     const of = (type: ApiTransaction['type']) =>
       rows.filter((r) => r.type === type).map((r) => toNano(r.amount));
+    // A COMPLETED task paid its worker the reward, or (a dispute resolved with a split) part of
+    // it: the fee is then in proportion, rounded down, and the rest went back to the balance.
+    const paid = task.status === 'COMPLETED' ? (of('PAYOUT')[0] ?? reward) : 0n;
+    const split = expectedSplit(reward, fee, paid);
+    if (task.status === 'COMPLETED') completed += paid + split.feeNano;
     const expected = {
       TASK_ESCROW: [total],
-      REFUND: task.status === 'CANCELLED' ? [total] : [],
-      PAYOUT: task.status === 'COMPLETED' ? [reward] : [],
-      FEE: task.status === 'COMPLETED' ? [fee] : [],
+      REFUND:
+        task.status === 'CANCELLED'
+          ? [total]
+          : task.status === 'COMPLETED' && split.agentNano > 0n
+            ? [split.agentNano]
+            : [],
+      PAYOUT: task.status === 'COMPLETED' ? [paid] : [],
+      FEE: task.status === 'COMPLETED' && split.feeNano > 0n ? [split.feeNano] : [],
     };
     const actual = {
       TASK_ESCROW: of('TASK_ESCROW'),
@@ -221,6 +232,15 @@ export function checkBooks(
   expect(deposited, `${who} conservation: deposits = balance + locked + completed`).toBe(
     money.balanceNano + money.lockedNano + completed,
   );
+}
+
+/**
+ * A dispute resolution's split, computed independently of the service: the fee in proportion to
+ * what the worker got (fee x paid / reward, rounded down), the rest of the total to the agent.
+ */
+export function expectedSplit(rewardNano: bigint, feeNano: bigint, paidNano: bigint) {
+  const splitFee = (feeNano * paidNano) / rewardNano;
+  return { feeNano: splitFee, agentNano: rewardNano + feeNano - paidNano - splitFee };
 }
 
 /** GET /admin/audit must be ok and must have looked at (at least) `minAgents` agents. */

@@ -94,7 +94,8 @@ describe('direct offers', () => {
         title: 'For you',
         status: 'OFFERED',
         reward: '2.5',
-        agent: { id: agent.id, name: 'Offering agent' },
+        // Issue 25 adds the agent's reputation to every worker task view.
+        agent: expect.objectContaining({ id: agent.id, name: 'Offering agent' }),
       }),
     ]);
     expect(await offersOf(other)).toEqual([]);

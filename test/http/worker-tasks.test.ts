@@ -59,7 +59,20 @@ describe('GET /worker/tasks', () => {
       executionDeadlineDays: 7,
       executionDeadline: null,
       createdAt: expect.any(String),
-      agent: { id: agent.id, name: 'Lister' },
+      // Issue 25: whom the worker works for, the review window and the place (none here).
+      agent: {
+        id: agent.id,
+        name: 'Lister',
+        tasksPaid: 0,
+        averageRating: null,
+        ratingCount: 0,
+        disputesLost: 0,
+        medianReviewHours: null,
+      },
+      reviewHours: 72,
+      reviewDeadline: null,
+      revisionCount: 0,
+      location: null,
     });
     // What the agent pays on top and where webhooks go stay private.
     for (const key of ['platformFee', 'totalAmount', 'webhookUrl', 'applications', 'paymentStatus']) {

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runReviewWindow } from '../../src/domain/reviewWindow.js';
 import { MAX_OFFERS_PER_WORKER_PER_DAY } from '../../src/domain/taskCreation.js';
-import { DIALECT, type TestApp } from '../helpers/app.js';
+import { DIALECT, type TestApp, workerAuth } from '../helpers/app.js';
 import { createAgent, createWorker, type TestAgent, type TestWorker } from '../helpers/fixtures.js';
 import {
   type Books,
@@ -24,7 +25,13 @@ import {
  *   (sum(DEPOSIT) = balance + lockedByTasks + completed totals), with the right ledger rows per
  *   task, and GET /admin/audit agrees;
  * - a refused request changed nothing at all (every agent, task, ledger row, application and
- *   worker wallet on chain reads back exactly as before).
+ *   worker wallet on chain reads back exactly as before);
+ * - (issue 25) each task's submissions and their statuses equal the model: work is submitted,
+ *   revised (at most 3 times), approved by completion or auto-released when the clock passes the
+ *   review window, and refunds are refused once anything was submitted;
+ * - (issue 25) disputes by either side, held tasks that nothing else moves, and resolutions that
+ *   pay the worker nothing, everything or a part (the fee in proportion, rounded down, the rest
+ *   back to the agent), at most once.
  *
  * One app serves every run; each run gets fresh agents and workers (the audit is judged for the
  * run's own agents, so a failed run cannot spoil the shrinking runs after it). Reproduce a
@@ -48,6 +55,11 @@ const REWARDS = ['0.01', '1', '2.5', '7', '1.234567891', '0.005', '1000001', '1.
 /** Deposits below 0.01 TON are refused (they cannot pay for their own chain processing). */
 const MIN_DEPOSIT = 10_000_000n;
 const DEPOSITS = ['1', '3.9', '15', '0.01', '0.000000001', '0'];
+
+/** Each autoRelease step moves the clock past the default review window (72 h) and any offer window. */
+const RELEASE_JUMP_MS = 73 * 3_600_000;
+const OFFER_WINDOW_MS = 24 * 3_600_000;
+const MAX_REVISIONS = 3;
 
 const UNKNOWN = { task: `tsk_${'0'.repeat(40)}`, application: `app_${'0'.repeat(40)}` };
 
@@ -75,7 +87,15 @@ type Op =
   | { kind: 'acceptApplication'; agent: number; asOwner: boolean; fit: boolean; application: number }
   | { kind: 'complete' | 'refund' | 'delete'; agent: number; asOwner: boolean; fit: boolean; task: number }
   | { kind: 'agentStatus'; agent: number; asOwner: boolean; fit: boolean; task: number; to: WorkStatus }
-  | { kind: 'workerStatus'; worker: number; asHolder: boolean; fit: boolean; task: number; to: WorkStatus };
+  | { kind: 'workerStatus'; worker: number; asHolder: boolean; fit: boolean; task: number; to: WorkStatus }
+  | { kind: 'submit'; worker: number; asHolder: boolean; fit: boolean; task: number }
+  | { kind: 'revise'; agent: number; asOwner: boolean; fit: boolean; task: number }
+  | { kind: 'autoRelease' }
+  | { kind: 'dispute'; side: 'agent' | 'worker'; who: number; asParty: boolean; fit: boolean; task: number }
+  | { kind: 'resolve'; fit: boolean; task: number; amount: ResolveAmount };
+
+/** What a resolution pays the worker: nothing, a nanoton, a part, one nanoton short, all, too much. */
+type ResolveAmount = 'zero' | 'nano' | 'third' | 'short' | 'full' | 'over';
 
 interface ModelTask {
   id: string;
@@ -85,6 +105,11 @@ interface ModelTask {
   totalNano: bigint;
   /** The task's worker as the service keeps it: offered-to or assigned; null after a decline. */
   worker: number | null;
+  /** The statuses of its submissions, oldest first (issue 25). */
+  submissions: string[];
+  revisions: number;
+  /** Its dispute (issue 25): none, open (it holds the task), or resolved. */
+  dispute: { id: string; status: 'OPEN' | 'RESOLVED' } | null;
 }
 
 interface ModelApplication {
@@ -94,6 +119,8 @@ interface ModelApplication {
   status: string;
   /** Made by a direct offer (these are bounded per agent and worker), not by applying. */
   offer?: true;
+  /** When it was made, on the model's clock (offers count for 24 hours). */
+  at: number;
 }
 
 interface Model {
@@ -102,6 +129,8 @@ interface Model {
   applications: ModelApplication[];
   earned: bigint[];
   completed: number[];
+  /** How far autoRelease steps moved the test clock. */
+  nowMs: number;
 }
 
 interface Snapshot {
@@ -128,6 +157,9 @@ interface Request {
   url: string;
   headers: Record<string, string>;
   payload?: Record<string, unknown>;
+  /** Instead of an HTTP request, background work (the review job); answers like one. */
+  // biome-ignore lint/suspicious/noExplicitAny: answers like app.inject's, checked where used
+  perform?: () => Promise<{ statusCode: number; body: string; json(): any }>;
 }
 
 /** What the model says a step must answer, and how the model changes when it succeeds. */
@@ -156,6 +188,43 @@ function parseReward(reward: string): bigint | null {
 }
 
 const pendingApplication = (a: ModelApplication) => a.status === 'PENDING';
+const waiting = (k: ModelTask) => k.status === 'REVIEW' && k.submissions.at(-1) === 'PENDING';
+const lockedAfterSubmission = (k: ModelTask) => k.submissions.length > 0 && LOCKED.includes(k.status);
+/** An open dispute holds the task: only its resolution moves it. */
+const held = (k: ModelTask) => k.dispute?.status === 'OPEN';
+/** Who may dispute when (decisions.md "Disputes"): the latest submission decides. */
+function mayDispute(k: ModelTask, side: 'agent' | 'worker'): boolean {
+  if (k.dispute || !WORKING.includes(k.status)) return false;
+  const last = k.submissions.at(-1);
+  return side === 'worker'
+    ? last === 'REVISION_REQUESTED'
+    : last === 'PENDING' || last === 'REVISION_REQUESTED';
+}
+const UNKNOWN_DISPUTE = `dsp_${'0'.repeat(40)}`;
+
+function workerNanoOf(amount: ResolveAmount, rewardNano: bigint): bigint {
+  switch (amount) {
+    case 'zero':
+      return 0n;
+    case 'nano':
+      return 1n;
+    case 'third':
+      return rewardNano / 3n;
+    case 'short':
+      return rewardNano - 1n;
+    case 'full':
+      return rewardNano;
+    case 'over':
+      return rewardNano + 1n;
+  }
+}
+
+/** Nanotons as the API's decimal TON string. */
+function tonString(nano: bigint): string {
+  const whole = nano / 1_000_000_000n;
+  const fraction = (nano % 1_000_000_000n).toString().padStart(9, '0').replace(/0+$/, '');
+  return fraction ? `${whole}.${fraction}` : `${whole}`;
+}
 
 /** The tasks on which a task operation could succeed. */
 function taskFit(m: Model, op: Op): (task: ModelTask) => boolean {
@@ -167,14 +236,22 @@ function taskFit(m: Model, op: Op): (task: ModelTask) => boolean {
       return (k) =>
         k.status === 'FUNDED' && !m.applications.some((a) => a.task === k && a.worker === op.worker);
     case 'complete':
-      return (k) => WORKING.includes(k.status);
+      return (k) => WORKING.includes(k.status) && !held(k);
     case 'refund':
-      return (k) => LOCKED.includes(k.status);
+      return (k) => LOCKED.includes(k.status) && k.submissions.length === 0;
     case 'delete':
       return (k) => CANCELLABLE.includes(k.status);
     case 'agentStatus':
     case 'workerStatus':
-      return (k) => WORK_MOVES[k.status]?.includes(op.to) === true;
+      return (k) => WORK_MOVES[k.status]?.includes(op.to) === true && !waiting(k) && !held(k);
+    case 'submit':
+      return (k) => (k.status === 'ASSIGNED' || k.status === 'IN_PROGRESS') && !held(k);
+    case 'revise':
+      return (k) => waiting(k) && k.revisions < MAX_REVISIONS;
+    case 'dispute':
+      return (k) => mayDispute(k, op.side);
+    case 'resolve':
+      return held;
     default:
       return () => true;
   }
@@ -229,7 +306,10 @@ function expect_(m: Model, r: Real, op: Op): Expected {
       const totalNano = rewardNano + expectedFee(rewardNano);
       if (m.balance[op.agent]! < totalNano) return { status: 402, request };
       // The clock stands still here: every offer of a run is within the same 24 hours.
-      const sent = m.applications.filter((a) => a.offer && a.worker === worker && a.task.agent === op.agent);
+      const sent = m.applications.filter(
+        (a) =>
+          a.offer && a.worker === worker && a.task.agent === op.agent && a.at > m.nowMs - OFFER_WINDOW_MS,
+      );
       if (worker !== null && sent.length >= MAX_OFFERS_PER_WORKER_PER_DAY) return { status: 429, request };
       return {
         status: 201,
@@ -243,6 +323,9 @@ function expect_(m: Model, r: Real, op: Op): Expected {
             rewardNano,
             totalNano,
             worker,
+            submissions: [],
+            revisions: 0,
+            dispute: null,
           };
           expect(body.task.status).toBe(task.status);
           m.tasks.push(task);
@@ -251,7 +334,14 @@ function expect_(m: Model, r: Real, op: Op): Expected {
             const mine = await workerApplications(r, worker);
             const offered = mine.find((a) => a.taskId === task.id);
             expect(offered?.status).toBe('OFFERED');
-            m.applications.push({ id: offered!.id, task, worker, status: 'OFFERED', offer: true });
+            m.applications.push({
+              id: offered!.id,
+              task,
+              worker,
+              status: 'OFFERED',
+              offer: true,
+              at: m.nowMs,
+            });
           }
         },
       };
@@ -301,7 +391,13 @@ function expect_(m: Model, r: Real, op: Op): Expected {
         status: 201,
         request,
         onSuccess: (body) => {
-          m.applications.push({ id: body.application.id, task, worker: op.worker, status: 'PENDING' });
+          m.applications.push({
+            id: body.application.id,
+            task,
+            worker: op.worker,
+            status: 'PENDING',
+            at: m.nowMs,
+          });
         },
       };
     }
@@ -350,14 +446,15 @@ function expect_(m: Model, r: Real, op: Op): Expected {
       if (!task) return { status: 404, request };
       if (caller !== task.agent) return { status: 403, request };
       if (!from.includes(task.status)) return { status: 409, request };
+      if (held(task)) return { status: 409, request };
+      // Issue 25: once work was submitted only completion, a revision or a dispute moves on.
+      if (op.kind !== 'complete' && lockedAfterSubmission(task)) return { status: 409, request };
       return {
         status: 200,
         request,
         onSuccess: () => {
           if (op.kind === 'complete') {
-            task.status = 'COMPLETED';
-            m.earned[task.worker!]! += task.rewardNano;
-            m.completed[task.worker!]! += 1;
+            completeInModel(m, task);
             return;
           }
           task.status = 'CANCELLED';
@@ -387,6 +484,7 @@ function expect_(m: Model, r: Real, op: Op): Expected {
       if (!task) return { status: 404, request };
       if (!allowed) return { status: 403, request };
       if (!WORK_MOVES[task.status]?.includes(op.to)) return { status: 409, request };
+      if (waiting(task) || held(task)) return { status: 409, request };
       return {
         status: 200,
         request,
@@ -395,7 +493,163 @@ function expect_(m: Model, r: Real, op: Op): Expected {
         },
       };
     }
+    case 'submit': {
+      const task = pick(m.tasks, op.task, op.fit && taskFit(m, op));
+      const worker = op.asHolder && task?.worker != null ? task.worker : op.worker;
+      const request: Request = {
+        method: 'POST',
+        url: `/worker/tasks/${task?.id ?? UNKNOWN.task}/submissions`,
+        headers: r.workers[worker]!.headers,
+        payload: { note: 'Done, see the note' },
+      };
+      if (!task) return { status: 404, request };
+      if (task.worker !== worker) return { status: 403, request };
+      if (task.status !== 'ASSIGNED' && task.status !== 'IN_PROGRESS') return { status: 409, request };
+      if (held(task)) return { status: 409, request };
+      return {
+        status: 201,
+        request,
+        onSuccess: (body) => {
+          expect(body.submission.number).toBe(task.submissions.length + 1);
+          task.status = 'REVIEW';
+          task.submissions.push('PENDING');
+        },
+      };
+    }
+    case 'revise': {
+      const task = pick(m.tasks, op.task, op.fit && taskFit(m, op));
+      const caller = op.asOwner && task ? task.agent : op.agent;
+      const request: Request = {
+        method: 'POST',
+        url: `/tasks/${task?.id ?? UNKNOWN.task}/revisions`,
+        headers: r.agents[caller]!.headers,
+        payload: { reason: 'Please redo it' },
+      };
+      if (!task) return { status: 404, request };
+      if (caller !== task.agent) return { status: 403, request };
+      if (task.revisions >= MAX_REVISIONS || !waiting(task)) return { status: 409, request };
+      return {
+        status: 201,
+        request,
+        onSuccess: () => {
+          task.status = 'IN_PROGRESS';
+          task.revisions++;
+          task.submissions[task.submissions.length - 1] = 'REVISION_REQUESTED';
+        },
+      };
+    }
+    case 'dispute': {
+      const task = pick(m.tasks, op.task, op.fit && taskFit(m, op));
+      const id = task?.id ?? UNKNOWN.task;
+      let request: Request;
+      let allowed: boolean;
+      if (op.side === 'agent') {
+        const caller = op.asParty && task ? task.agent : op.who % AGENTS;
+        request = { method: 'POST', url: `/tasks/${id}/dispute`, headers: r.agents[caller]!.headers };
+        allowed = caller === task?.agent;
+      } else {
+        const worker = op.asParty && task?.worker != null ? task.worker : op.who % WORKERS;
+        request = { method: 'POST', url: `/worker/tasks/${id}/dispute`, headers: r.workers[worker]!.headers };
+        allowed = worker === task?.worker;
+      }
+      request.payload = { reason: 'Not as agreed' };
+      if (!task) return { status: 404, request };
+      if (!allowed) return { status: 403, request };
+      if (!mayDispute(task, op.side)) return { status: 409, request };
+      return {
+        status: 201,
+        request,
+        onSuccess: (body) => {
+          expect(body.dispute).toMatchObject({
+            status: 'OPEN',
+            openedBy: op.side === 'agent' ? 'AGENT' : 'WORKER',
+          });
+          task.dispute = { id: body.dispute.id, status: 'OPEN' };
+          task.submissions[task.submissions.length - 1] = 'DISPUTED';
+        },
+      };
+    }
+    case 'resolve': {
+      const task = pick(
+        m.tasks.filter((k) => k.dispute),
+        op.task,
+        op.fit && held,
+      );
+      const workerNano = workerNanoOf(op.amount, task?.rewardNano ?? 1n);
+      const request: Request = {
+        method: 'POST',
+        url: `/admin/disputes/${task?.dispute?.id ?? UNKNOWN_DISPUTE}/resolve`,
+        headers: t.admin,
+        payload: { workerAmount: tonString(workerNano), note: 'Decided by the model' },
+      };
+      if (!task?.dispute) return { status: 404, request };
+      if (task.dispute.status === 'RESOLVED') return { status: 409, request };
+      if (workerNano > task.rewardNano) return { status: 400, request };
+      return {
+        status: 200,
+        request,
+        onSuccess: (body) => {
+          const feeNano = expectedFee(task.rewardNano);
+          const splitFee = (feeNano * workerNano) / task.rewardNano;
+          const agentNano = task.totalNano - workerNano - splitFee;
+          expect(body.dispute.resolution).toMatchObject({
+            workerAmount: tonString(workerNano),
+            platformFee: tonString(splitFee),
+            agentAmount: tonString(agentNano),
+          });
+          task.dispute!.status = 'RESOLVED';
+          m.balance[task.agent]! += agentNano;
+          if (workerNano === 0n) {
+            task.status = 'CANCELLED';
+            return;
+          }
+          task.status = 'COMPLETED';
+          m.earned[task.worker!]! += workerNano;
+          m.completed[task.worker!]! += 1;
+        },
+      };
+    }
+    case 'autoRelease': {
+      // The clock passes every review window; the review job completes each waiting task.
+      const due = m.tasks.filter(waiting);
+      const request: Request = {
+        method: 'POST',
+        url: 'review job',
+        headers: {},
+        perform: async () => {
+          t.clock.advance(RELEASE_JUMP_MS);
+          // Mini App init data is good for 24 hours of the clock: the workers sign in afresh.
+          for (const worker of r.workers) Object.assign(worker.headers, workerAuth(t, worker.telegramId));
+          let released = 0;
+          while (true) {
+            const done = await runReviewWindow(t.ctx, (id, error) => {
+              throw new Error(`review job failed on ${id}: ${String(error)}`);
+            });
+            if (done === 0) break;
+            released += done;
+          }
+          const body = JSON.stringify({ released });
+          return { statusCode: 200, body, json: () => JSON.parse(body) };
+        },
+      };
+      return {
+        status: 200,
+        request,
+        onSuccess: () => {
+          m.nowMs += RELEASE_JUMP_MS;
+          for (const task of due) completeInModel(m, task);
+        },
+      };
+    }
   }
+}
+
+/** A completion, by the agent or by the review clock: the waiting submission is accepted. */
+function completeInModel(m: Model, task: ModelTask) {
+  task.status = 'COMPLETED';
+  if (task.submissions.at(-1) === 'PENDING') task.submissions[task.submissions.length - 1] = 'ACCEPTED';
+  m.earned[task.worker!]! += task.rewardNano;
+  m.completed[task.worker!]! += 1;
 }
 
 async function workerApplications(r: Real, worker: number): Promise<WorkerApplication[]> {
@@ -457,6 +711,24 @@ async function verify(m: Model, r: Real, snap: Snapshot): Promise<void> {
         .sort(byId),
     );
   }
+  const ids = m.tasks.map((task) => task.id);
+  const rows =
+    ids.length === 0
+      ? []
+      : await r.t.ctx.db
+          .selectFrom('submissions')
+          .select(['task_id', 'number', 'status'])
+          .where('task_id', 'in', ids)
+          .orderBy('task_id')
+          .orderBy('number')
+          .execute();
+  const seenSubmissions = m.tasks.map((task) => ({
+    id: task.id,
+    submissions: rows.filter((row) => row.task_id === task.id).map((row) => row.status as string),
+  }));
+  expect(seenSubmissions, 'submissions of every task').toEqual(
+    m.tasks.map((task) => ({ id: task.id, submissions: task.submissions })),
+  );
   await expectAuditOkFor(
     r.t,
     r.agents.map((agent) => agent.id),
@@ -467,7 +739,9 @@ const byId = (x: { id: string }, y: { id: string }) => (x.id < y.id ? -1 : x.id 
 
 async function runStep(m: Model, r: Real, op: Op): Promise<number> {
   const expected = expect_(m, r, op);
-  const res = await r.t.app.inject(expected.request);
+  const res = expected.request.perform
+    ? await expected.request.perform()
+    : await r.t.app.inject(expected.request);
   r.log.push(`${describeOp(op)} -> ${res.statusCode}`);
   if (process.env.FC_DEBUG) console.log(r.log.at(-1));
   const context = `step ${r.log.length}: ${describeOp(op)}\n${r.log.join('\n')}\n${res.body}`;
@@ -581,6 +855,35 @@ const ops = {
     task: itemIdx,
     to: workStatus,
   }),
+  submit: fc.record({
+    kind: fc.constant('submit' as const),
+    worker: workerIdx,
+    asHolder: mostlyTrue,
+    fit: mostlyTrue,
+    task: itemIdx,
+  }),
+  revise: fc.record({
+    kind: fc.constant('revise' as const),
+    agent: agentIdx,
+    asOwner: mostlyTrue,
+    fit: mostlyTrue,
+    task: itemIdx,
+  }),
+  autoRelease: fc.constant({ kind: 'autoRelease' as const }),
+  dispute: fc.record({
+    kind: fc.constant('dispute' as const),
+    side: fc.constantFrom<'agent' | 'worker'>('agent', 'agent', 'worker'),
+    who: fc.nat(WORKERS - 1),
+    asParty: mostlyTrue,
+    fit: mostlyTrue,
+    task: itemIdx,
+  }),
+  resolve: fc.record({
+    kind: fc.constant('resolve' as const),
+    fit: mostlyTrue,
+    task: itemIdx,
+    amount: fc.constantFrom<ResolveAmount>('zero', 'nano', 'third', 'third', 'short', 'full', 'over'),
+  }),
 } as Record<Op['kind'], fc.Arbitrary<Op>>;
 
 /** How often each operation is drawn: the steps that lead to payouts come most often. */
@@ -597,6 +900,11 @@ const WEIGHTS: Record<Op['kind'], number> = {
   delete: 1,
   agentStatus: 1,
   workerStatus: 1,
+  submit: 4,
+  revise: 3,
+  autoRelease: 1,
+  dispute: 3,
+  resolve: 3,
 };
 
 // fc.commands draws its arbitraries uniformly, so a weight is a number of copies.
@@ -630,6 +938,7 @@ describe(`model-based money property on ${DIALECT}`, () => {
       applications: [],
       earned: workers.map(() => 0n),
       completed: workers.map(() => 0),
+      nowMs: 0,
     };
     const real: Real = { t, agents, workers, last: { agents: [], workers: [] }, log: [] };
     real.last = await snapshot(real);
@@ -721,5 +1030,106 @@ describe(`model-based money property on ${DIALECT}`, () => {
     // agent 1 locked two 9.1 tasks; agent 2 has its 3.9 minus the open 0.013 task.
     expect(model.balance).toEqual([18_700_000_000n, 1_800_000_000n, 3_887_000_000n]);
     expect(model.earned).toEqual([1_000_000_000n, 0n, 0n, 0n]);
+  });
+
+  it('a scripted sequence walks submissions, revisions, refusals of refunds and an auto-release', async () => {
+    const { model, real } = await setup();
+    const own = { asOwner: true, fit: true };
+    const hold = { asHolder: true, fit: true };
+    const script: [Op, number][] = [
+      [{ kind: 'create', agent: 0, reward: '2.5' }, 201],
+      [{ kind: 'submit', worker: 0, asHolder: false, fit: true, task: 0 }, 403],
+      [{ kind: 'apply', worker: 0, fit: true, task: 0 }, 201],
+      [{ kind: 'acceptApplication', agent: 0, ...own, application: 0 }, 200],
+      [{ kind: 'revise', agent: 0, ...own, task: 0 }, 409],
+      [{ kind: 'submit', worker: 1, asHolder: false, fit: true, task: 0 }, 403],
+      [{ kind: 'submit', worker: 0, ...hold, task: 0 }, 201],
+      [{ kind: 'submit', worker: 0, ...hold, task: 0 }, 409],
+      [{ kind: 'refund', agent: 0, asOwner: true, fit: false, task: 0 }, 409],
+      [{ kind: 'workerStatus', worker: 0, asHolder: true, fit: false, task: 0, to: 'IN_PROGRESS' }, 409],
+      [{ kind: 'revise', agent: 1, asOwner: false, fit: true, task: 0 }, 403],
+      [{ kind: 'revise', agent: 0, ...own, task: 0 }, 201],
+      [{ kind: 'refund', agent: 0, asOwner: true, fit: false, task: 0 }, 409],
+      [{ kind: 'submit', worker: 0, ...hold, task: 0 }, 201],
+      [{ kind: 'revise', agent: 0, ...own, task: 0 }, 201],
+      [{ kind: 'submit', worker: 0, ...hold, task: 0 }, 201],
+      [{ kind: 'revise', agent: 0, ...own, task: 0 }, 201],
+      [{ kind: 'submit', worker: 0, ...hold, task: 0 }, 201],
+      [{ kind: 'revise', agent: 0, ...own, task: 0 }, 409],
+      [{ kind: 'create', agent: 1, reward: '1' }, 201],
+      [{ kind: 'apply', worker: 1, fit: true, task: 0 }, 201],
+      [{ kind: 'acceptApplication', agent: 1, ...own, application: 0 }, 200],
+      [{ kind: 'submit', worker: 1, ...hold, task: 0 }, 201],
+      [{ kind: 'complete', agent: 1, ...own, task: 0 }, 200],
+      [{ kind: 'autoRelease' }, 200],
+      [{ kind: 'complete', agent: 0, asOwner: true, fit: false, task: 1 }, 409],
+    ];
+    for (const [op, status] of script) {
+      expect(await runStep(model, real, op), real.log.join('\n')).toBe(status);
+    }
+    expect(model.tasks.map((task) => [task.status, task.submissions])).toEqual([
+      ['COMPLETED', ['REVISION_REQUESTED', 'REVISION_REQUESTED', 'REVISION_REQUESTED', 'ACCEPTED']],
+      ['COMPLETED', ['ACCEPTED']],
+    ]);
+    expect(model.earned).toEqual([2_500_000_000n, 1_000_000_000n, 0n, 0n]);
+  });
+
+  it('a scripted sequence walks disputes: who may open when, the hold, and splits of every kind', async () => {
+    const { model, real } = await setup();
+    const own = { asOwner: true, fit: true };
+    const hold = { asHolder: true, fit: true };
+    const byAgent = { side: 'agent' as const, who: 0, asParty: true, fit: true };
+    const byWorker = { side: 'worker' as const, who: 0, asParty: true, fit: true };
+    const script: [Op, number][] = [
+      [{ kind: 'create', agent: 0, reward: '10' }, 201],
+      [{ kind: 'apply', worker: 0, fit: true, task: 0 }, 201],
+      [{ kind: 'acceptApplication', agent: 0, ...own, application: 0 }, 200],
+      [{ kind: 'dispute', ...byAgent, task: 0 }, 409],
+      [{ kind: 'submit', worker: 0, ...hold, task: 0 }, 201],
+      [{ kind: 'dispute', ...byWorker, task: 0 }, 409],
+      [{ kind: 'dispute', side: 'agent', who: 1, asParty: false, fit: true, task: 0 }, 403],
+      [{ kind: 'dispute', side: 'worker', who: 1, asParty: false, fit: true, task: 0 }, 403],
+      [{ kind: 'resolve', fit: true, task: 0, amount: 'full' }, 404],
+      [{ kind: 'dispute', ...byAgent, task: 0 }, 201],
+      [{ kind: 'dispute', ...byAgent, task: 0 }, 409],
+      [{ kind: 'complete', agent: 0, asOwner: true, fit: false, task: 0 }, 409],
+      [{ kind: 'refund', agent: 0, asOwner: true, fit: false, task: 0 }, 409],
+      [{ kind: 'agentStatus', agent: 0, asOwner: true, fit: false, task: 0, to: 'IN_PROGRESS' }, 409],
+      [{ kind: 'revise', agent: 0, asOwner: true, fit: false, task: 0 }, 409],
+      [{ kind: 'autoRelease' }, 200],
+      [{ kind: 'resolve', fit: true, task: 0, amount: 'over' }, 400],
+      [{ kind: 'resolve', fit: true, task: 0, amount: 'third' }, 200],
+      [{ kind: 'resolve', fit: false, task: 0, amount: 'full' }, 409],
+      [{ kind: 'create', agent: 1, reward: '1' }, 201],
+      [{ kind: 'apply', worker: 1, fit: true, task: 0 }, 201],
+      [{ kind: 'acceptApplication', agent: 1, ...own, application: 0 }, 200],
+      [{ kind: 'submit', worker: 1, ...hold, task: 0 }, 201],
+      [{ kind: 'revise', agent: 1, ...own, task: 0 }, 201],
+      [{ kind: 'submit', worker: 1, ...hold, task: 0 }, 201],
+      [{ kind: 'revise', agent: 1, ...own, task: 0 }, 201],
+      [{ kind: 'dispute', ...byWorker, task: 0 }, 201],
+      [{ kind: 'submit', worker: 1, asHolder: true, fit: false, task: 0 }, 409],
+      [{ kind: 'resolve', fit: true, task: 0, amount: 'zero' }, 200],
+      [{ kind: 'create', agent: 0, reward: '0.01' }, 201],
+      [{ kind: 'apply', worker: 2, fit: true, task: 0 }, 201],
+      [{ kind: 'acceptApplication', agent: 0, ...own, application: 0 }, 200],
+      [{ kind: 'submit', worker: 2, ...hold, task: 0 }, 201],
+      [{ kind: 'dispute', ...byAgent, task: 0 }, 201],
+      [{ kind: 'resolve', fit: true, task: 0, amount: 'nano' }, 200],
+    ];
+    for (const [op, status] of script) {
+      expect(await runStep(model, real, op), real.log.join('\n')).toBe(status);
+    }
+    expect(model.tasks.map((task) => [task.status, task.submissions, task.dispute?.status])).toEqual([
+      ['COMPLETED', ['DISPUTED'], 'RESOLVED'],
+      ['CANCELLED', ['REVISION_REQUESTED', 'DISPUTED'], 'RESOLVED'],
+      ['COMPLETED', ['DISPUTED'], 'RESOLVED'],
+    ]);
+    // A third of 10 TON (3.333333333) and one nanoton of 0.01 TON; the 1 TON task went back.
+    expect(model.earned).toEqual([3_333_333_333n, 0n, 1n, 0n]);
+    // Agent 0: 20 - 13 - 0.013, plus back 13 - 3.333333333 - 0.999999999 and 0.013 - 0.000000001.
+    expect(model.balance[0]).toBe(
+      20_000_000_000n - 13_000_000_000n + 8_666_666_668n - 13_000_000n + 12_999_999n,
+    );
   });
 });

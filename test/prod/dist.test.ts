@@ -128,7 +128,7 @@ describe('the production build', () => {
       rmSync(server.dataDir, { recursive: true, force: true });
     });
 
-    it('runs the README "Try it" block from zero to a completed task and a paid worker', async () => {
+    it('runs the README "Try it" block from zero to submitted work, its approval and a paid worker', async () => {
       const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
       const block = /<!-- try-it[^>]*-->\s*```sh\n([\s\S]*?)```/.exec(readme)?.[1];
       expect(block, 'README.md keeps its Try it block').toBeDefined();
@@ -139,6 +139,14 @@ describe('the production build', () => {
       });
       const lines = stdout.trim().split('\n');
       expect(lines.at(-1)).toBe('91.55');
+      // Issue 25: the work was submitted with its photo and place, then approved by completing.
+      const listed = JSON.parse(lines.find((l) => l.startsWith('{"submissions"'))!).submissions;
+      expect(listed).toHaveLength(1);
+      expect(listed[0]).toMatchObject({
+        number: 1,
+        status: 'PENDING',
+        attachments: [{ name: 'town-hall.jpg' }],
+      });
       const completed = JSON.parse(lines.find((l) => l.includes('"payment"'))!);
       expect(completed.task).toMatchObject({ status: 'COMPLETED', paymentStatus: 'RELEASED' });
       expect(completed.payment).toMatchObject({

@@ -30,7 +30,10 @@ type State =
   | 'assigned' // ASSIGNED task (apply + accept)
   | 'completed' // COMPLETED task (paid on the sandbox chain)
   | 'offered' // OFFERED task (direct offer to the holding worker)
-  | 'failedDelivery'; // FUNDED task whose task.funded webhook delivery failed every attempt
+  | 'failedDelivery' // FUNDED task whose task.funded webhook delivery failed every attempt
+  | 'submitted' // REVIEW task: the holder submitted work that waits for review (issue 25)
+  | 'revised' // IN_PROGRESS task: the owner asked for a revision of the holder's submission
+  | 'disputed'; // REVIEW task whose waiting submission the owner disputed
 
 interface Fixture {
   taskId: string;
@@ -94,6 +97,15 @@ const AGENT_ROUTES: RouteRow[] = [
   },
   { method: 'GET', path: '/tasks/:id/ratings', resource: 'task', state: 'completed', ownerStatus: 200 },
   { method: 'GET', path: '/tasks/:id/applications', resource: 'task', state: 'funded', ownerStatus: 200 },
+  { method: 'GET', path: '/tasks/:id/submissions', resource: 'task', state: 'submitted', ownerStatus: 200 },
+  {
+    method: 'POST',
+    path: '/tasks/:id/revisions',
+    resource: 'task',
+    state: 'submitted',
+    payload: { reason: 'Sharper, please' },
+    ownerStatus: 201,
+  },
   {
     method: 'PATCH',
     path: '/applications/:id',
@@ -118,6 +130,22 @@ const AGENT_ROUTES: RouteRow[] = [
     state: 'assigned',
     ownerStatus: 200,
     stream: true,
+  },
+  {
+    method: 'POST',
+    path: '/tasks/:id/dispute',
+    resource: 'task',
+    state: 'submitted',
+    payload: { reason: 'Not what I asked for' },
+    ownerStatus: 201,
+  },
+  {
+    method: 'POST',
+    path: '/tasks/:id/dispute/statements',
+    resource: 'task',
+    state: 'disputed',
+    payload: { text: 'My side' },
+    ownerStatus: 201,
   },
   {
     method: 'POST',
@@ -151,6 +179,45 @@ const AGENT_ROUTES_NOT_OWNED: { method: Method; path: string; why: string; auth:
 
 /** Worker routes: the "owner" is the worker holding the task (or offered it). */
 const WORKER_ROUTES: RouteRow[] = [
+  {
+    method: 'POST',
+    path: '/worker/tasks/:id/dispute',
+    resource: 'task',
+    state: 'revised',
+    payload: { reason: 'The revision asks for more than agreed' },
+    ownerStatus: 201,
+  },
+  {
+    method: 'POST',
+    path: '/worker/tasks/:id/dispute/statements',
+    resource: 'task',
+    state: 'disputed',
+    payload: { text: 'My side' },
+    ownerStatus: 201,
+  },
+  {
+    method: 'POST',
+    path: '/worker/tasks/:id/submissions',
+    resource: 'task',
+    state: 'assigned',
+    payload: { note: 'Done' },
+    ownerStatus: 201,
+  },
+  {
+    method: 'GET',
+    path: '/worker/tasks/:id/submissions',
+    resource: 'task',
+    state: 'submitted',
+    ownerStatus: 200,
+  },
+  {
+    method: 'GET',
+    path: '/worker/tasks/:id',
+    resource: 'task',
+    state: 'assigned',
+    ownerStatus: 200,
+    hiddenAs: 'Task not found',
+  },
   {
     method: 'PATCH',
     path: '/worker/tasks/:id',
@@ -284,6 +351,17 @@ describe('ownership of every id-taking route', () => {
       return { taskId: task.id, applicationId: applied.json().application.id, deliveryId: null };
     }
     const { taskId, applicationId } = await assignedTask(t, owner, holder);
+    if (state === 'submitted' || state === 'revised' || state === 'disputed') {
+      const steps: [Record<string, string>, string, Record<string, unknown>][] = [
+        [holder.headers, `/worker/tasks/${taskId}/submissions`, { note: 'Done' }],
+      ];
+      if (state === 'revised') steps.push([owner.headers, `/tasks/${taskId}/revisions`, { reason: 'Redo' }]);
+      if (state === 'disputed') steps.push([owner.headers, `/tasks/${taskId}/dispute`, { reason: 'Wrong' }]);
+      for (const [headers, url, payload] of steps) {
+        const res = await t.app.inject({ method: 'POST', url, headers, payload });
+        expect(res.statusCode, res.body).toBe(201);
+      }
+    }
     if (state === 'completed') {
       const done = await t.app.inject({
         method: 'POST',

@@ -22,6 +22,10 @@ const ALLOWED: Record<TaskMove, { from: TaskStatus[]; to: TaskStatus }> = {
   // Refund: assigned tasks, and also FUNDED and OFFERED (same effect as DELETE); OPEN like DELETE.
   refund: { from: ['OPEN', 'FUNDED', 'OFFERED', 'ASSIGNED', 'IN_PROGRESS', 'REVIEW'], to: 'CANCELLED' },
   complete: { from: ['ASSIGNED', 'IN_PROGRESS', 'REVIEW'], to: 'COMPLETED' },
+  // Issue 25: a submission starts the review; a revision sends the work back; silence releases.
+  submit: { from: ['ASSIGNED', 'IN_PROGRESS'], to: 'REVIEW' },
+  requestRevision: { from: ['REVIEW'], to: 'IN_PROGRESS' },
+  autoRelease: { from: ['REVIEW'], to: 'COMPLETED' },
 };
 
 const WORK_MOVES: [TaskStatus, TaskStatus][] = [

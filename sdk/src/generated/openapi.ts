@@ -225,7 +225,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a task that is not completed, assigned or not; the total returns to your balance
-         * @description Cancel a task that is not completed, assigned or not; the total returns to your balance. Authenticated with your API key: `Authorization: Bearer hr_...`. Safe to retry with an `Idempotency-Key`. Errors: 400, 401, 403, 404, 409, each as JSON `{error}`.
+         * @description Once the worker submitted work (POST /worker/tasks/:id/submissions) the answer is 409: approve it (POST /tasks/:id/complete), request a revision (POST /tasks/:id/revisions) or open a dispute.
          */
         post: operations["refundTask"];
         delete?: never;
@@ -245,9 +245,89 @@ export interface paths {
         put?: never;
         /**
          * Complete a task: the reward goes to the worker’s wallet and the fee to the platform, on chain
-         * @description Complete a task: the reward goes to the worker’s wallet and the fee to the platform, on chain. Authenticated with your API key: `Authorization: Bearer hr_...`. Safe to retry with an `Idempotency-Key`. Errors: 400, 401, 403, 404, 409, each as JSON `{error}`.
+         * @description This is how you approve submitted work: the waiting submission becomes ACCEPTED. Left unanswered until the task’s reviewDeadline, a submission is approved for you the same way (task.completed with autoReleased: true).
          */
         post: operations["completeTask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tasks/{id}/revisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send the waiting submission back to the worker with what to change (at most 3 per task)
+         * @description The submission becomes REVISION_REQUESTED, the task goes back to IN_PROGRESS (the review clock stops) and its execution deadline moves to at least 24 hours ahead; the worker is told your reason. 409 when no submission waits, and on a 4th request: then complete the task or open a dispute.
+         */
+        post: operations["requestRevision"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tasks/{id}/submissions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The work the worker submitted for this task, newest first
+         * @description The work the worker submitted for this task, newest first. Authenticated with your API key: `Authorization: Bearer hr_...`. Errors: 400, 401, 403, 404, each as JSON `{error}`.
+         */
+        get: operations["listSubmissions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tasks/{id}/dispute": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Open a dispute while a submission waits for your review or after you asked for a revision
+         * @description The review clock and the execution deadline stop, the funds stay escrowed, the submission becomes DISPUTED, and an operator decides how the reward is split. At most one dispute per task (409).
+         */
+        post: operations["openDispute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tasks/{id}/dispute/statements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add your side to the task’s open dispute: text and files you uploaded
+         * @description Add your side to the task’s open dispute: text and files you uploaded. Authenticated with your API key: `Authorization: Bearer hr_...`. Safe to retry with an `Idempotency-Key`. Errors: 400, 401, 403, 404, 409, 429, each as JSON `{error}`.
+         */
+        post: operations["addDisputeStatement"];
         delete?: never;
         options?: never;
         head?: never;
@@ -753,7 +833,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * One task: open to applicants, offered to you, or yours (then with your latest submission)
+         * @description One task: open to applicants, offered to you, or yours (then with your latest submission). Authenticated as a worker with Telegram Mini App init data: `Authorization: tma <initData>`. Errors: 400, 401, 404, each as JSON `{error}`.
+         */
+        get: operations["getWorkerTask"];
         put?: never;
         post?: never;
         delete?: never;
@@ -800,6 +884,70 @@ export interface paths {
          * @description Rate the agent of a task you completed (once). Authenticated as a worker with Telegram Mini App init data: `Authorization: tma <initData>`. Safe to retry with an `Idempotency-Key`. Errors: 400, 401, 403, 404, 409, each as JSON `{error}`.
          */
         post: operations["rateAgent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/worker/tasks/{id}/submissions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your submissions of a task you hold, newest first
+         * @description Your submissions of a task you hold, newest first. Authenticated as a worker with Telegram Mini App init data: `Authorization: tma <initData>`. Errors: 400, 401, 403, 404, each as JSON `{error}`.
+         */
+        get: operations["listMySubmissions"];
+        put?: never;
+        /**
+         * Submit your work for review: the task moves to REVIEW and the review clock starts
+         * @description For the assigned worker while the task is ASSIGNED or IN_PROGRESS. `attachments` are fileUrls of files you uploaded (POST /worker/upload). If the agent neither approves, asks for a revision nor opens a dispute before `reviewDeadline`, the work is approved and you are paid. A second submission while one waits is 409.
+         */
+        post: operations["submitWork"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/worker/tasks/{id}/dispute": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Open a dispute after the agent asked for a revision of your work
+         * @description The review clock and the execution deadline stop, the funds stay escrowed, the submission becomes DISPUTED, and an operator decides how the reward is split. At most one dispute per task (409).
+         */
+        post: operations["openWorkerDispute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/worker/tasks/{id}/dispute/statements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add your side to the task’s open dispute: text and files you uploaded
+         * @description Add your side to the task’s open dispute: text and files you uploaded. Authenticated as a worker with Telegram Mini App init data: `Authorization: tma <initData>`. Safe to retry with an `Idempotency-Key`. Errors: 400, 401, 403, 404, 409, 429, each as JSON `{error}`.
+         */
+        post: operations["addWorkerDisputeStatement"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1104,6 +1252,66 @@ export interface paths {
         get: operations["adminGetOverview"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/disputes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Disputes by status (OPEN by default), oldest first: the queue to judge
+         * @description Disputes by status (OPEN by default), oldest first: the queue to judge. Operator only: `Authorization: Bearer <ADMIN_TOKEN>`. Errors: 400, 401, each as JSON `{error}`.
+         */
+        get: operations["adminListDisputes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/disputes/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A dispute with everything needed to judge it: task, parties, statements, the whole chat
+         * @description A dispute with everything needed to judge it: task, parties, statements, the whole chat. Operator only: `Authorization: Bearer <ADMIN_TOKEN>`. Errors: 400, 401, 404, each as JSON `{error}`.
+         */
+        get: operations["adminGetDispute"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/disputes/{id}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resolve a dispute: workerAmount (0 to the reward) to the worker on chain, the fee in proportion, the rest back to the agent
+         * @description Resolve a dispute: workerAmount (0 to the reward) to the worker on chain, the fee in proportion, the rest back to the agent. Operator only: `Authorization: Bearer <ADMIN_TOKEN>`. Safe to retry with an `Idempotency-Key`. Errors: 400, 401, 404, 409, each as JSON `{error}`.
+         */
+        post: operations["adminResolveDispute"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1670,7 +1878,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * You completed the task; the payout is being sent
+         * The task was completed (by you, or for you when the review window ended: autoReleased); the payout is being sent
          * @description Answer 2xx within 10 s. Otherwise the delivery is retried 3 times with growing delays, then marked failed (see GET /agents/webhooks/deliveries).
          */
         post: {
@@ -1717,6 +1925,154 @@ export interface webhooks {
                                 /** @constant */
                                 currency: "TON";
                             };
+                            /** @description true when the review window ended without your answer */
+                            autoReleased?: boolean;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.submitted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The worker submitted work for review: approve it (POST /tasks/:id/complete), ask for a revision or open a dispute before reviewDeadline, or it is approved for you
+         * @description Answer 2xx within 10 s. Otherwise the delivery is retried 3 times with growing delays, then marked failed (see GET /agents/webhooks/deliveries).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Hex HMAC-SHA256 of the raw body, keyed with your API key; compare in constant time */
+                    "X-Service-Signature": string;
+                    /** @description The event type */
+                    "X-Service-Event": string;
+                    /** @description When the event happened (ISO 8601) */
+                    "X-Service-Timestamp": string;
+                    /** @description Stable across retries of one delivery: de-duplicate on it */
+                    "X-Service-Delivery-Id": string;
+                    /** @description Standard Webhooks: the delivery id, the same on every retry (de-duplicate on it) */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks: when this attempt was sent, in Unix seconds; refuse one more than 5 minutes off */
+                    "webhook-timestamp": string;
+                    /** @description Standard Webhooks v1: `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, key = your API key as bytes (see docs/webhooks.md) */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        event: "task.submitted";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 timestamp, UTC
+                         */
+                        timestamp: string;
+                        data: {
+                            taskId: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp, UTC
+                             */
+                            reviewDeadline: string;
+                            submission: components["schemas"]["Submission"];
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.review_reminder": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A quarter of the review window is left; at reviewDeadline the submission is approved for you
+         * @description Answer 2xx within 10 s. Otherwise the delivery is retried 3 times with growing delays, then marked failed (see GET /agents/webhooks/deliveries).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Hex HMAC-SHA256 of the raw body, keyed with your API key; compare in constant time */
+                    "X-Service-Signature": string;
+                    /** @description The event type */
+                    "X-Service-Event": string;
+                    /** @description When the event happened (ISO 8601) */
+                    "X-Service-Timestamp": string;
+                    /** @description Stable across retries of one delivery: de-duplicate on it */
+                    "X-Service-Delivery-Id": string;
+                    /** @description Standard Webhooks: the delivery id, the same on every retry (de-duplicate on it) */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks: when this attempt was sent, in Unix seconds; refuse one more than 5 minutes off */
+                    "webhook-timestamp": string;
+                    /** @description Standard Webhooks v1: `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, key = your API key as bytes (see docs/webhooks.md) */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        event: "task.review_reminder";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 timestamp, UTC
+                         */
+                        timestamp: string;
+                        data: {
+                            taskId: string;
+                            submissionId: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp, UTC
+                             */
+                            reviewDeadline: string;
                         };
                     };
                 };
@@ -2189,6 +2545,220 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "dispute.opened": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A dispute was opened on your task (by you or the worker): the escrow stays locked and the review clock stops until an operator resolves it
+         * @description Answer 2xx within 10 s. Otherwise the delivery is retried 3 times with growing delays, then marked failed (see GET /agents/webhooks/deliveries).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Hex HMAC-SHA256 of the raw body, keyed with your API key; compare in constant time */
+                    "X-Service-Signature": string;
+                    /** @description The event type */
+                    "X-Service-Event": string;
+                    /** @description When the event happened (ISO 8601) */
+                    "X-Service-Timestamp": string;
+                    /** @description Stable across retries of one delivery: de-duplicate on it */
+                    "X-Service-Delivery-Id": string;
+                    /** @description Standard Webhooks: the delivery id, the same on every retry (de-duplicate on it) */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks: when this attempt was sent, in Unix seconds; refuse one more than 5 minutes off */
+                    "webhook-timestamp": string;
+                    /** @description Standard Webhooks v1: `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, key = your API key as bytes (see docs/webhooks.md) */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        event: "dispute.opened";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 timestamp, UTC
+                         */
+                        timestamp: string;
+                        data: {
+                            taskId: string;
+                            dispute: {
+                                id: string;
+                                /** @enum {unknown} */
+                                status: "OPEN" | "RESOLVED";
+                                /** @enum {unknown} */
+                                openedBy: "AGENT" | "WORKER";
+                                reason: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 timestamp, UTC
+                                 */
+                                createdAt: string;
+                                /** DisputeResolution */
+                                resolution: {
+                                    /**
+                                     * @description Sent to the worker’s wallet on chain, in TON
+                                     * @example 6.5
+                                     */
+                                    workerAmount: string;
+                                    /**
+                                     * @description The platform fee in proportion: fee x workerAmount / reward, rounded down to the nanoton
+                                     * @example 6.5
+                                     */
+                                    platformFee: string;
+                                    /**
+                                     * @description Returned to the agent’s balance: the rest of the escrowed total
+                                     * @example 6.5
+                                     */
+                                    agentAmount: string;
+                                    /** @description The operator’s explanation to both sides */
+                                    note: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 timestamp, UTC
+                                     */
+                                    resolvedAt: string;
+                                    /** @constant */
+                                    currency: "TON";
+                                } | null;
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "dispute.resolved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An operator resolved the dispute: workerAmount goes to the worker on chain, the fee in proportion to the platform, agentAmount back to your balance
+         * @description Answer 2xx within 10 s. Otherwise the delivery is retried 3 times with growing delays, then marked failed (see GET /agents/webhooks/deliveries).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Hex HMAC-SHA256 of the raw body, keyed with your API key; compare in constant time */
+                    "X-Service-Signature": string;
+                    /** @description The event type */
+                    "X-Service-Event": string;
+                    /** @description When the event happened (ISO 8601) */
+                    "X-Service-Timestamp": string;
+                    /** @description Stable across retries of one delivery: de-duplicate on it */
+                    "X-Service-Delivery-Id": string;
+                    /** @description Standard Webhooks: the delivery id, the same on every retry (de-duplicate on it) */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks: when this attempt was sent, in Unix seconds; refuse one more than 5 minutes off */
+                    "webhook-timestamp": string;
+                    /** @description Standard Webhooks v1: `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, key = your API key as bytes (see docs/webhooks.md) */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        event: "dispute.resolved";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 timestamp, UTC
+                         */
+                        timestamp: string;
+                        data: {
+                            taskId: string;
+                            dispute: {
+                                id: string;
+                                /** @enum {unknown} */
+                                status: "OPEN" | "RESOLVED";
+                                /** @enum {unknown} */
+                                openedBy: "AGENT" | "WORKER";
+                                reason: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 timestamp, UTC
+                                 */
+                                createdAt: string;
+                                /** DisputeResolution */
+                                resolution: {
+                                    /**
+                                     * @description Sent to the worker’s wallet on chain, in TON
+                                     * @example 6.5
+                                     */
+                                    workerAmount: string;
+                                    /**
+                                     * @description The platform fee in proportion: fee x workerAmount / reward, rounded down to the nanoton
+                                     * @example 6.5
+                                     */
+                                    platformFee: string;
+                                    /**
+                                     * @description Returned to the agent’s balance: the rest of the escrowed total
+                                     * @example 6.5
+                                     */
+                                    agentAmount: string;
+                                    /** @description The operator’s explanation to both sides */
+                                    note: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 timestamp, UTC
+                                     */
+                                    resolvedAt: string;
+                                    /** @constant */
+                                    currency: "TON";
+                                } | null;
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "webhook.test": {
         parameters: {
             query?: never;
@@ -2504,6 +3074,17 @@ export interface components {
              */
             memberSince: string;
         };
+        /**
+         * TaskLocationInput
+         * @description Where the work is done; a submission’s location is flagged withinArea (never refused)
+         */
+        TaskLocationInput: {
+            latitude: number;
+            longitude: number;
+            /** @description The area’s radius, 10-50,000 m */
+            radiusMeters: number;
+            label?: string;
+        };
         /** CreateTaskBody */
         CreateTaskBody: {
             /** @description What to do, in a line */
@@ -2523,6 +3104,9 @@ export interface components {
             agentName?: string;
             /** @description http(s) URL for this task’s events instead of your agent webhook */
             webhookUrl?: string;
+            /** @description Hours you have to review submitted work (1-336, default 72); silence then approves it and pays the worker */
+            reviewHours?: number;
+            location?: components["schemas"]["TaskLocationInput"];
             /** @description A worker id: makes a direct offer. At most 5 offers to one worker in any 24 hours (429 with Retry-After beyond) */
             assignToUserId?: string;
         };
@@ -2563,6 +3147,116 @@ export interface components {
              */
             createdAt: string;
             user: components["schemas"]["ApplicationUser"];
+        };
+        /** TaskLocation */
+        TaskLocation: {
+            latitude: number;
+            longitude: number;
+            radiusMeters: number;
+            /** @description What the place is called, up to 200 characters */
+            label: string | null;
+        };
+        /** DisputeAttachment */
+        DisputeAttachment: {
+            /** @description The uploaded file (GET it with the same credentials) */
+            fileUrl: string;
+            name: string;
+            contentType: string;
+            /** @description Bytes */
+            size: number;
+        };
+        /** DisputeStatement */
+        DisputeStatement: {
+            /** @enum {unknown} */
+            by: "AGENT" | "WORKER";
+            text: string;
+            attachments: components["schemas"]["DisputeAttachment"][];
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp, UTC
+             */
+            createdAt: string;
+        };
+        /** Dispute */
+        Dispute: {
+            /** @description Dispute id (dsp_...) */
+            id: string;
+            /** @enum {unknown} */
+            status: "OPEN" | "RESOLVED";
+            /** @enum {unknown} */
+            openedBy: "AGENT" | "WORKER";
+            reason: string;
+            /** @description Evidence from both sides, oldest first */
+            statements: components["schemas"]["DisputeStatement"][];
+            resolution: {
+                /**
+                 * @description Sent to the worker’s wallet on chain, in TON
+                 * @example 6.5
+                 */
+                workerAmount: string;
+                /**
+                 * @description The platform fee in proportion: fee x workerAmount / reward, rounded down to the nanoton
+                 * @example 6.5
+                 */
+                platformFee: string;
+                /**
+                 * @description Returned to the agent’s balance: the rest of the escrowed total
+                 * @example 6.5
+                 */
+                agentAmount: string;
+                /** @description The operator’s explanation to both sides */
+                note: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 timestamp, UTC
+                 */
+                resolvedAt: string;
+                /** @enum {string} */
+                currency: "TON";
+            } | null;
+        };
+        /** SubmissionAttachment */
+        SubmissionAttachment: {
+            /** @description The file, as uploaded by the worker (GET it with your credentials) */
+            fileUrl: string;
+            name: string;
+            contentType: string;
+            /** @description Bytes */
+            size: number;
+        };
+        /** SubmissionLocation */
+        SubmissionLocation: {
+            latitude: number;
+            longitude: number;
+            /** @description The accuracy the worker’s device reported */
+            accuracyMeters: number | null;
+            /** @description Whether the point lies within the task’s location radius; null when the task has no location. A signal, not proof */
+            withinArea: boolean | null;
+        };
+        /**
+         * SubmissionStatus
+         * @description PENDING: waits for your review (auto-approved at the task’s reviewDeadline); ACCEPTED; REVISION_REQUESTED; DISPUTED
+         * @enum {unknown}
+         */
+        SubmissionStatus: "PENDING" | "ACCEPTED" | "REVISION_REQUESTED" | "DISPUTED";
+        /** Submission */
+        Submission: {
+            /** @description Submission id (sub_...) */
+            id: string;
+            /** @description 1 for the first submission of the task, 2 after a revision, ... */
+            number: number;
+            /** @description The worker’s account of the work, up to 4,000 characters */
+            note: string;
+            attachments: components["schemas"]["SubmissionAttachment"][];
+            location: components["schemas"]["SubmissionLocation"] | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp, UTC
+             */
+            createdAt: string;
+            status: components["schemas"]["SubmissionStatus"];
+            /** @description Your reason, when you asked for a revision */
+            revisionReason: string | null;
         };
         /** Task */
         Task: {
@@ -2626,6 +3320,20 @@ export interface components {
                 firstName: string;
             } | null;
             applications?: components["schemas"]["Application"][];
+            /** @description Hours you have to review a submission before it is approved for you (auto-release). This and the next three fields appear once the task uses them: created with reviewHours or location, or work was submitted; absent, the window is 72 hours */
+            reviewHours?: number;
+            /**
+             * Format: date-time
+             * @description When the waiting submission is approved for you (task.completed with autoReleased); null while none waits
+             */
+            reviewDeadline?: string | null;
+            /** @description Revisions you asked for (at most 3) */
+            revisionCount?: number;
+            location?: components["schemas"]["TaskLocation"] | null;
+            /** @description The task’s dispute (shown with submission), or null when none */
+            dispute?: components["schemas"]["Dispute"] | null;
+            /** @description The latest submission (GET /tasks/:id), or null before any */
+            submission?: components["schemas"]["Submission"] | null;
         };
         /** WorkerRef */
         WorkerRef: {
@@ -2729,6 +3437,23 @@ export interface components {
                 /** @description Whether the fee transfer is on chain yet */
                 success: boolean;
             };
+        };
+        /** RevisionBody */
+        RevisionBody: {
+            /** @description What to change, 1-2,000 characters */
+            reason: string;
+        };
+        /** OpenDisputeBody */
+        OpenDisputeBody: {
+            /** @description What is wrong, for the operator who judges (1 to 2000 characters) */
+            reason: string;
+        };
+        /** StatementBody */
+        StatementBody: {
+            /** @description Your side, 1 to 4000 characters; at most 20 statements per side */
+            text: string;
+            /** @description Up to 10 fileUrls of your own uploads (POST /upload first) */
+            attachments?: string[];
         };
         /** AcceptApplicationBody */
         AcceptApplicationBody: {
@@ -2956,6 +3681,20 @@ export interface components {
              */
             expiresAt: string;
         };
+        /** AgentReputation */
+        AgentReputation: {
+            id: string;
+            name: string | null;
+            /** @description Tasks of this agent completed and paid */
+            tasksPaid: number;
+            /** @description Average score workers gave this agent (1-5) */
+            averageRating: number | null;
+            ratingCount: number;
+            /** @description Disputes an operator resolved with money to the worker */
+            disputesLost: number;
+            /** @description Median hours this agent took to review submitted work; null before any */
+            medianReviewHours: number | null;
+        };
         /** WorkerTask */
         WorkerTask: {
             id: string;
@@ -2983,10 +3722,21 @@ export interface components {
              * @description ISO 8601 timestamp, UTC
              */
             createdAt: string;
-            agent: {
-                id: string;
-                name: string | null;
-            };
+            agent: components["schemas"]["AgentReputation"];
+            /** @description Hours the agent has to review a submission before it is approved */
+            reviewHours: number;
+            /**
+             * Format: date-time
+             * @description When your waiting submission is approved if the agent stays silent; null when none waits
+             */
+            reviewDeadline: string | null;
+            /** @description Revisions the agent asked for so far (at most 3) */
+            revisionCount: number;
+            location: components["schemas"]["TaskLocation"] | null;
+            /** @description The task’s dispute (your own task’s single view), or null when none */
+            dispute?: components["schemas"]["Dispute"] | null;
+            /** @description Your latest submission (single-task views of your own task) */
+            submission?: components["schemas"]["Submission"] | null;
         };
         /** WorkerApplication */
         WorkerApplication: {
@@ -3030,6 +3780,18 @@ export interface components {
              */
             createdAt: string;
         };
+        /** SubmissionBody */
+        SubmissionBody: {
+            /** @description What you did, 1-4,000 characters */
+            note: string;
+            /** @description Up to 10 fileUrls of files you uploaded with POST /upload */
+            attachments?: string[];
+            location?: {
+                latitude: number;
+                longitude: number;
+                accuracyMeters?: number;
+            };
+        };
         /** Notification */
         Notification: {
             id: string;
@@ -3038,7 +3800,7 @@ export interface components {
             chatId: string;
             taskId: string | null;
             /** @enum {unknown} */
-            kind: "offer" | "application_accepted" | "application_rejected" | "message" | "payment_sent" | "task_expired" | "offer_withdrawn" | "task_cancelled";
+            kind: "offer" | "application_accepted" | "application_rejected" | "message" | "payment_sent" | "task_expired" | "offer_withdrawn" | "task_cancelled" | "dispute_opened" | "dispute_resolved" | "submission_received" | "revision_requested" | "review_reminder" | "auto_released";
             /** @description The message in Telegram HTML, as sent (or as it would be sent) */
             text: string;
             buttons: {
@@ -3067,6 +3829,129 @@ export interface components {
              * @description ISO 8601 timestamp, UTC
              */
             createdAt: string;
+        };
+        /** DisputeResolution */
+        DisputeResolution: {
+            /**
+             * @description Sent to the worker’s wallet on chain, in TON
+             * @example 6.5
+             */
+            workerAmount: string;
+            /**
+             * @description The platform fee in proportion: fee x workerAmount / reward, rounded down to the nanoton
+             * @example 6.5
+             */
+            platformFee: string;
+            /**
+             * @description Returned to the agent’s balance: the rest of the escrowed total
+             * @example 6.5
+             */
+            agentAmount: string;
+            /** @description The operator’s explanation to both sides */
+            note: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp, UTC
+             */
+            resolvedAt: string;
+            /** @enum {string} */
+            currency: "TON";
+        } | null;
+        /** DisputeQueueItem */
+        DisputeQueueItem: {
+            id: string;
+            /** @enum {unknown} */
+            status: "OPEN" | "RESOLVED";
+            /** @enum {unknown} */
+            openedBy: "AGENT" | "WORKER";
+            reason: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp, UTC
+             */
+            createdAt: string;
+            /** @description Seconds since the dispute was opened */
+            ageSeconds: number;
+            task: {
+                id: string;
+                title: string;
+                status: components["schemas"]["TaskStatus"];
+                /**
+                 * @description TON amount as a decimal string, e.g. "6.5"
+                 * @example 6.5
+                 */
+                reward: string;
+                /**
+                 * @description TON amount as a decimal string, e.g. "6.5"
+                 * @example 6.5
+                 */
+                platformFee: string;
+                /**
+                 * @description Escrowed: what the resolution splits
+                 * @example 6.5
+                 */
+                totalAmount: string;
+            };
+            agent: {
+                id: string;
+                name: string | null;
+            };
+            worker: {
+                id: string;
+                firstName: string;
+                username: string | null;
+            };
+            resolution: components["schemas"]["DisputeResolution"];
+        };
+        /** ResolveBody */
+        ResolveBody: {
+            /** @description What the worker gets, 0 to the task’s reward, in TON: 0 cancels and refunds, the reward completes */
+            workerAmount: string | number;
+            /** @description Your decision’s reasons, shown to both sides */
+            note: string;
+        };
+        /** ResolveResult */
+        ResolveResult: {
+            dispute: components["schemas"]["Dispute"];
+            task: {
+                id: string;
+                status: components["schemas"]["TaskStatus"];
+                paymentStatus: components["schemas"]["PaymentStatus"];
+            };
+            payout: {
+                /**
+                 * @description TON amount as a decimal string, e.g. "6.5"
+                 * @example 6.5
+                 */
+                amount: string;
+                toAddress: string;
+                /** @description null while pending; the runner retries it */
+                txHash: string | null;
+                /** @enum {unknown} */
+                status: "confirmed" | "pending";
+            } | null;
+            fee: {
+                /**
+                 * @description TON amount as a decimal string, e.g. "6.5"
+                 * @example 6.5
+                 */
+                amount: string;
+                toAddress: string;
+                /** @description null while pending; the runner retries it */
+                txHash: string | null;
+                /** @enum {unknown} */
+                status: "confirmed" | "pending";
+            } | null;
+            /** @description Back to the agent */
+            refund: {
+                /**
+                 * @description TON amount as a decimal string, e.g. "6.5"
+                 * @example 6.5
+                 */
+                amount: string;
+                /** @enum {string} */
+                destination: "agent_balance";
+            } | null;
         };
     };
     responses: never;
@@ -3928,6 +4813,352 @@ export interface operations {
             };
             /** @description The resource is not in a state that allows this (see `currentStatus`), or the same Idempotency-Key is still in progress */
             409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    requestRevision: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs, later ones within 24 hours get its stored answer (with `Idempotent-Replayed: true`). 1-255 visible ASCII characters; a UUID per operation is a good choice. Keys are per caller. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RevisionBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        submission: components["schemas"]["Submission"];
+                        task: components["schemas"]["Task"];
+                    };
+                };
+            };
+            /** @description The request is invalid; `details[].path` names each field to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing, malformed or unknown credentials; `error` says which */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The resource belongs to someone else */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource is not in a state that allows this (see `currentStatus`), or the same Idempotency-Key is still in progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listSubmissions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        submissions: components["schemas"]["Submission"][];
+                    };
+                };
+            };
+            /** @description The request is invalid; `details[].path` names each field to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing, malformed or unknown credentials; `error` says which */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The resource belongs to someone else */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    openDispute: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs, later ones within 24 hours get its stored answer (with `Idempotent-Replayed: true`). 1-255 visible ASCII characters; a UUID per operation is a good choice. Keys are per caller. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OpenDisputeBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        dispute: components["schemas"]["Dispute"];
+                    };
+                };
+            };
+            /** @description The request is invalid; `details[].path` names each field to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing, malformed or unknown credentials; `error` says which */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The resource belongs to someone else */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource is not in a state that allows this (see `currentStatus`), or the same Idempotency-Key is still in progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    addDisputeStatement: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs, later ones within 24 hours get its stored answer (with `Idempotent-Replayed: true`). 1-255 visible ASCII characters; a UUID per operation is a good choice. Keys are per caller. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StatementBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        statement: components["schemas"]["DisputeStatement"];
+                        dispute: components["schemas"]["Dispute"];
+                    };
+                };
+            };
+            /** @description The request is invalid; `details[].path` names each field to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing, malformed or unknown credentials; `error` says which */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The resource belongs to someone else */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource is not in a state that allows this (see `currentStatus`), or the same Idempotency-Key is still in progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; retry after `Retry-After` seconds */
+            429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -5642,6 +6873,61 @@ export interface operations {
             };
         };
     };
+    getWorkerTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        task: components["schemas"]["WorkerTask"];
+                    };
+                };
+            };
+            /** @description The request is invalid; `details[].path` names each field to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing, malformed or unknown credentials; `error` says which */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     updateWorkerTaskStatus: {
         parameters: {
             query?: never;
@@ -5846,6 +7132,352 @@ export interface operations {
             };
             /** @description The resource is not in a state that allows this (see `currentStatus`), or the same Idempotency-Key is still in progress */
             409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listMySubmissions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        submissions: components["schemas"]["Submission"][];
+                    };
+                };
+            };
+            /** @description The request is invalid; `details[].path` names each field to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing, malformed or unknown credentials; `error` says which */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The resource belongs to someone else */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    submitWork: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs, later ones within 24 hours get its stored answer (with `Idempotent-Replayed: true`). 1-255 visible ASCII characters; a UUID per operation is a good choice. Keys are per caller. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubmissionBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        submission: components["schemas"]["Submission"];
+                        task: components["schemas"]["WorkerTask"];
+                    };
+                };
+            };
+            /** @description The request is invalid; `details[].path` names each field to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing, malformed or unknown credentials; `error` says which */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The resource belongs to someone else */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource is not in a state that allows this (see `currentStatus`), or the same Idempotency-Key is still in progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    openWorkerDispute: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs, later ones within 24 hours get its stored answer (with `Idempotent-Replayed: true`). 1-255 visible ASCII characters; a UUID per operation is a good choice. Keys are per caller. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OpenDisputeBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        dispute: components["schemas"]["Dispute"];
+                    };
+                };
+            };
+            /** @description The request is invalid; `details[].path` names each field to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing, malformed or unknown credentials; `error` says which */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The resource belongs to someone else */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource is not in a state that allows this (see `currentStatus`), or the same Idempotency-Key is still in progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    addWorkerDisputeStatement: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs, later ones within 24 hours get its stored answer (with `Idempotent-Replayed: true`). 1-255 visible ASCII characters; a UUID per operation is a good choice. Keys are per caller. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StatementBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        statement: components["schemas"]["DisputeStatement"];
+                        dispute: components["schemas"]["Dispute"];
+                    };
+                };
+            };
+            /** @description The request is invalid; `details[].path` names each field to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing, malformed or unknown credentials; `error` says which */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The resource belongs to someone else */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource is not in a state that allows this (see `currentStatus`), or the same Idempotency-Key is still in progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; retry after `Retry-After` seconds */
+            429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -6882,6 +8514,207 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+        };
+    };
+    adminListDisputes: {
+        parameters: {
+            query: {
+                status: "OPEN" | "RESOLVED";
+                /** @description Page size, 1 to 100 */
+                limit: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        disputes: components["schemas"]["DisputeQueueItem"][];
+                        /** @description Pass as cursor for the next page; null on the last page */
+                        nextCursor: string | null;
+                        hasMore: boolean;
+                    };
+                };
+            };
+            /** @description The request is invalid; `details[].path` names each field to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing, malformed or unknown credentials; `error` says which */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+        };
+    };
+    adminGetDispute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        dispute: components["schemas"]["Dispute"];
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 timestamp, UTC
+                         */
+                        openedAt: string;
+                        task: components["schemas"]["Task"];
+                        agent: {
+                            id: string;
+                            name: string | null;
+                        };
+                        worker: {
+                            id: string;
+                            firstName: string;
+                            lastName: string | null;
+                            /** @description Telegram username (operators see it always) */
+                            username: string | null;
+                            walletAddress: string | null;
+                        };
+                        /** @description Every submission of the task with its files, newest first */
+                        submissions: components["schemas"]["Submission"][];
+                        /** @description The task’s whole chat, oldest first */
+                        messages: components["schemas"]["Message"][];
+                        /** @description true when older messages than these exist (only the newest 1000 are shown) */
+                        moreMessages: boolean;
+                    };
+                };
+            };
+            /** @description The request is invalid; `details[].path` names each field to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing, malformed or unknown credentials; `error` says which */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    adminResolveDispute: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs, later ones within 24 hours get its stored answer (with `Idempotent-Replayed: true`). 1-255 visible ASCII characters; a UUID per operation is a good choice. Keys are per caller. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResolveBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResolveResult"];
+                };
+            };
+            /** @description The request is invalid; `details[].path` names each field to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing, malformed or unknown credentials; `error` says which */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource is not in a state that allows this (see `currentStatus`), or the same Idempotency-Key is still in progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };

@@ -8,6 +8,7 @@ export type AgentRow = Selectable<Database['agents']>;
 export type ApiKeyRow = Selectable<Database['api_keys']>;
 export type WorkerRow = Selectable<Database['workers']>;
 export type TaskRow = Selectable<Database['tasks']>;
+export type SubmissionRow = Selectable<Database['submissions']>;
 export type ApplicationRow = Selectable<Database['applications']>;
 export type ChatRow = Selectable<Database['chats']>;
 export type TransactionRow = Selectable<Database['transactions']>;
@@ -21,6 +22,8 @@ export type WalletChallengeRow = Selectable<Database['wallet_challenges']>;
 export type NotificationRow = Selectable<Database['notifications']>;
 export type OwnerRow = Selectable<Database['owners']>;
 export type OwnerSessionRow = Selectable<Database['owner_sessions']>;
+export type DisputeRow = Selectable<Database['disputes']>;
+export type DisputeStatementRow = Selectable<Database['dispute_statements']>;
 
 /** A position in a newest-first list: the last item's creation time and id. */
 export interface Position {

@@ -1,5 +1,11 @@
 import type { Updateable } from 'kysely';
-import { type PaymentStatus, TASK_MOVES, type TaskMove, type TaskStatus } from '../../domain/states.js';
+import {
+  type PaymentStatus,
+  TASK_MOVES,
+  type TaskMove,
+  type TaskStatus,
+  WORKING_STATUSES,
+} from '../../domain/states.js';
 import { compiledInsert, compiledOnce } from '../compiledQuery.js';
 import type { Database } from '../schema.js';
 import type { Executor, Position, TaskRow } from './executor.js';
@@ -42,13 +48,28 @@ export async function findTask(db: Executor, id: string): Promise<TaskRow | unde
  * Compare-and-set: applies `move` only when the task is still in one of the move's `from`
  * statuses (and, when given, still held by `workerId`). Returns the updated row, or undefined
  * when another request changed the task first.
+ *
+ * A task with an open dispute moves only by that dispute's resolution (`disputeId`): every other
+ * move requires `dispute_id` null, so completion, refunds, expiry and the review clock all stop
+ * while an operator judges (a resolved dispute leaves the task COMPLETED or CANCELLED, where no
+ * move starts).
  */
 export function moveTask(
   db: Executor,
   id: string,
   move: TaskMove,
   set: Omit<Updateable<Database['tasks']>, 'status' | 'id'>,
-  guard: { workerId?: string } = {},
+  guard: {
+    workerId?: string;
+    /** Only while no work was submitted (refund, DELETE): a column of the row, so PostgreSQL rechecks it. */
+    noSubmission?: boolean;
+    /** Only when the review deadline is at or before this time (auto-release). */
+    reviewDueBy?: string;
+    /** Only while fewer revisions than this were asked for. */
+    revisionsBelow?: number;
+    /** The open dispute whose resolution this is; without it the task must have no dispute. */
+    disputeId?: string;
+  } = {},
 ): Promise<TaskRow | undefined> {
   let query = db
     .updateTable('tasks')
@@ -56,10 +77,16 @@ export function moveTask(
     .where('id', '=', id)
     .where('status', 'in', TASK_MOVES[move].from);
   if (guard.workerId) query = query.where('worker_id', '=', guard.workerId);
+  if (guard.noSubmission) query = query.where('submission_count', '=', 0);
+  if (guard.reviewDueBy) query = query.where('review_deadline', '<=', guard.reviewDueBy);
+  if (guard.revisionsBelow !== undefined) query = query.where('revision_count', '<', guard.revisionsBelow);
+  query = guard.disputeId
+    ? query.where('dispute_id', '=', guard.disputeId)
+    : query.where('dispute_id', 'is', null);
   return query.returningAll().executeTakeFirst();
 }
 
-/** Compare-and-set between two explicit statuses (work-status moves). */
+/** Compare-and-set between two explicit statuses (work-status moves); never while a dispute is open. */
 export function setWorkStatus(
   db: Executor,
   id: string,
@@ -72,6 +99,7 @@ export function setWorkStatus(
     .set({ status: to, updated_at: now })
     .where('id', '=', id)
     .where('status', '=', from)
+    .where('dispute_id', 'is', null)
     .returningAll()
     .executeTakeFirst();
 }
@@ -177,6 +205,7 @@ export function listOverdueAssigned(db: Executor, now: string, limit: number) {
     .select(['id', 'worker_id'])
     .where('status', '=', 'ASSIGNED')
     .where('execution_deadline', '<=', now)
+    .where('dispute_id', 'is', null)
     .orderBy('execution_deadline')
     .limit(limit)
     .execute();
@@ -200,6 +229,61 @@ export function expireIfOverdue(db: Executor, id: string, workerId: string, now:
     .where('status', 'in', TASK_MOVES.expire.from)
     .where('worker_id', '=', workerId)
     .where('execution_deadline', '<=', now)
+    .where('dispute_id', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/**
+ * Opens a dispute on the task: compare-and-set on a task a worker holds with no dispute yet, so
+ * of a dispute and a completion, refund, auto-release or second dispute racing, exactly one wins.
+ */
+export function markTaskDisputed(db: Executor, id: string, disputeId: string, now: string) {
+  return (
+    db
+      .updateTable('tasks')
+      // The review clock stops: no auto-release and no reminder while an operator judges.
+      .set({ dispute_id: disputeId, review_deadline: null, review_reminder_at: null, updated_at: now })
+      .where('id', '=', id)
+      .where('status', 'in', WORKING_STATUSES)
+      .where('dispute_id', 'is', null)
+      .returningAll()
+      .executeTakeFirst()
+  );
+}
+
+/** REVIEW tasks whose review window has ended, oldest deadline first (auto-release). */
+export function listDueReviews(db: Executor, now: string, limit: number) {
+  return db
+    .selectFrom('tasks')
+    .select(['id'])
+    .where('status', '=', 'REVIEW')
+    .where('review_deadline', '<=', now)
+    .orderBy('review_deadline')
+    .limit(limit)
+    .execute();
+}
+
+/** REVIEW tasks whose agent is due its reminder (a quarter of the window left). */
+export function listDueReminders(db: Executor, now: string, limit: number) {
+  return db
+    .selectFrom('tasks')
+    .select(['id'])
+    .where('status', '=', 'REVIEW')
+    .where('review_reminder_at', '<=', now)
+    .orderBy('review_reminder_at')
+    .limit(limit)
+    .execute();
+}
+
+/** Compare-and-set: takes the task's due reminder (clears it), so exactly one run sends it. */
+export function takeDueReminder(db: Executor, id: string, now: string) {
+  return db
+    .updateTable('tasks')
+    .set({ review_reminder_at: null })
+    .where('id', '=', id)
+    .where('status', '=', 'REVIEW')
+    .where('review_reminder_at', '<=', now)
     .returningAll()
     .executeTakeFirst();
 }

@@ -4,6 +4,7 @@ import { completeTask } from '../../domain/completion.js';
 import { createTask } from '../../domain/taskCreation.js';
 import { getAgentTask, listTasksOfAgent, taskParties, taskPartiesForPage } from '../../domain/taskQueries.js';
 import { patchAgentTask } from '../../domain/taskStatus.js';
+import { disputeOrNull } from '../disputeViews.js';
 import { sendIdempotent } from '../idempotency.js';
 import { pageView } from '../pageView.js';
 import { AGENT_SECURITY, type Routes } from '../routeTypes.js';
@@ -66,12 +67,21 @@ export const taskRoutes: Routes = async (app, { ctx }) => {
       },
     },
     async (request) => {
-      const { task, applications, agentName, worker } = await getAgentTask(
+      const { task, applications, agentName, worker, submission, dispute } = await getAgentTask(
         ctx,
         request.agentId,
         request.params.id,
       );
-      return { task: taskView(task, agentName, worker, applications.map(applicationView)) };
+      return {
+        task: taskView(
+          task,
+          agentName,
+          worker,
+          applications.map(applicationView),
+          submission,
+          disputeOrNull(dispute),
+        ),
+      };
     },
   );
 
@@ -146,6 +156,9 @@ export const taskRoutes: Routes = async (app, { ctx }) => {
         security,
         operationId: 'refundTask',
         summary: 'Cancel a task that is not completed, assigned or not; the total returns to your balance',
+        description:
+          'Once the worker submitted work (POST /worker/tasks/:id/submissions) the answer is 409: approve it ' +
+          '(POST /tasks/:id/complete), request a revision (POST /tasks/:id/revisions) or open a dispute.',
         params: IdParam,
         body: Type.Optional(RefundBody),
         response: { 200: CancelResult, ...errors(400, 401, 403, 404, 409) },
@@ -170,6 +183,10 @@ export const taskRoutes: Routes = async (app, { ctx }) => {
         operationId: 'completeTask',
         summary:
           'Complete a task: the reward goes to the worker’s wallet and the fee to the platform, on chain',
+        description:
+          'This is how you approve submitted work: the waiting submission becomes ACCEPTED. Left unanswered ' +
+          'until the task’s reviewDeadline, a submission is approved for you the same way (task.completed with ' +
+          'autoReleased: true).',
         params: IdParam,
         response: { 200: CompleteResult, ...errors(401, 403, 404, 409) },
       },

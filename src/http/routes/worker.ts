@@ -1,4 +1,6 @@
 import { Type } from 'typebox';
+import { latestSubmission } from '../../db/repositories/submissions.js';
+import { reputationIn, reputationOf, reputationsOf } from '../../domain/agentReputation.js';
 import { applyToTask } from '../../domain/applications.js';
 import { getWorkerDetail } from '../../domain/catalog.js';
 import { explorerTxUrl, listPayoutsOfWorker } from '../../domain/earnings.js';
@@ -9,7 +11,6 @@ import {
   listApplicationsOfWorker,
   listTasksOfWorker,
   listTasksOpenToWorkers,
-  taskParties,
 } from '../../domain/taskQueries.js';
 import { patchWorkerTask } from '../../domain/taskStatus.js';
 import { connectWallet, issueWalletChallenge } from '../../domain/walletProof.js';
@@ -118,7 +119,11 @@ export const workerRoutes: Routes = async (app, { ctx, config }) => {
     },
     async (request) => {
       const result = await listTasksOpenToWorkers(ctx, request.query);
-      return pageView(result, 'tasks', (t) => workerTaskView(t, t.agent_name));
+      const agents = await reputationsOf(
+        ctx.db,
+        result.items.map((t) => t.agent_id),
+      );
+      return pageView(result, 'tasks', (t) => workerTaskView(t, reputationIn(agents, t.agent_id)));
     },
   );
 
@@ -136,7 +141,11 @@ export const workerRoutes: Routes = async (app, { ctx, config }) => {
     },
     async (request) => {
       const result = await listTasksOfWorker(ctx, request.workerId, request.query);
-      return pageView(result, 'tasks', (t) => workerTaskView(t, t.agent_name));
+      const agents = await reputationsOf(
+        ctx.db,
+        result.items.map((t) => t.agent_id),
+      );
+      return pageView(result, 'tasks', (t) => workerTaskView(t, reputationIn(agents, t.agent_id)));
     },
   );
 
@@ -218,7 +227,11 @@ export const workerRoutes: Routes = async (app, { ctx, config }) => {
     },
     async (request) => {
       const result = await listOffers(ctx, request.workerId, request.query);
-      return pageView(result, 'tasks', (t) => workerTaskView(t, t.agent_name));
+      const agents = await reputationsOf(
+        ctx.db,
+        result.items.map((t) => t.agent_id),
+      );
+      return pageView(result, 'tasks', (t) => workerTaskView(t, reputationIn(agents, t.agent_id)));
     },
   );
 
@@ -246,7 +259,7 @@ export const workerRoutes: Routes = async (app, { ctx, config }) => {
         async ({ task, chat }, db) => ({
           status: 200,
           body: {
-            task: workerTaskView(task, (await taskParties(db, task)).agentName),
+            task: workerTaskView(task, await reputationOf(db, task.agent_id)),
             chat: { id: chat.id },
           },
         }),
@@ -273,7 +286,7 @@ export const workerRoutes: Routes = async (app, { ctx, config }) => {
         (c) => declineOffer(c, request.workerId, request.params.taskId),
         async ({ task }, db) => ({
           status: 200,
-          body: { task: workerTaskView(task, (await taskParties(db, task)).agentName) },
+          body: { task: workerTaskView(task, await reputationOf(db, task.agent_id)) },
         }),
       ),
   );
@@ -293,7 +306,8 @@ export const workerRoutes: Routes = async (app, { ctx, config }) => {
     },
     async (request) => {
       const task = await patchWorkerTask(ctx, request.workerId, request.params.id, request.body.status);
-      return { task: workerTaskView(task, (await taskParties(ctx.db, task)).agentName) };
+      const submission = (await latestSubmission(ctx.db, task.id)) ?? null;
+      return { task: workerTaskView(task, await reputationOf(ctx.db, task.agent_id), submission) };
     },
   );
 

@@ -1,10 +1,20 @@
 import { type TSchema, Type } from 'typebox';
 import type { EventType } from '../../domain/events.js';
 import { Amount, Nullable, Timestamp } from './common.js';
+import { DisputeResolution } from './dispute.js';
+import { Submission } from './submission.js';
 
 const Person = Type.Object({ id: Type.String(), name: Type.String() });
 const Currency = Type.Literal('TON');
 const WorkerEvent = Type.Object({ taskId: Type.String(), applicationId: Type.String(), worker: Person });
+const DisputeEvent = Type.Object({
+  id: Type.String(),
+  status: Type.Enum(['OPEN', 'RESOLVED']),
+  openedBy: Type.Enum(['AGENT', 'WORKER']),
+  reason: Type.String(),
+  createdAt: Timestamp,
+  resolution: Nullable(DisputeResolution),
+});
 
 /** The `data` of each webhook event, as the service sends it. */
 const EVENT_DATA: Record<EventType | 'webhook.test', { summary: string; data: TSchema }> = {
@@ -40,11 +50,24 @@ const EVENT_DATA: Record<EventType | 'webhook.test', { summary: string; data: TS
     }),
   },
   'task.completed': {
-    summary: 'You completed the task; the payout is being sent',
+    summary:
+      'The task was completed (by you, or for you when the review window ended: autoReleased); the payout is being sent',
     data: Type.Object({
       taskId: Type.String(),
       payment: Type.Object({ amount: Amount, toAddress: Type.String(), currency: Currency }),
+      autoReleased: Type.Optional(
+        Type.Boolean({ description: 'true when the review window ended without your answer' }),
+      ),
     }),
+  },
+  'task.submitted': {
+    summary:
+      'The worker submitted work for review: approve it (POST /tasks/:id/complete), ask for a revision or open a dispute before reviewDeadline, or it is approved for you',
+    data: Type.Object({ taskId: Type.String(), reviewDeadline: Timestamp, submission: Submission }),
+  },
+  'task.review_reminder': {
+    summary: 'A quarter of the review window is left; at reviewDeadline the submission is approved for you',
+    data: Type.Object({ taskId: Type.String(), submissionId: Type.String(), reviewDeadline: Timestamp }),
   },
   'task.expired': {
     summary: 'The worker missed the execution deadline; the task is open again',
@@ -107,6 +130,16 @@ const EVENT_DATA: Record<EventType | 'webhook.test', { summary: string; data: TS
       lastError: Nullable(Type.String()),
       message: Type.String(),
     }),
+  },
+  'dispute.opened': {
+    summary:
+      'A dispute was opened on your task (by you or the worker): the escrow stays locked and the review clock stops until an operator resolves it',
+    data: Type.Object({ taskId: Type.String(), dispute: DisputeEvent }),
+  },
+  'dispute.resolved': {
+    summary:
+      'An operator resolved the dispute: workerAmount goes to the worker on chain, the fee in proportion to the platform, agentAmount back to your balance',
+    data: Type.Object({ taskId: Type.String(), dispute: DisputeEvent }),
   },
   'webhook.test': {
     summary: 'Sent by POST /agents/webhooks to check your receiver',

@@ -13,6 +13,12 @@ const KINDS = [
   'task_expired',
   'offer_withdrawn',
   'task_cancelled',
+  'dispute_opened',
+  'dispute_resolved',
+  'submission_received',
+  'revision_requested',
+  'review_reminder',
+  'auto_released',
 ] as const;
 
 export const NotificationQuery = Type.Object({

@@ -1,6 +1,8 @@
 import { Type } from 'typebox';
 import { APPLICATION_STATUSES, PAYMENT_STATUSES, TASK_STATUSES, WORK_STATUSES } from '../../domain/states.js';
 import { Amount, AmountInput, Nullable, nameSchemas, Timestamp } from './common.js';
+import { Dispute } from './dispute.js';
+import { Submission, TaskLocation, TaskLocationInput } from './submission.js';
 
 export const TaskStatus = Type.Enum(TASK_STATUSES);
 export const PaymentStatus = Type.Enum(PAYMENT_STATUSES);
@@ -58,6 +60,32 @@ export const Task = Type.Object({
   agent: Type.Object({ id: Type.String(), name: Nullable(Type.String()) }),
   worker: Nullable(WorkerRef),
   applications: Type.Optional(Type.Array(Application)),
+  reviewHours: Type.Optional(
+    Type.Integer({
+      description:
+        'Hours you have to review a submission before it is approved for you (auto-release). This and the next three fields appear once the task uses them: created with reviewHours or location, or work was submitted; absent, the window is 72 hours',
+    }),
+  ),
+  reviewDeadline: Type.Optional(
+    Nullable({
+      ...Timestamp,
+      description:
+        'When the waiting submission is approved for you (task.completed with autoReleased); null while none waits',
+    }),
+  ),
+  revisionCount: Type.Optional(Type.Integer({ description: 'Revisions you asked for (at most 3)' })),
+  location: Type.Optional(Type.Union([TaskLocation, Type.Null()])),
+  // A union with the named schema (not Nullable's copy of it), so the document's Submission stays non-null.
+  dispute: Type.Optional(
+    Type.Union([Dispute, Type.Null()], {
+      description: 'The task’s dispute (shown with submission), or null when none',
+    }),
+  ),
+  submission: Type.Optional(
+    Type.Union([Submission, Type.Null()], {
+      description: 'The latest submission (GET /tasks/:id), or null before any',
+    }),
+  ),
 });
 
 export const CreateTaskBody = Type.Object({
@@ -85,6 +113,18 @@ export const CreateTaskBody = Type.Object({
       description: 'http(s) URL for this task’s events instead of your agent webhook',
     }),
   ),
+  reviewHours: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 336,
+      description:
+        'Hours you have to review submitted work (1-336, default 72); silence then approves it and pays the worker',
+    }),
+  ),
+  location: Type.Optional({
+    ...TaskLocationInput,
+    description: 'Where the work is done; a submission’s location is flagged withinArea (never refused)',
+  }),
   assignToUserId: Type.Optional(
     Type.String({
       maxLength: 100,

@@ -1,6 +1,21 @@
 import { Type } from 'typebox';
 import { Amount, Nullable, nameSchemas, Timestamp } from './common.js';
+import { Dispute } from './dispute.js';
+import { Submission, TaskLocation } from './submission.js';
 import { ApplicationStatus, TaskStatus } from './task.js';
+
+/** What a worker sees of the agent behind a task, to judge whom they work for. */
+export const AgentReputation = Type.Object({
+  id: Type.String(),
+  name: Nullable(Type.String()),
+  tasksPaid: Type.Integer({ description: 'Tasks of this agent completed and paid' }),
+  averageRating: Nullable(Type.Number({ description: 'Average score workers gave this agent (1-5)' })),
+  ratingCount: Type.Integer(),
+  disputesLost: Type.Integer({ description: 'Disputes an operator resolved with money to the worker' }),
+  medianReviewHours: Nullable(
+    Type.Number({ description: 'Median hours this agent took to review submitted work; null before any' }),
+  ),
+});
 
 /** A task as a worker sees it: no fee, no webhook, no other applicants. */
 export const WorkerTask = Type.Object({
@@ -13,7 +28,26 @@ export const WorkerTask = Type.Object({
   deadline: Type.Optional(Timestamp),
   executionDeadline: Nullable(Timestamp),
   createdAt: Timestamp,
-  agent: Type.Object({ id: Type.String(), name: Nullable(Type.String()) }),
+  agent: AgentReputation,
+  reviewHours: Type.Integer({
+    description: 'Hours the agent has to review a submission before it is approved',
+  }),
+  reviewDeadline: Nullable({
+    ...Timestamp,
+    description: 'When your waiting submission is approved if the agent stays silent; null when none waits',
+  }),
+  revisionCount: Type.Integer({ description: 'Revisions the agent asked for so far (at most 3)' }),
+  location: Type.Union([TaskLocation, Type.Null()]),
+  dispute: Type.Optional(
+    Type.Union([Dispute, Type.Null()], {
+      description: 'The task’s dispute (your own task’s single view), or null when none',
+    }),
+  ),
+  submission: Type.Optional(
+    Type.Union([Submission, Type.Null()], {
+      description: 'Your latest submission (single-task views of your own task)',
+    }),
+  ),
 });
 
 export const WorkerApplication = Type.Object({
@@ -42,4 +76,4 @@ export const WorkerPayout = Type.Object({
   createdAt: Timestamp,
 });
 
-nameSchemas({ WorkerTask, WorkerApplication, WorkerPayout });
+nameSchemas({ AgentReputation, WorkerTask, WorkerApplication, WorkerPayout });
