@@ -3,7 +3,8 @@
 // Field names follow autocannon 8's README ("Results" and "API").
 declare module 'autocannon' {
   export interface Options {
-    url: string;
+    /** Several URLs: connection i goes to url[i % n]. */
+    url: string | string[];
     method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
     headers?: Record<string, string>;
     body?: string;

@@ -17,6 +17,8 @@ export interface Scenario {
   expectStatus: number;
   /** The PostgreSQL database the app uses, so its backends' CPU is counted; null otherwise. */
   postgresDatabase: string | null;
+  /** Several instances (bench/instances.ts): autocannon's connection i goes to urls[i % n]. */
+  urls?: string[];
 }
 
 export interface Measurement {
@@ -40,10 +42,15 @@ export interface Measurement {
  * One warm-up and one measured autocannon run of a scenario. A single request goes first so a
  * broken set-up fails at once with the server's own error message, which autocannon never shows.
  */
-export async function measure(scenario: Scenario, settings: BenchSettings): Promise<Measurement> {
+export async function measure(
+  scenario: Scenario,
+  settings: BenchSettings,
+  onMeasuredStart?: () => void,
+): Promise<Measurement> {
   const { baseUrl, method, path, headers, body, expectStatus } = scenario;
   await call(baseUrl, method, path, headers, body, expectStatus);
   const warmup = await fire(scenario, settings, settings.warmupS);
+  onMeasuredStart?.();
   const cpuStart = startCpuSample(scenario.postgresDatabase);
   const result = await fire(scenario, settings, settings.durationS);
   const cpu = finishCpuSample(cpuStart);
@@ -65,7 +72,9 @@ export async function measure(scenario: Scenario, settings: BenchSettings): Prom
 
 function fire(scenario: Scenario, settings: BenchSettings, durationS: number): Promise<Result> {
   return autocannon({
-    url: `${scenario.baseUrl}${scenario.path}`,
+    url: scenario.urls
+      ? scenario.urls.map((url) => `${url}${scenario.path}`)
+      : `${scenario.baseUrl}${scenario.path}`,
     method: scenario.method,
     headers:
       scenario.body === undefined

@@ -16,6 +16,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeMarkdown } from './document.js';
+import {
+  benchInstances,
+  instancesBudgetS,
+  instancesSection,
+  instancesTable,
+  replaceInstancesSection,
+} from './instances.js';
 import { describeMachine } from './machine.js';
 import { preparePostgres } from './postgres.js';
 import { busyMachineNote, consoleTables, cpuRows, machineLine } from './report.js';
@@ -56,7 +63,8 @@ async function main(): Promise<number> {
   const settings = readSettings();
   const budgetS =
     scenariosAtMost(settings.rounds) * (settings.warmupS + settings.durationS + settings.requestTimeoutS) +
-    DATABASES * (streamBudgetS(settings) + webhookBudgetS(settings));
+    DATABASES * (streamBudgetS(settings) + webhookBudgetS(settings)) +
+    instancesBudgetS(settings);
   // A hung server or database must not hold the bench (or CI) forever.
   setTimeout(
     () => {
@@ -87,6 +95,7 @@ async function main(): Promise<number> {
     failures: [],
     ceilingRuns: [],
     requestRuns: [],
+    instances: [],
   };
   const attempt = async (part: string, run: () => Promise<void>) => {
     try {
@@ -97,18 +106,25 @@ async function main(): Promise<number> {
       results.failures.push(message);
     }
   };
-  const bare = runsPart(settings, 'bare');
+  // The app's own scenarios (in process); BENCH_ONLY=instances starts no in-process server.
+  const appKinds = (['requests', 'pgbench', 'streams', 'webhooks'] as const).some((k) =>
+    runsPart(settings, k),
+  );
+  const bare = appKinds && runsPart(settings, 'bare');
   const ceilingAgain = () => attempt('bare Fastify', () => benchBaseline(settings, results, true));
   if (bare) await attempt('bare Fastify', () => benchBaseline(settings, results));
   // SQLite's request scenarios run in rounds, each after a run of the ceiling (the first is the
   // one above), so both sides of the SQLite ratios are sampled as often, over the same minutes.
-  if (runsPart(settings, 'sqlite')) {
+  if (appKinds && runsPart(settings, 'sqlite')) {
     await attempt('sqlite', () =>
       benchHandoff({ kind: 'sqlite' }, settings, results, bare ? ceilingAgain : null),
     );
   }
-  if (postgresVersion && runsPart(settings, 'postgres')) {
+  if (appKinds && postgresVersion && runsPart(settings, 'postgres')) {
     await attempt('postgres', () => benchPostgres(settings, results));
+  }
+  if (postgresVersion && runsPart(settings, 'postgres') && runsPart(settings, 'instances')) {
+    await attempt('instances', () => benchInstances(settings, results, log));
   }
   const fastest = fastestRuns(results.requestRuns, results.ceilingRuns);
   results.requests.push(...fastest.chosen);
@@ -119,7 +135,12 @@ async function main(): Promise<number> {
   let failures = results.failures.length;
   notes.push(...results.failures);
   // Every run counts, not only those the table shows: an error in any of them fails the bench.
-  const everyRun = new Set([...results.requests, ...results.requestRuns, ...results.ceilingRuns]);
+  const everyRun = new Set([
+    ...results.requests,
+    ...results.requestRuns,
+    ...results.ceilingRuns,
+    ...results.instances,
+  ]);
   for (const m of [...everyRun].filter((r) => r.errors > 0 || r.warmupErrors > 0)) {
     failures++;
     notes.push(
@@ -137,18 +158,26 @@ async function main(): Promise<number> {
       (runsPart(settings, 'postgres') ? 'not measured (unreachable)' : 'not measured (BENCH_ONLY)'),
   );
   // A partial run (BENCH_ONLY) prints its rows but leaves the report of the last full run alone.
+  const instances =
+    results.instances.length > 0
+      ? instancesSection(results.instances, settings, machineLine(machine), loadAverage)
+      : null;
   if (!settings.only) {
     mkdirSync(path.dirname(REPORT_FILE), { recursive: true });
     writeMarkdown(REPORT_FILE, { date: new Date(), settings, machine, results, notes, loadAverage });
   }
+  // Its own section, written by a full run and by a run of this part alone (a few minutes, not all).
+  if (instances && (!settings.only || settings.only.has('instances')))
+    replaceInstancesSection(REPORT_FILE, instances);
 
   console.log(consoleTables(results));
+  if (results.instances.length > 0) console.log(`\n${instancesTable(results.instances)}`);
   console.log(`\n${machineLine(machine)}`);
   console.log(`SQLite ${machine.sqlite}; PostgreSQL: ${machine.postgres}`);
   for (const note of notes) console.log(note);
   if (settings.only)
     console.log(
-      `\nBENCH_ONLY=${[...settings.only].join(',')}: ${path.relative(process.cwd(), REPORT_FILE)} left as it was`,
+      `\nBENCH_ONLY=${[...settings.only].join(',')}: ${path.relative(process.cwd(), REPORT_FILE)} left as it was${instances ? ', but for its section on several instances' : ''}`,
     );
   else console.log(`\nWrote ${path.relative(process.cwd(), REPORT_FILE)}`);
   return failures > 0 ? 1 : 0;

@@ -4,6 +4,7 @@
  */
 import { makeFixture, TASK_BODY } from './fixtures.js';
 import { startFloor } from './floor.js';
+import type { InstancesMeasurement } from './instances.js';
 import { type Measurement, measure, type Scenario } from './load.js';
 import { measurePgbench, type PgbenchMeasurement } from './pgbench.js';
 import { createBenchSchema, databaseName, dropBenchSchema } from './postgres.js';
@@ -35,6 +36,8 @@ export interface Results {
   ceilingRuns: Measurement[];
   /** Every run of the app's request scenarios, all rounds; `requests` holds the fastest of each. */
   requestRuns: Measurement[];
+  /** The same load on 1 and on 3 built instances on PostgreSQL and Redis (bench/instances.ts). */
+  instances: InstancesMeasurement[];
 }
 
 export function log(message: string): void {

@@ -269,7 +269,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       });
       app.addHook('onClose', async () => refresh?.stop());
     }
-    const jobs = startBackgroundJobs(ctx, app.log, telegram?.sender ?? null);
+    const jobs = startBackgroundJobs(ctx, app.log, telegram?.sender ?? null, {
+      instanceId: config.instanceId,
+      ttlMs: config.leaseTtlMs,
+      skewMs: config.leaseSkewMs,
+    });
     app.addHook('onClose', () => jobs.stop());
   }
   return app;

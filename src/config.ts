@@ -68,12 +68,32 @@ export interface Config {
   shutdownDelayMs: number;
   /** Deadlines and connection caps of the HTTP server (docs/decisions.md, "Request bodies..."). */
   httpLimits: HttpLimits;
-  /** Names this process in every log line and on GET /admin/chain: INSTANCE_ID, else hostname:pid. */
+  /** Names this instance in logs, traces and on GET /admin/chain: INSTANCE_ID, or hostname:pid. */
   instanceId: string;
   /** METRICS_TOKEN: a Bearer token that may read GET /metrics (the admin token always may). */
   metricsToken?: string;
   /** OTEL_EXPORTER_OTLP_ENDPOINT and OTEL_SERVICE_NAME: traces go there over OTLP/HTTP; absent, none. */
   otel?: { endpoint: string; serviceName: string };
+  /**
+   * Leases of work one instance does at a time (the chain sender and follower, the sandbox): how
+   * long one lasts without renewal, and the margin left for clocks that differ between hosts.
+   */
+  leaseTtlMs: number;
+  leaseSkewMs: number;
+  /** Uploads in an S3-compatible bucket (S3_BUCKET); absent: on local disk in DATA_DIR/uploads. */
+  s3?: S3Settings;
+}
+
+/** S3_BUCKET and its companions (README, "Configuration"). */
+export interface S3Settings {
+  bucket: string;
+  /** MinIO, R2 or any S3-compatible store; absent: AWS S3 in `region`. */
+  endpoint?: string;
+  region: string;
+  /** Bucket in the path (http://host/bucket/key) rather than the host name: most self-hosted stores. */
+  forcePathStyle: boolean;
+  /** Tests only; otherwise the AWS SDK's default chain (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY...). */
+  credentials?: { accessKeyId: string; secretAccessKey: string };
 }
 
 export interface HttpLimits {
@@ -180,10 +200,18 @@ export function loadConfig(env: Env = process.env): { config: Config; notices: C
     ...walletsUrlSetting(env),
     shutdownDelayMs: intSetting(env, 'SHUTDOWN_DELAY_MS', 0, 0, 60_000),
     httpLimits: httpLimits(env),
-    instanceId: env.INSTANCE_ID || `${os.hostname()}:${process.pid}`,
+    instanceId: instanceIdSetting(env),
+    ...leaseSettings(env),
     ...observabilitySettings(env),
   };
   if (config.tonNetwork !== 'sandbox') config.tonLive = tonLiveSettings(env, config.tonNetwork);
+  const s3 = s3Settings(env);
+  if (s3) config.s3 = s3;
+  else if (databaseUrl) {
+    notices.push({
+      message: `Uploads are stored on this instance's disk (${path.join(dataDir, 'uploads')}): several instances need S3_BUCKET (an S3-compatible bucket they share)`,
+    });
+  }
   config.tonProofDomains = parseDomains(env.TON_PROOF_DOMAINS, config.publicUrl);
   config.telegramWebhookSecret = webhookSecret(env, config.telegramBotToken);
   config.miniAppUrl = urlSetting(env, 'MINI_APP_URL', `${config.publicUrl}/app`);
@@ -224,6 +252,32 @@ function observabilitySettings(env: Env): Pick<Config, 'metricsToken' | 'otel'> 
     };
   }
   return settings;
+}
+
+/** INSTANCE_ID: printable, no spaces, at most 200 characters; hostname:pid by default. */
+function instanceIdSetting(env: Env): string {
+  const given = env.INSTANCE_ID;
+  if (given === undefined || given === '') return `${os.hostname()}:${process.pid}`;
+  if (!/^[\x21-\x7e]{1,200}$/.test(given)) {
+    throw new Error('INSTANCE_ID must be 1-200 printable ASCII characters without spaces, e.g. web-1');
+  }
+  return given;
+}
+
+/**
+ * LEASE_TTL_MS and LEASE_SKEW_MS. A holder renews every third of the TTL and counts itself the
+ * holder until TTL - skew after a renewal, so the skew must leave it at least one renewal's time:
+ * at most a third of the TTL. A dead holder is replaced within TTL + skew + TTL/3 (25 s by default).
+ */
+function leaseSettings(env: Env): { leaseTtlMs: number; leaseSkewMs: number } {
+  const leaseTtlMs = intSetting(env, 'LEASE_TTL_MS', 15_000, 1_000, 120_000);
+  const leaseSkewMs = intSetting(env, 'LEASE_SKEW_MS', 5_000, 0, 40_000);
+  if (leaseSkewMs * 3 > leaseTtlMs) {
+    throw new Error(
+      `LEASE_SKEW_MS (${leaseSkewMs}) must be at most a third of LEASE_TTL_MS (${leaseTtlMs}): a holder must be able to renew before it stops counting itself the holder`,
+    );
+  }
+  return { leaseTtlMs, leaseSkewMs };
 }
 
 function httpLimits(env: Env): HttpLimits {
@@ -276,6 +330,27 @@ function urlSetting(env: Env, name: string, fallback: string): string {
   const value = (env[name] || fallback).replace(/\/+$/, '');
   if (!/^https?:\/\/[^/]/.test(value)) throw new Error(`${name} must be an http(s) URL, got "${value}"`);
   return value;
+}
+
+function s3Settings(env: Env): S3Settings | undefined {
+  const bucket = env.S3_BUCKET;
+  if (!bucket) {
+    for (const name of ['S3_ENDPOINT', 'S3_REGION', 'S3_FORCE_PATH_STYLE']) {
+      if (env[name])
+        throw new Error(`${name} is set but S3_BUCKET is not: set S3_BUCKET to store uploads in S3`);
+    }
+    return undefined;
+  }
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) {
+    throw new Error(`S3_BUCKET must be a bucket name (3-63 of a-z, 0-9, dots and hyphens), got "${bucket}"`);
+  }
+  const endpoint = env.S3_ENDPOINT ? urlSetting(env, 'S3_ENDPOINT', '') : undefined;
+  const region = env.S3_REGION || env.AWS_REGION || 'us-east-1';
+  if (!/^[a-z0-9-]{1,50}$/.test(region))
+    throw new Error(`S3_REGION must be a region name such as us-east-1, got "${region}"`);
+  // Self-hosted stores (MinIO and the like) rarely have a DNS name per bucket.
+  const forcePathStyle = boolSetting(env, 'S3_FORCE_PATH_STYLE', endpoint !== undefined);
+  return { bucket, ...(endpoint ? { endpoint } : {}), region, forcePathStyle };
 }
 
 function intSetting(env: Env, name: string, fallback: number, min: number, max: number): number {

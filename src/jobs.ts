@@ -5,6 +5,7 @@ import type { DomainContext } from './domain/context.js';
 import { expireOverdueTasks } from './domain/expiry.js';
 import { readSkipped, readStuck } from './domain/followerProblems.js';
 import { purgeExpiredKeys } from './domain/idempotency.js';
+import { CHAIN_LEASE, Lease, type LeaseSettings, thisProcess } from './domain/lease.js';
 import { sendDueTransfers } from './domain/payouts.js';
 import { runReviewWindow } from './domain/reviewWindow.js';
 import { followerProblemLog } from './followerLog.js';
@@ -35,35 +36,46 @@ export function startBackgroundJobs(
   log: FastifyBaseLogger,
   /** Sends worker notifications; null (no bot) records them instead. */
   telegram: TelegramSender | null = null,
+  /** Who this instance is and the lease settings, for the chain lease (network mode). */
+  instance: { instanceId: string } & LeaseSettings = { instanceId: 'local', ttlMs: 15_000, skewMs: 5_000 },
 ) {
   const live = ctx.chain.live;
   const followerProblems = followerProblemLog(
     async () => ({ stuck: await readStuck(ctx.db), skipped: await readSkipped(ctx.db) }),
     log,
   );
-  // Sandbox: the outbox runner retries pending transfers. Testnet/mainnet: due transfers are
-  // batched and the runner sends the batches; the wallet follower (a cursor over the wallet's
-  // transactions, not an outbox) confirms them and credits deposits.
-  const chainLoops = live
-    ? [
-        pollLoop('chain batches', live.pollMs, () => runChainSender(ctx, live), log),
-        pollLoop(
-          'chain follower',
-          live.pollMs,
-          async () => {
-            const processed = await followWallet(ctx, live);
-            await followerProblems();
-            if (processed > 0)
-              log.info(
-                { background: 'chain follower', processed },
-                `chain follower: ${processed} wallet transactions processed`,
-              );
-            return 0; // a full round is picked up at the next poll, not at once
-          },
-          log,
-        ),
-      ]
-    : [pollLoop('pending transfers', TRANSFER_POLL_MS, () => sendDueTransfers(ctx), log)];
+  // Sandbox: the outbox runner retries pending transfers (one sandbox instance per database:
+  // sandboxGuard.ts). Testnet/mainnet: due transfers are batched and the runner sends the
+  // batches; the wallet follower (a cursor over the wallet's transactions, not an outbox)
+  // confirms them and credits deposits. Both run only on the instance holding the chain lease,
+  // so the provider sees one instance's traffic however many run.
+  const lease = live
+    ? new Lease(ctx.db, ctx.clock, CHAIN_LEASE, thisProcess(instance.instanceId), instance)
+    : null;
+  const chainLoops =
+    live && lease
+      ? [
+          leaseLoop(lease, log),
+          // Each round does nothing (no query, no provider request) unless this instance holds it.
+          pollLoop('chain batches', live.pollMs, () => runChainSender(ctx, live, lease), log),
+          pollLoop(
+            'chain follower',
+            live.pollMs,
+            async () => {
+              const processed = await followWallet(ctx, live, lease);
+              if (!lease.held()) return 0;
+              await followerProblems();
+              if (processed > 0)
+                log.info(
+                  { background: 'chain follower', processed },
+                  `chain follower: ${processed} wallet transactions processed`,
+                );
+              return 0; // a full round is picked up at the next poll, not at once
+            },
+            log,
+          ),
+        ]
+      : [pollLoop('pending transfers', TRANSFER_POLL_MS, () => sendDueTransfers(ctx), log)];
   // Webhooks never wait for a slow receiver before claiming more: the pump's attempts run on
   // while its loop keeps claiming other agents' deliveries (fair shares, webhookFairness.ts).
   const webhooks = startWebhookPump(ctx, ctx.webhooks, (error) =>
@@ -88,6 +100,8 @@ export function startBackgroundJobs(
     async stop() {
       await Promise.all(loops.map((loop) => loop.stop()));
       await webhooks.stop();
+      // Given up on a clean stop, so another instance takes over at once rather than at expiry.
+      await lease?.release().catch((error) => log.warn({ err: error }, 'releasing the chain lease failed'));
     },
   };
 }
@@ -102,12 +116,42 @@ function reviewFailed(log: FastifyBaseLogger) {
 export const FAILURE_LOG_INTERVAL_MS = 60_000;
 
 /**
+ * Takes the chain lease when it is free and renews it while held, every third of its TTL, the
+ * first time at once. Logs when this instance starts or stops being the chain sender.
+ */
+function leaseLoop(lease: Lease, log: FastifyBaseLogger) {
+  let was = false;
+  return pollLoop(
+    'chain lease',
+    lease.renewEveryMs,
+    async () => {
+      const outcome = await lease.tick();
+      if (outcome.held && !was)
+        log.info(
+          { lease: lease.name, token: lease.currentToken },
+          'holding the chain lease: this instance sends payouts and follows the wallet',
+        );
+      if (!outcome.held && (was || outcome.lost)) {
+        log.warn(
+          { lease: lease.name, holder: outcome.other?.holder },
+          'lost the chain lease: another instance sends payouts now',
+        );
+      }
+      was = outcome.held;
+      return 0;
+    },
+    log,
+    { firstDelayMs: 0 },
+  );
+}
+
+/**
  * Runs `work` again at once while it reports a full batch, else after `intervalMs` (the first
  * time after `firstDelayMs`, by default `intervalMs`); one run at a time; the loop goes on after
- * errors. What it logs is bounded whatever happens: a round that did nothing logs nothing (the outbox runner logs each attempt itself; `done` describes a round
- * that did something, for work outside the runner), and a failure is logged at warn with its
- * error the first time, then at most once a minute while the same error repeats, then once
- * when the loop recovers.
+ * errors. What it logs is bounded whatever happens: a round that did nothing logs nothing (the
+ * outbox runner logs each attempt itself; `done` describes a round that did something, for work
+ * outside the runner), and a failure is logged at warn with its error the first time, then at
+ * most once a minute while the same error repeats, then once when the loop recovers.
  */
 function pollLoop(
   name: string,

@@ -61,6 +61,7 @@ async function serve(
   });
   span('app');
   for (const line of chainLines) app.log.info({ component: 'chain' }, line);
+  services.sandboxGuard?.logTo((message) => app.log.error({ component: 'chain' }, message));
   for (const notice of notices) app.log.warn(notice.message);
 
   // SIGTERM (an orchestrator or process manager stopping the instance) drains first: /ready goes

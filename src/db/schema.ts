@@ -272,6 +272,23 @@ export interface ChainStateTable {
   updated_at: string;
 }
 
+/** Work one instance at a time does (docs/decisions.md, "One chain sender at a time"). */
+export interface LeaseTable {
+  /** `chain` (network mode's sender and follower) or `sandbox` (the whole sandbox instance). */
+  name: string;
+  /** The holder's instance id (INSTANCE_ID, or hostname:pid), for operators. */
+  holder: string;
+  host: string;
+  pid: number;
+  /** Random per process start: tells a live holder from an earlier process with the same pid. */
+  run_id: string;
+  /** The fencing token: raised by each new holder, never by a renewal. */
+  token: number;
+  acquired_at: string;
+  renewed_at: string;
+  expires_at: string;
+}
+
 /** A transaction the wallet follower has read on its walk back to its cursor, not yet processed. */
 export interface ChainWalkTransactionTable {
   hash: string;
@@ -514,6 +531,7 @@ export interface Database {
   chain_transfers: ChainTransferTable;
   chain_batches: ChainBatchTable;
   chain_state: ChainStateTable;
+  leases: LeaseTable;
   chain_walk_transactions: ChainWalkTransactionTable;
   unmatched_deposits: UnmatchedDepositTable;
   ratings: RatingTable;

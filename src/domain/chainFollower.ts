@@ -29,6 +29,7 @@ import {
   type StuckTransaction,
 } from './followerProblems.js';
 import { isIdOf } from './ids.js';
+import { CHAIN_LEASE, type LeaseGuard, LeaseLost } from './lease.js';
 import { confirmTransfer } from './payouts.js';
 import { clipText } from './text.js';
 import { inTransaction } from './transaction.js';
@@ -61,10 +62,30 @@ const CURSOR_EVERY = 100;
  * reads; once the walk has reached the cursor, process what it kept, oldest first, each once.
  * Returns how many transactions this round processed.
  */
-export async function followWallet(ctx: DomainContext, live: LiveChain): Promise<number> {
+export async function followWallet(
+  ctx: DomainContext,
+  live: LiveChain,
+  /**
+   * The chain lease (background jobs): the round stops when this instance no longer holds it,
+   * and its walk and cursor are written only under it, so a holder that lost the lease while
+   * paused cannot move the cursor back under the new holder. Null: unguarded (tests, bench).
+   */
+  lease: LeaseGuard | null = null,
+): Promise<number> {
+  try {
+    return await followRound(ctx, live, lease);
+  } catch (error) {
+    if (error instanceof LeaseLost) return 0; // the new holder goes on from the saved cursor
+    throw error;
+  }
+}
+
+async function followRound(ctx: DomainContext, live: LiveChain, lease: LeaseGuard | null): Promise<number> {
+  if (lease && !lease.held()) return 0;
   const raw = await readChainState(ctx.db, CURSOR_KEY);
   const cursor = raw ? (JSON.parse(raw) as Cursor) : null;
-  const walk = await continueWalk(ctx, live, cursor, live.walkRequestsPerRound ?? DEFAULT_WALK_REQUESTS);
+  const budget = live.walkRequestsPerRound ?? DEFAULT_WALK_REQUESTS;
+  const walk = await continueWalk(ctx, live, cursor, budget, lease);
   if (!walk.done) return 0; // the next round goes on from where this one stopped
   const rows = await oldestWalkTransactions(ctx.db, MAX_PROCESSED_PER_ROUND);
   let stuck = await readStuck(ctx.db);
@@ -76,12 +97,14 @@ export async function followWallet(ctx: DomainContext, live: LiveChain): Promise
     if (!processed || unsaved === 0) return;
     const at = processed;
     await inTransaction(ctx.db, async (trx) => {
+      await lease?.fence(trx);
       await writeChainState(trx, CURSOR_KEY, JSON.stringify(at), ctx.clock.now().toISOString());
       await dropWalkTransactionsUpTo(trx, BigInt(at.lt));
     });
     unsaved = 0;
   };
   for (const row of rows) {
+    if (lease && !lease.held()) throw new LeaseLost(CHAIN_LEASE);
     const item = { lt: BigInt(row.lt), hash: row.hash };
     const outcome = await processIsolated(ctx, live, item, row.boc, stuck);
     if (outcome === 'retry') {
@@ -97,8 +120,11 @@ export async function followWallet(ctx: DomainContext, live: LiveChain): Promise
   await saveCursor();
   if (rows.length === MAX_PROCESSED_PER_ROUND) return rows.length; // more kept: the next round goes on
   // Everything the chain had when the walk started is processed; the next round starts a new walk.
-  await writeChainState(ctx.db, SYNCED_KEY, String(walk.startedAt), ctx.clock.now().toISOString());
-  await endWalk(ctx.db);
+  await inTransaction(ctx.db, async (trx) => {
+    await lease?.fence(trx);
+    await writeChainState(trx, SYNCED_KEY, String(walk.startedAt), ctx.clock.now().toISOString());
+    await endWalk(trx);
+  });
   return rows.length;
 }
 

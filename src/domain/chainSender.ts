@@ -12,11 +12,13 @@ import {
   nextBatchSeq,
 } from '../db/repositories/chainBatches.js';
 import { deleteChainState, readChainState, writeChainState } from '../db/repositories/chainState.js';
-import type { ChainTransferRow } from '../db/repositories/executor.js';
+import type { ChainTransferRow, Executor } from '../db/repositories/executor.js';
+import { claimDue } from '../db/repositories/outbox.js';
 import type { OutboxKind, Outcome } from '../outbox/kind.js';
 import { runDue } from '../outbox/runner.js';
 import type { DomainContext } from './context.js';
 import { newId } from './ids.js';
+import { type LeaseGuard, LeaseLost } from './lease.js';
 import { inTransaction, isUniqueViolation } from './transaction.js';
 
 /**
@@ -47,7 +49,11 @@ const EXPIRY_GRACE_SEC = 10;
 const ATTEMPT_TIMEOUT_MS = 30_000;
 
 /** Persists one batch of due transfers, if any and if the hot wallet can pay them; returns its size. */
-export async function prepareBatch(ctx: DomainContext, live: LiveChain): Promise<number> {
+export async function prepareBatch(
+  ctx: DomainContext,
+  live: LiveChain,
+  lease: LeaseGuard | null = null,
+): Promise<number> {
   const due = await listUnbatchedTransfers(ctx.db, MAX_BATCH);
   if (due.length === 0) return 0;
   const account = await live.client.getAccount(live.wallet.address);
@@ -64,6 +70,8 @@ export async function prepareBatch(ctx: DomainContext, live: LiveChain): Promise
   const createdAt = live.nowSeconds() - live.createdAtLagSec;
   try {
     await inTransaction(ctx.db, async (trx) => {
+      // Persisted only under the chain lease: a holder that lost it while paused writes nothing.
+      await lease?.fence(trx);
       const seq = await nextBatchSeq(trx);
       const signed = live.wallet.signBatch({
         seq,
@@ -104,7 +112,7 @@ export async function prepareBatch(ctx: DomainContext, live: LiveChain): Promise
       if (attached !== affordable.length) throw new BatchRace();
     });
   } catch (error) {
-    if (error instanceof BatchRace || isUniqueViolation(error)) return 0;
+    if (error instanceof BatchRace || error instanceof LeaseLost || isUniqueViolation(error)) return 0;
     throw error;
   }
   await failPoint('after-persist');
@@ -131,7 +139,11 @@ function fitBalance(due: ChainTransferRow[], availableNano: bigint): ChainTransf
  * one, whatever happened: a send that failed may have reached the chain anyway (a provider can
  * fail after passing it on), so a failure is no reason to hurry or to give up.
  */
-export function chainBatchKind(ctx: DomainContext, live: LiveChain): OutboxKind<ChainBatchRow> {
+export function chainBatchKind(
+  ctx: DomainContext,
+  live: LiveChain,
+  lease: LeaseGuard | null = null,
+): OutboxKind<ChainBatchRow> {
   return {
     name: 'chain batch',
     table: 'chain_batches',
@@ -147,16 +159,48 @@ export function chainBatchKind(ctx: DomainContext, live: LiveChain): OutboxKind<
     failedStatus: 'expired',
     attemptTimeoutMs: ATTEMPT_TIMEOUT_MS,
     listDue: listDueBatches,
+    // Persist-before-send under the lease: the claim (the write that precedes every send) is
+    // made only in a transaction that still finds this instance's fencing token.
+    ...(lease ? { claim: (db, row, listed, claim) => fencedClaim(db, lease, row, listed, claim) } : {}),
     attempt: (batch) =>
-      batch.chain_expires_at > live.nowSeconds() ? sendBatch(live, batch) : checkExpiry(ctx, live, batch),
+      batch.chain_expires_at > live.nowSeconds()
+        ? sendBatch(live, batch, lease)
+        : checkExpiry(ctx, live, batch),
     async onFailed(trx, batch) {
       await detachTransfers(trx, batch.id, null, ctx.clock.now().toISOString());
     },
   };
 }
 
-/** Sends the persisted message; the batch stays pending until the follower sees it land. */
-async function sendBatch(live: LiveChain, batch: ChainBatchRow): Promise<Outcome> {
+/** Claims a batch for one attempt (counted at the claim) only while the lease holds. */
+async function fencedClaim(
+  db: Executor,
+  lease: LeaseGuard,
+  row: ChainBatchRow,
+  listed: { nextAttemptAt: string; attempts: number },
+  claim: { leaseUntil: string; now: string },
+): Promise<boolean> {
+  try {
+    return await inTransaction(db, async (trx) => {
+      await lease.fence(trx);
+      return claimDue(trx, 'chain_batches', row.id, listed, { ...claim, attempts: row.attempts + 1 });
+    });
+  } catch (error) {
+    if (error instanceof LeaseLost) return false;
+    throw error;
+  }
+}
+
+/**
+ * Sends the persisted message; the batch stays pending until the follower sees it land. The
+ * lease is checked once more just before the send: a holder paused after its claim sends
+ * nothing once its lease has run out by its own clock. (A pause between this check and the
+ * provider receiving the message cannot be fenced by anything we control; it can only resend
+ * this same message, which the wallet accepts at most once, and a batch's transfers go into a
+ * new message only after this one has expired unprocessed.)
+ */
+async function sendBatch(live: LiveChain, batch: ChainBatchRow, lease: LeaseGuard | null): Promise<Outcome> {
+  if (lease && !lease.held()) return { ok: false, error: 'not sent: this instance lost the chain lease' };
   let error: string | null = null;
   try {
     await live.client.sendBoc(batch.boc);
@@ -196,9 +240,16 @@ async function checkExpiry(ctx: DomainContext, live: LiveChain, batch: ChainBatc
  * One round of the sender: prepare a batch of what is due, then one pass of the outbox runner
  * over the batches. Returns non-zero when more may be due at once (either was a full batch).
  */
-export async function runChainSender(ctx: DomainContext, live: LiveChain): Promise<number> {
-  const prepared = await prepareBatch(ctx, live);
-  const kind = chainBatchKind(ctx, live);
+export async function runChainSender(
+  ctx: DomainContext,
+  live: LiveChain,
+  /** The chain lease (background jobs); null: unguarded (tests, bench). */
+  lease: LeaseGuard | null = null,
+): Promise<number> {
+  if (lease && !lease.held()) return 0;
+  const prepared = await prepareBatch(ctx, live, lease);
+  if (lease && !lease.held()) return 0;
+  const kind = chainBatchKind(ctx, live, lease);
   const due = await runDue(ctx, kind);
   return prepared >= MAX_BATCH || due >= kind.policy.batch ? prepared + due : 0;
 }

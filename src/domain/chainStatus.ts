@@ -1,16 +1,23 @@
 import { sql } from 'kysely';
 import { readChainState } from '../db/repositories/chainState.js';
 import { countWalkTransactions } from '../db/repositories/chainWalk.js';
+import { type LeaseRow, readLease } from '../db/repositories/leases.js';
 import { CURSOR_KEY } from './chainFollower.js';
 import { PAUSE_KEY, SYNCED_KEY } from './chainSender.js';
 import { readWalk } from './chainWalk.js';
 import type { DomainContext } from './context.js';
 import { MAX_TX_ATTEMPTS, readSkipped, readStuck } from './followerProblems.js';
+import { CHAIN_LEASE, type Holder, SANDBOX_LEASE_NAME } from './lease.js';
 
-/** The operator's view of the chain side: wallets, follower, transfers by state, provider health. */
-export async function chainStatus(ctx: DomainContext) {
+/**
+ * The operator's view of the chain side: wallets, follower, transfers by state, provider health,
+ * and which instance holds the lease (the chain sender's, or the sandbox's). `me` is the instance
+ * answering.
+ */
+export async function chainStatus(ctx: DomainContext, me: Holder) {
   const live = ctx.chain.live;
   const now = ctx.clock.now();
+  const lease = await readLease(ctx.db, live ? CHAIN_LEASE : SANDBOX_LEASE_NAME);
   const transfers = await ctx.db
     .selectFrom('chain_transfers')
     .select([
@@ -36,6 +43,8 @@ export async function chainStatus(ctx: DomainContext) {
     iso ? Math.max(0, Math.floor((now.getTime() - Date.parse(iso)) / 1000)) : null;
   return {
     network: ctx.chain.network,
+    instance: me.instanceId,
+    lease: lease ? leaseView(lease, me, now) : null,
     hotWallet: { address: ctx.chain.hotWalletAddress, balanceNano: hotBalanceNano, balanceError },
     depositAddress: ctx.chain.depositAddress,
     feeAddress: ctx.chain.feeAddress,
@@ -63,6 +72,29 @@ export async function chainStatus(ctx: DomainContext) {
     payoutsPaused: await readChainState(ctx.db, PAUSE_KEY),
     lastProviderError: live?.client.lastError ?? null,
     providerRequests: live?.client.budget.requests ?? null,
+  };
+}
+
+/** Who holds the lease and until when; `expired` once no instance may count itself the holder. */
+function leaseView(lease: LeaseRow, me: Holder, now: Date) {
+  const expired = Date.parse(lease.expires_at) <= now.getTime();
+  return {
+    name: lease.name,
+    holder: expired ? null : lease.holder,
+    lastHolder: lease.holder,
+    heldByThisInstance:
+      !expired &&
+      lease.holder === me.instanceId &&
+      lease.host === me.host &&
+      lease.pid === me.pid &&
+      lease.run_id === me.runId,
+    host: lease.host,
+    pid: lease.pid,
+    token: lease.token,
+    acquiredAt: lease.acquired_at,
+    renewedAt: lease.renewed_at,
+    expiresAt: lease.expires_at,
+    expired,
   };
 }
 

@@ -3,6 +3,7 @@ import type { ChainTransaction } from '../chain/toncenterClient.js';
 import { deleteChainState, readChainState, writeChainState } from '../db/repositories/chainState.js';
 import { keepWalkTransactions } from '../db/repositories/chainWalk.js';
 import type { DomainContext } from './context.js';
+import { CHAIN_LEASE, type LeaseGuard, LeaseLost } from './lease.js';
 import { inTransaction } from './transaction.js';
 
 /**
@@ -53,6 +54,8 @@ export async function continueWalk(
   live: LiveChain,
   cursor: Cursor | null,
   maxRequests: number,
+  /** The chain lease: each page is kept only while this instance holds it (LeaseLost otherwise). */
+  lease: LeaseGuard | null = null,
 ): Promise<Walk> {
   let walk: Walk = (await readWalk(ctx.db)) ?? {
     startedAt: live.nowSeconds(),
@@ -62,6 +65,7 @@ export async function continueWalk(
     kept: 0,
   };
   for (let request = 0; request < maxRequests && !walk.done; request++) {
+    if (lease && !lease.held()) throw new LeaseLost(CHAIN_LEASE);
     const from = walk.from ? { lt: BigInt(walk.from.lt), hash: walk.from.hash } : undefined;
     if (!from) walk = { ...walk, startedAt: live.nowSeconds() };
     const page = await live.client.getTransactions(live.wallet.address, PAGE, from);
@@ -76,6 +80,7 @@ export async function continueWalk(
     };
     const value = JSON.stringify(walk);
     await inTransaction(ctx.db, async (trx) => {
+      await lease?.fence(trx);
       await keepWalkTransactions(
         trx,
         fresh.map((t) => ({ hash: t.hash, lt: t.lt, boc: t.tx.raw.toBoc().toString('base64') })),

@@ -69,7 +69,9 @@ export function chainTransferKind(ctx: DomainContext): OutboxKind<DueTransfer, T
 /**
  * One attempt to send a pending chain transfer now (the payout's first send, inline with the
  * completion). Returns the ledger row as it stands afterwards: confirmed with its hash, or still
- * pending (claimed elsewhere, or the send failed and the background runner retries it).
+ * pending (claimed elsewhere, or the send failed and the background runner retries it). The row
+ * is read outside a due listing, so it may be claimed by a runner mid-send: the claim takes only
+ * a row due now (`claimDue`), never one whose `next_attempt_at` is another runner's lease.
  */
 export async function attemptTransfer(ctx: DomainContext, txnId: string): Promise<TransactionRow> {
   const transfer = await findTransfer(ctx.db, txnId);

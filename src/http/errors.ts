@@ -1,5 +1,9 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, type DomainErrorKind } from '../domain/errors.js';
+import { StorageUnavailableError } from '../storage/fileStorage.js';
+
+/** Seconds a client is told to wait when file storage is down. */
+const STORAGE_RETRY_AFTER_S = 5;
 
 /** The HTTP status of each kind of domain error (MCP tools report the same). */
 export const STATUS: Record<DomainErrorKind, number> = {
@@ -100,6 +104,15 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     if (error instanceof SyntaxError || (error as { type?: string }).type === 'entity.parse.failed') {
       return reply.status(400).send({ error: 'Invalid JSON body' });
+    }
+    if (error instanceof StorageUnavailableError) {
+      request.log.warn({ err: error.cause }, 'file storage is unavailable');
+      return reply
+        .status(503)
+        .header('retry-after', STORAGE_RETRY_AFTER_S)
+        .send({
+          error: `File storage is unavailable; nothing was stored; retry in ${STORAGE_RETRY_AFTER_S} s`,
+        });
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) return reply.status(status).send({ error: error.message });

@@ -19,7 +19,18 @@ export class IncompleteSourceError extends Error {
 }
 
 /**
- * Where uploaded bytes live. Local disk by default; an S3 implementation can replace it.
+ * The store did not answer, or refused us (S3 down, unreachable, or its credentials revoked):
+ * nothing the caller sent is at fault, so it is a 503 to retry, not a 500.
+ */
+export class StorageUnavailableError extends Error {
+  constructor(cause: unknown) {
+    super(`file storage failed: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+  }
+}
+
+/**
+ * Where uploaded bytes live: local disk by default, an S3-compatible bucket with S3_BUCKET
+ * (s3Storage.ts).
  * Keys are server-made ids, never caller-supplied names.
  */
 export interface FileStorage {
@@ -35,16 +46,36 @@ export interface FileStorage {
   open(key: string): Promise<Readable | null>;
   size(key: string): Promise<number | null>;
   remove(key: string): Promise<void>;
+  /** Releases connections (S3); nothing to do on local disk. */
+  close?(): void;
 }
 
 const SAFE_KEY = /^[a-z0-9_]{1,100}$/;
+
+/** The key itself, once checked to be one we make (never a caller's path). */
+export function storageKey(key: string): string {
+  if (!SAFE_KEY.test(key)) throw new Error(`unsafe storage key ${key}`);
+  return key;
+}
+
+/** Passes bytes through, counting them; fails with TooLargeError at byte maxBytes + 1. */
+export function byteLimit(maxBytes: number): Transform & { bytes: () => number } {
+  let size = 0;
+  const counter = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      size += chunk.length;
+      if (size > maxBytes) done(new TooLargeError(maxBytes));
+      else done(null, chunk);
+    },
+  });
+  return Object.assign(counter, { bytes: () => size });
+}
 
 export class LocalDiskStorage implements FileStorage {
   constructor(private readonly root: string) {}
 
   private file(key: string): string {
-    if (!SAFE_KEY.test(key)) throw new Error(`unsafe storage key ${key}`);
-    return path.join(this.root, key.slice(-2), key);
+    return path.join(this.root, key.slice(-2), storageKey(key));
   }
 
   async write(key: string, source: Readable, maxBytes: number): Promise<number> {
@@ -55,14 +86,7 @@ export class LocalDiskStorage implements FileStorage {
     // finished one and wait forever for its end: refuse it now.
     if (source.destroyed && !source.readableEnded) throw new IncompleteSourceError();
     const partial = `${target}.partial`;
-    let size = 0;
-    const counter = new Transform({
-      transform(chunk: Buffer, _encoding, done) {
-        size += chunk.length;
-        if (size > maxBytes) done(new TooLargeError(maxBytes));
-        else done(null, chunk);
-      },
-    });
+    const counter = byteLimit(maxBytes);
     try {
       await pipeline(source, counter, createWriteStream(partial, { mode: 0o600 }));
     } catch (error) {
@@ -71,7 +95,7 @@ export class LocalDiskStorage implements FileStorage {
     }
     // Renamed only when complete, so a reader never sees half a file.
     await rename(partial, target);
-    return size;
+    return counter.bytes();
   }
 
   async open(key: string): Promise<Readable | null> {

@@ -7,7 +7,7 @@ import pg from 'pg';
 import { type AppDeps, buildApp } from '../../src/app.js';
 import type { ChainGateway } from '../../src/chain/gateway.js';
 import { createSandboxGateway } from '../../src/chain/sandboxGateway.js';
-import { type Config, DEFAULT_HTTP_LIMITS, type HttpLimits } from '../../src/config.js';
+import { type Config, DEFAULT_HTTP_LIMITS, type HttpLimits, type S3Settings } from '../../src/config.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import type { DomainContext } from '../../src/domain/context.js';
 import { RedisLink } from '../../src/redis/link.js';
@@ -68,14 +68,23 @@ export interface TestAppOptions {
   webhookTimeoutMs?: number;
   /** Enables the Telegram bot against this Bot API server (a local fake); without it there is no bot. */
   telegram?: { apiRoot: string };
-  /** Settings beyond the defaults above (METRICS_TOKEN, OpenTelemetry). */
-  config?: Partial<Config>;
   /** The app's logger, as main.ts gives it (tests of what is logged); none by default. */
   logger?: AppDeps['logger'];
   /** The TON Connect wallets catalog the web apps are served (the shipped snapshot by default). */
   wallets?: AppDeps['wallets'];
+  /** Uploads in this bucket (a local s3rver, test/helpers/s3.ts) instead of on disk. */
+  s3?: S3Settings;
   /** REDIS_URL and REDIS_PREFIX (tests give a prefix of their own: the Redis is shared). */
   redis?: { url: string; prefix: string };
+  /** Runs the background jobs, as main.ts does (off by default: tests drive the work themselves). */
+  jobs?: boolean;
+  /**
+   * Another instance on the same database as `sharedWith` (its SQLite file or PostgreSQL schema),
+   * with its own data directory otherwise; closing it leaves the shared database alone.
+   */
+  sharedWith?: TestApp;
+  /** Overrides of the app's config (an instance id, the lease settings, METRICS_TOKEN, OpenTelemetry). */
+  config?: Partial<Config>;
   /** TON_NETWORK=testnet against a toncenter-v2 fake (test/helpers/fakeToncenter.ts). */
   live?: {
     apiUrl: string;
@@ -88,14 +97,23 @@ export interface TestAppOptions {
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const previous = options.reopen;
-  const dataDir = previous?.config.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'handoff-test-'));
-  if (!previous) cpSync(await chainTemplateDir(), path.join(dataDir, 'chain'), { recursive: true });
+  const shared = options.sharedWith;
+  // SQLite: the shared database is the file in the other instance's data directory.
+  const dataDir =
+    previous?.config.dataDir ??
+    (shared && !shared.pgSchema
+      ? shared.config.dataDir
+      : mkdtempSync(path.join(os.tmpdir(), 'handoff-test-')));
+  if (!previous && !shared)
+    cpSync(await chainTemplateDir(), path.join(dataDir, 'chain'), { recursive: true });
   const pgSchema = previous
     ? previous.pgSchema
-    : TEST_DATABASE_URL
-      ? `t_${randomBytes(6).toString('hex')}`
-      : undefined;
-  if (TEST_DATABASE_URL && pgSchema && !previous) await adminQuery(`create schema ${pgSchema}`);
+    : shared
+      ? shared.pgSchema
+      : TEST_DATABASE_URL
+        ? `t_${randomBytes(6).toString('hex')}`
+        : undefined;
+  if (TEST_DATABASE_URL && pgSchema && !previous && !shared) await adminQuery(`create schema ${pgSchema}`);
   const config: Config = previous
     ? previous.config
     : {
@@ -140,7 +158,10 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
         authFailureLimit: 30,
         trustProxy: options.trustProxy ?? false,
         httpLimits: { ...DEFAULT_HTTP_LIMITS, ...options.httpLimits },
-        instanceId: `test:${process.pid}`,
+        instanceId: `test-${randomBytes(3).toString('hex')}`,
+        leaseTtlMs: 15_000,
+        leaseSkewMs: 5_000,
+        ...(options.s3 ? { s3: options.s3 } : {}),
         ...options.config,
       };
   const clock = new ManualClock(options.start ?? previous?.clock.now() ?? START);
@@ -160,6 +181,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     ...services,
     clock,
     logger: options.logger,
+    jobs: options.jobs,
     ...(options.wallets ? { wallets: options.wallets } : {}),
   });
   const ctx: DomainContext = app.ctx;
@@ -175,6 +197,10 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       await app.close();
       await closeServices(opened);
       if (closeOptions.keepData) return;
+      if (shared) {
+        if (dataDir !== shared.config.dataDir) rmSync(dataDir, { recursive: true, force: true });
+        return;
+      }
       if (pgSchema) await adminQuery(`drop schema ${pgSchema} cascade`);
       rmSync(dataDir, { recursive: true, force: true });
     },

@@ -6,7 +6,7 @@ import { expect } from 'vitest';
 import type { LiveChain } from '../../src/chain/liveChain.js';
 import { followWallet } from '../../src/domain/chainFollower.js';
 import { runChainSender } from '../../src/domain/chainSender.js';
-import { createTestApp, type TestApp } from './app.js';
+import { createTestApp, type TestApp, type TestAppOptions } from './app.js';
 import { type FakeToncenter, startFakeToncenter } from './fakeToncenter.js';
 import { createWorker, type TestWorker } from './fixtures.js';
 import { newTonWallet, signTonProof, unixSeconds } from './tonConnect.js';
@@ -27,15 +27,28 @@ export interface LiveTestApp {
 }
 
 export async function createLiveTestApp(
-  opts: { fund?: bigint; walletTimeoutSec?: number } = {},
+  opts: {
+    fund?: bigint;
+    walletTimeoutSec?: number;
+    /** Another instance of `sharedWith`'s service: same fake, wallet and database. */
+    sharedWith?: LiveTestApp;
+    jobs?: boolean;
+    config?: TestAppOptions['config'];
+  } = {},
 ): Promise<LiveTestApp> {
-  const fake = await startFakeToncenter({ blockMs: 10 });
-  const mnemonic = await mnemonicNew();
-  const feeAddress = WalletContractV4.create({
-    workchain: 0,
-    publicKey: keyPairFromSeed(randomBytes(32)).publicKey,
-  }).address;
+  const shared = opts.sharedWith;
+  const fake = shared?.fake ?? (await startFakeToncenter({ blockMs: 10 }));
+  const mnemonic = shared?.mnemonic ?? (await mnemonicNew());
+  const feeAddress =
+    shared?.feeAddress ??
+    WalletContractV4.create({
+      workchain: 0,
+      publicKey: keyPairFromSeed(randomBytes(32)).publicKey,
+    }).address;
   const t = await createTestApp({
+    sharedWith: shared?.t,
+    jobs: opts.jobs,
+    config: opts.config,
     live: {
       apiUrl: fake.url,
       mnemonic,
@@ -46,7 +59,8 @@ export async function createLiveTestApp(
   });
   const live = t.services.chain.live!;
   // The operator funds the hot wallet (not yet deployed: the first batch deploys it).
-  if (opts.fund !== 0n) await fake.sendFromFaucet(live.wallet.address, opts.fund ?? toNano(1000), 'funding');
+  if (opts.fund !== 0n && !shared)
+    await fake.sendFromFaucet(live.wallet.address, opts.fund ?? toNano(1000), 'funding');
   return {
     t,
     fake,
@@ -55,7 +69,7 @@ export async function createLiveTestApp(
     feeAddress,
     async close() {
       await t.close();
-      await fake.close();
+      if (!shared) await fake.close();
     },
   };
 }

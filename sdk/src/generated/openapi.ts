@@ -593,7 +593,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a file (multipart, part "file", at most 20 MiB), or get a signed URL to PUT it to (JSON {filename, contentType})
-         * @description Upload a file (multipart, part "file", at most 20 MiB), or get a signed URL to PUT it to (JSON {filename, contentType}). Authenticated with your API key: `Authorization: Bearer hr_...`. Errors: 400, 401, 413, 415, each as JSON `{error}`.
+         * @description Upload a file (multipart, part "file", at most 20 MiB), or get a signed URL to PUT it to (JSON {filename, contentType}). Authenticated with your API key: `Authorization: Bearer hr_...`. Errors: 400, 401, 413, 415, 503, each as JSON `{error}`.
          */
         post: operations["uploadFile"];
         delete?: never;
@@ -1029,7 +1029,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a file (multipart, part "file", at most 20 MiB), or get a signed URL to PUT it to (JSON {filename, contentType})
-         * @description Upload a file (multipart, part "file", at most 20 MiB), or get a signed URL to PUT it to (JSON {filename, contentType}). Authenticated as a worker with Telegram Mini App init data: `Authorization: tma <initData>`. Errors: 400, 401, 413, 415, each as JSON `{error}`.
+         * @description Upload a file (multipart, part "file", at most 20 MiB), or get a signed URL to PUT it to (JSON {filename, contentType}). Authenticated as a worker with Telegram Mini App init data: `Authorization: tma <initData>`. Errors: 400, 401, 413, 415, 503, each as JSON `{error}`.
          */
         post: operations["workerUploadFile"];
         delete?: never;
@@ -1146,8 +1146,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Network, hot wallet and its on-chain balance, deposit address, watcher cursor and lag, transfers by state, payout pause, last provider error
-         * @description Network, hot wallet and its on-chain balance, deposit address, watcher cursor and lag, transfers by state, payout pause, last provider error. Operator only: `Authorization: Bearer <ADMIN_TOKEN>`. Errors: 401, each as JSON `{error}`.
+         * Network, hot wallet and its on-chain balance, deposit address, watcher cursor and lag, transfers by state, payout pause, last provider error, the answering instance and which instance holds the chain lease (the sandbox lease in the sandbox)
+         * @description Network, hot wallet and its on-chain balance, deposit address, watcher cursor and lag, transfers by state, payout pause, last provider error, the answering instance and which instance holds the chain lease (the sandbox lease in the sandbox). Operator only: `Authorization: Bearer <ADMIN_TOKEN>`. Errors: 401, each as JSON `{error}`.
          */
         get: operations["adminGetChainStatus"];
         put?: never;
@@ -1328,7 +1328,7 @@ export interface paths {
         get?: never;
         /**
          * PUT the file’s bytes to a signed upload URL from POST /upload (once, before it expires)
-         * @description PUT the file’s bytes to a signed upload URL from POST /upload (once, before it expires). No authentication. Errors: 400, 403, 404, 409, 413, each as JSON `{error}`.
+         * @description PUT the file’s bytes to a signed upload URL from POST /upload (once, before it expires). No authentication. Errors: 400, 403, 404, 409, 413, 503, each as JSON `{error}`.
          */
         put: operations["uploadToSignedUrl"];
         post?: never;
@@ -1347,7 +1347,7 @@ export interface paths {
         };
         /**
          * A stored file
-         * @description A stored file. No authentication. Errors: 400, 404, each as JSON `{error}`.
+         * @description A stored file. No authentication. Errors: 400, 404, 503, each as JSON `{error}`.
          */
         get: operations["getFile"];
         put?: never;
@@ -6229,6 +6229,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The service is shutting down; retry on another instance */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getDepositInfo: {
@@ -7817,6 +7827,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The service is shutting down; retry on another instance */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     adminCreateAgent: {
@@ -8773,6 +8793,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The service is shutting down; retry on another instance */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getFile: {
@@ -8809,6 +8839,16 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is shutting down; retry on another instance */
+            503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;

@@ -38,8 +38,12 @@ function table(db: Executor, name: OutboxTable) {
  * the caller listed pushes it to `leaseUntil`, so no other instance attempts it until then.
  * `attempts` is in the guard because a settled attempt always changes it, while its new
  * `next_attempt_at` can equal the listed one (a zero wait under a clock that has not moved):
- * a caller that listed the row before another's attempt must not claim it again. `attempts` is
- * written when the kind counts an attempt at its claim. Returns whether this caller won the row.
+ * a caller that listed the row before another's attempt must not claim it again. Only a row due
+ * at `now` is claimed: a row read outside a due listing (the payout's first send, inline with the
+ * completion) may already be claimed by another runner mid-send, and its `next_attempt_at` is then
+ * that runner's lease, in the future: matching it would take the claim over and send again.
+ * `attempts` is written when the kind counts an attempt at its claim. Returns whether this caller
+ * won the row.
  */
 export async function claimDue(
   db: Executor,
@@ -55,6 +59,7 @@ export async function claimDue(
     .where(KEY_COLUMN[name], '=', id)
     .where('status', '=', 'pending')
     .where('next_attempt_at', '=', listed.nextAttemptAt)
+    .where('next_attempt_at', '<=', claim.now)
     .where('attempts', '=', listed.attempts)
     .executeTakeFirst();
   return claimed.numUpdatedRows > 0n;

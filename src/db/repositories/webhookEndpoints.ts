@@ -85,7 +85,7 @@ export async function countInFlight(db: Executor, agentId: string, origin: strin
 
 /**
  * Claims a listed delivery for one attempt: compare-and-set on what was listed (as
- * `claimDue`), also marking it in flight until the lease ends.
+ * `claimDue`, and only when due at `now`), also marking it in flight until the lease ends.
  */
 export async function claimDelivery(
   db: Executor,
@@ -100,6 +100,7 @@ export async function claimDelivery(
     .where('id', '=', id)
     .where('status', '=', 'pending')
     .where('next_attempt_at', '=', listed.nextAttemptAt)
+    .where('next_attempt_at', '<=', now)
     .where('attempts', '=', listed.attempts)
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;

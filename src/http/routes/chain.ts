@@ -6,6 +6,7 @@ import {
   unmatchedDeposits,
 } from '../../domain/chainDeposits.js';
 import { chainStatus } from '../../domain/chainStatus.js';
+import { thisProcess } from '../../domain/lease.js';
 import { formatTon } from '../../domain/money.js';
 import { reconcile } from '../../domain/reconciliation.js';
 import { ADMIN_SECURITY, AGENT_SECURITY, type Routes } from '../routeTypes.js';
@@ -58,7 +59,8 @@ const tags = ['Operator'];
 const security = ADMIN_SECURITY;
 
 /** Operator side: the chain's state, unmatched deposits and reconciliation. */
-export const chainAdminRoutes: Routes = async (app, { ctx }) => {
+export const chainAdminRoutes: Routes = async (app, { ctx, config }) => {
+  const me = thisProcess(config.instanceId);
   app.get(
     '/admin/chain',
     {
@@ -67,11 +69,11 @@ export const chainAdminRoutes: Routes = async (app, { ctx }) => {
         tags,
         security,
         summary:
-          'Network, hot wallet and its on-chain balance, deposit address, watcher cursor and lag, transfers by state, payout pause, last provider error',
+          'Network, hot wallet and its on-chain balance, deposit address, watcher cursor and lag, transfers by state, payout pause, last provider error, the answering instance and which instance holds the chain lease (the sandbox lease in the sandbox)',
         response: { 200: Type.Unknown(), ...errors(401) },
       },
     },
-    async () => jsonSafe(await chainStatus(ctx)),
+    async () => jsonSafe(await chainStatus(ctx, me)),
   );
 
   app.get(

@@ -184,7 +184,7 @@ export function conversationRoutes(side: 'agent' | 'worker'): Routes {
             'Upload a file (multipart, part "file", at most 20 MiB), or get a signed URL to PUT it to (JSON {filename, contentType})',
           consumes: ['multipart/form-data', 'application/json'],
           body: { content: { 'application/json': { schema: UploadUrlRequest } } },
-          response: { 200: Type.Union([UploadedFile, UploadUrl]), ...errors(400, 401, 413, 415) },
+          response: { 200: Type.Union([UploadedFile, UploadUrl]), ...errors(400, 401, 413, 415, 503) },
         },
       },
       async (request, reply) => {

@@ -31,7 +31,7 @@ export const fileRoutes: Routes = async (app, { ctx, storage }) => {
           expires: Type.Optional(Type.String({ maxLength: 20 })),
           signature: Type.Optional(Type.String({ maxLength: 100 })),
         }),
-        response: { 200: UploadedFile, ...errors(400, 403, 404, 409, 413) },
+        response: { 200: UploadedFile, ...errors(400, 403, 404, 409, 413, 503) },
       },
     },
     async (request, reply) => {
@@ -64,7 +64,7 @@ export const fileRoutes: Routes = async (app, { ctx, storage }) => {
               },
             },
           },
-          ...errors(404),
+          ...errors(404, 503),
         },
       },
     },
