@@ -68,10 +68,13 @@ describe('REDIS_URL and REDIS_PREFIX', () => {
     const pg = { DATABASE_URL: 'postgres://u@db.internal/handoff' };
     const notices = (env: Record<string, string>) =>
       loadConfig({ DATA_DIR: tempDir(), ...SECRETS, ...env }).notices.map((n) => n.message);
-    expect(notices(pg)).toEqual([SINGLE_INSTANCE_NOTICE]);
+    // Uploads in a bucket, so the S3 notice (test/unit/s3Config.test.ts) stays out of this one.
+    const pgS3 = { ...pg, S3_BUCKET: 'handoff-uploads' };
+    expect(notices(pgS3)).toEqual([SINGLE_INSTANCE_NOTICE]);
+    expect(notices(pg).filter((n) => n === SINGLE_INSTANCE_NOTICE)).toHaveLength(1);
     expect(SINGLE_INSTANCE_NOTICE).toMatch(/several instances on this database need REDIS_URL$/);
     expect(notices({})).toEqual([]);
-    expect(notices({ ...pg, REDIS_URL: 'redis://127.0.0.1:6379/0' })).toEqual([]);
+    expect(notices({ ...pgS3, REDIS_URL: 'redis://127.0.0.1:6379/0' })).toEqual([]);
   });
 });
 
