@@ -41,6 +41,8 @@ import {
 
 const NUM_RUNS = Number(process.env.FC_RUNS ?? 20);
 const MAX_STEPS = 40;
+/** The review and dispute run's sequences are longer: its paths need a dozen steps to unfold. */
+const TRUST_STEPS = 150;
 const AGENTS = 3;
 /** The last worker never connects a wallet: it can be neither offered a task nor apply. */
 const WORKERS = 4;
@@ -58,6 +60,12 @@ const DEPOSITS = ['1', '3.9', '15', '0.01', '0.000000001', '0'];
 
 /** Each autoRelease step moves the clock past the default review window (72 h) and any offer window. */
 const RELEASE_JUMP_MS = 73 * 3_600_000;
+/**
+ * What storage fees may take from a worker's wallet over a run's chain time (an uninitialised
+ * address pays about 160 nanotons for twelve days): far below any payout but the 1-nanoton split,
+ * whose arrival the API's earnings check exactly.
+ */
+const STORAGE_FEES_ALLOWANCE_NANO = 20_000n;
 const OFFER_WINDOW_MS = 24 * 3_600_000;
 const MAX_REVISIONS = 3;
 
@@ -700,7 +708,14 @@ async function verify(m: Model, r: Real, snap: Snapshot): Promise<void> {
     const who = `worker ${w}`;
     expect(toNano(seen.me.totalEarned as string), `${who} totalEarned`).toBe(m.earned[w]);
     expect(seen.me.completedTasks, `${who} completedTasks`).toBe(m.completed[w]);
-    expect(seen.chainNano, `${who} wallet on chain`).toBe(m.earned[w]);
+    // Chain time moves with the clock (each autoRelease step jumps 73 h), and an address that
+    // holds coins while it passes pays storage fees when its next payout arrives: the wallet may
+    // hold less than was earned by those fees, never more. (The API's earnings above are exact.)
+    const shortNano = m.earned[w]! - seen.chainNano;
+    expect(
+      shortNano >= 0n && shortNano <= STORAGE_FEES_ALLOWANCE_NANO,
+      `${who} wallet on chain: ${seen.chainNano} of ${m.earned[w]} earned`,
+    ).toBe(true);
     expect(
       seen.applications.map((a) => ({ id: a.id, taskId: a.taskId, status: a.status })).sort(byId),
       `${who} applications`,
@@ -907,10 +922,39 @@ const WEIGHTS: Record<Op['kind'], number> = {
   resolve: 3,
 };
 
+/**
+ * The review and dispute paths are deep (create, apply, accept, submit, and only then revise,
+ * dispute, resolve): drawn among every operation, random runs seldom reach a resolution. A second
+ * run draws mostly the steps on those paths (and the money moves that compete with them).
+ */
+const TRUST_WEIGHTS: Record<Op['kind'], number> = {
+  deposit: 1,
+  create: 2,
+  offer: 1,
+  apply: 4,
+  acceptApplication: 4,
+  acceptOffer: 2,
+  declineOffer: 0,
+  complete: 1,
+  refund: 1,
+  delete: 0,
+  agentStatus: 0,
+  workerStatus: 0,
+  submit: 5,
+  revise: 4,
+  autoRelease: 1,
+  dispute: 5,
+  resolve: 4,
+};
+
 // fc.commands draws its arbitraries uniformly, so a weight is a number of copies.
-const COMMANDS = (Object.keys(WEIGHTS) as Op['kind'][]).flatMap((kind) =>
-  Array.from({ length: WEIGHTS[kind] }, () => ops[kind].map((op) => new Step(op))),
-);
+function commandsOf(weights: Record<Op['kind'], number>) {
+  return (Object.keys(weights) as Op['kind'][]).flatMap((kind) =>
+    Array.from({ length: weights[kind] }, () => ops[kind].map((op) => new Step(op))),
+  );
+}
+const COMMANDS = commandsOf(WEIGHTS);
+const TRUST_COMMANDS = commandsOf(TRUST_WEIGHTS);
 
 describe(`model-based money property on ${DIALECT}`, () => {
   let t: TestApp;
@@ -946,18 +990,37 @@ describe(`model-based money property on ${DIALECT}`, () => {
     return { model, real };
   }
 
+  async function runModel(commands: typeof COMMANDS, maxCommands: number): Promise<void> {
+    for (const kind of Object.keys(successes)) delete successes[kind];
+    await fc.assert(
+      fc.asyncProperty(fc.commands(commands, { maxCommands, size: 'max' }), async (cmds) => {
+        await fc.asyncModelRun(setup, cmds);
+      }),
+      {
+        numRuns: NUM_RUNS,
+        // FC_NO_SHRINK=1 reports the first failing sequence as drawn (long sequences shrink slowly).
+        endOnFailure: process.env.FC_NO_SHRINK === '1',
+        ...(process.env.FC_SEED ? { seed: Number(process.env.FC_SEED), path: process.env.FC_PATH } : {}),
+      },
+    );
+  }
+
+  it(
+    'random sequences on the review and dispute paths keep the money conserved and equal to the model',
+    async () => {
+      await runModel(TRUST_COMMANDS, TRUST_STEPS);
+      if (process.env.FC_DEBUG) console.log(JSON.stringify(successes));
+      const seen = JSON.stringify(successes);
+      for (const kind of ['submit', 'revise', 'dispute', 'resolve'])
+        expect(successes[kind] ?? 0, seen).toBeGreaterThan(0);
+    },
+    10 * 60_000,
+  );
+
   it(
     'random operation sequences keep every agent’s money conserved and equal to the model',
     async () => {
-      await fc.assert(
-        fc.asyncProperty(fc.commands(COMMANDS, { maxCommands: MAX_STEPS, size: 'max' }), async (cmds) => {
-          await fc.asyncModelRun(setup, cmds);
-        }),
-        {
-          numRuns: NUM_RUNS,
-          ...(process.env.FC_SEED ? { seed: Number(process.env.FC_SEED), path: process.env.FC_PATH } : {}),
-        },
-      );
+      await runModel(COMMANDS, MAX_STEPS);
       if (process.env.FC_DEBUG) console.log(JSON.stringify(successes));
       // The runs must have moved money, or the property proves little. (Every kind of step is
       // walked deterministically by the scripted test below.)
