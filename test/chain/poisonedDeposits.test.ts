@@ -247,8 +247,11 @@ describe('the deposit watcher and transfers it cannot read', () => {
     expect(await watcher()).toMatchObject({ stuck: null, skipped: { count: 0, last: null } });
   });
 
-  it('the books balance after them all', async () => {
+  it('the books balance after them all, and agree with what the chain shows', async () => {
     await expectBooksBalanced(l.t);
+    const res = await l.t.app.inject({ method: 'GET', url: '/admin/reconciliation', headers: l.t.admin });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ ok: true, differences: [] });
   });
 
   it('a transfer the books refuse is retried, shown as stuck, then kept for the operator; the next deposit is credited', async () => {

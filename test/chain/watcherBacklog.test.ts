@@ -92,5 +92,12 @@ describe('the deposit watcher behind by 5,000 transactions', () => {
 
     const status = (await l.t.app.inject({ method: 'GET', url: '/admin/chain', headers: l.t.admin })).json();
     expect(status.watcher).toMatchObject({ walk: null, stuck: null, skipped: { count: 0 } });
+    // The books against the chain: every credited deposit and every unmatched one is accounted for.
+    const reconciliation = await l.t.app.inject({
+      method: 'GET',
+      url: '/admin/reconciliation',
+      headers: l.t.admin,
+    });
+    expect(reconciliation.json()).toMatchObject({ ok: true, differences: [] });
   }, 900_000); // 5,000 credits: minutes on PostgreSQL on a busy 2-core machine
 });
