@@ -1,5 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import pg from 'pg';
 import { expect } from 'vitest';
 import { adminQuery, TEST_DATABASE_URL } from './app.js';
 
@@ -95,4 +98,36 @@ export function serviceEnv(
     RATE_LIMIT_STANDARD: '100000',
     ...extra,
   };
+}
+
+/**
+ * Runs `sql` on a child service's own database, its SQLite file in `dataDir` or its PostgreSQL
+ * `schema` (serviceDatabase), and returns the rows. SQLite opens read-only unless `write`.
+ */
+export async function queryServiceDatabase<T>(
+  where: { dataDir: string; schema: string | null },
+  sql: string,
+  write = false,
+): Promise<T[]> {
+  if (!where.schema) {
+    const file = new Database(path.join(where.dataDir, 'handoff.sqlite'), { readonly: !write });
+    try {
+      const statement = file.prepare(sql);
+      if (!statement.reader) {
+        statement.run();
+        return [];
+      }
+      return statement.all() as T[];
+    } finally {
+      file.close();
+    }
+  }
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL! });
+  await client.connect();
+  try {
+    await client.query(`set search_path to ${where.schema}`);
+    return (await client.query(sql)).rows as T[];
+  } finally {
+    await client.end();
+  }
 }

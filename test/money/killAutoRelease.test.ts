@@ -1,16 +1,15 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandboxGateway } from '../../src/chain/sandboxGateway.js';
 import { signInitData } from '../../src/telegram/initData.js';
-import { DIALECT, TEST_DATABASE_URL } from '../helpers/app.js';
+import { DIALECT } from '../helpers/app.js';
 import { newWalletAddress } from '../helpers/fixtures.js';
 import { type ApiTask, type ApiTransaction, checkBooks, toNano } from '../helpers/moneyChecks.js';
 import {
   eventually,
+  queryServiceDatabase,
   type ServiceProcess,
   serviceDatabase,
   serviceEnv,
@@ -172,38 +171,12 @@ describe(`kill -9 while auto-releases are due, on ${DIALECT}`, () => {
   }, 600_000);
 
   /** Reads the service's database directly, SQLite file or PostgreSQL schema. */
-  async function query<T>(text: string): Promise<T[]> {
-    const schema = database?.schema;
-    if (!schema) {
-      const file = new Database(path.join(dataDir, 'handoff.sqlite'), { readonly: true });
-      try {
-        return file.prepare(text).all() as T[];
-      } finally {
-        file.close();
-      }
-    }
-    const client = new pg.Client({ connectionString: TEST_DATABASE_URL! });
-    await client.connect();
-    try {
-      await client.query(`set search_path to ${schema}`);
-      return (await client.query(text)).rows as T[];
-    } finally {
-      await client.end();
-    }
+  function query<T>(text: string): Promise<T[]> {
+    return queryServiceDatabase<T>({ dataDir, schema: database?.schema ?? null }, text);
   }
 
   /** Writes to the service's database while it is stopped. */
   async function run(text: string): Promise<void> {
-    const schema = database?.schema;
-    if (!schema) {
-      const file = new Database(path.join(dataDir, 'handoff.sqlite'));
-      try {
-        file.prepare(text).run();
-      } finally {
-        file.close();
-      }
-      return;
-    }
-    await query(text);
+    await queryServiceDatabase({ dataDir, schema: database?.schema ?? null }, text, true);
   }
 });

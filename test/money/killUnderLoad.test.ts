@@ -1,17 +1,16 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandboxGateway } from '../../src/chain/sandboxGateway.js';
 import { signInitData } from '../../src/telegram/initData.js';
-import { DIALECT, TEST_DATABASE_URL } from '../helpers/app.js';
+import { DIALECT } from '../helpers/app.js';
 import { newWalletAddress } from '../helpers/fixtures.js';
 import { type ApiTask, type ApiTransaction, checkBooks, toNano } from '../helpers/moneyChecks.js';
 import { Receiver } from '../helpers/receiver.js';
 import {
   eventually,
+  queryServiceDatabase,
   type ServiceProcess,
   serviceDatabase,
   serviceEnv,
@@ -315,23 +314,7 @@ describe(`kill -9 under mixed load, then a restart, on ${DIALECT}`, () => {
   }, 600_000);
 
   /** Reads the service's database directly (after it stopped), SQLite file or PostgreSQL schema. */
-  async function query<T>(sql: string): Promise<T[]> {
-    const schema = database?.schema;
-    if (!schema) {
-      const file = new Database(path.join(dataDir, 'handoff.sqlite'), { readonly: true });
-      try {
-        return file.prepare(sql).all() as T[];
-      } finally {
-        file.close();
-      }
-    }
-    const client = new pg.Client({ connectionString: TEST_DATABASE_URL! });
-    await client.connect();
-    try {
-      await client.query(`set search_path to ${schema}`);
-      return (await client.query(sql)).rows as T[];
-    } finally {
-      await client.end();
-    }
+  function query<T>(sql: string): Promise<T[]> {
+    return queryServiceDatabase<T>({ dataDir, schema: database?.schema ?? null }, sql);
   }
 });
