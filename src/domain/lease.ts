@@ -142,12 +142,19 @@ export class Lease implements LeaseGuard {
     };
     const row = await readLease(this.db, this.name);
     let token: number | null = null;
+    // The other holder's row, when the one just read is still current (a live holder's).
+    let other: LeaseRow | null = row ?? null;
     if (!row) {
       if (await insertLease(this.db, { name: this.name, token: 1, ...holder })) token = 1;
+      other = null;
     } else if (isStale(row, this.me, started, this.settings.skewMs)) {
       if (await takeLease(this.db, this.name, row.token, holder)) token = row.token + 1;
+      other = null;
     }
-    if (token === null) return { held: false, lost, other: (await readLease(this.db, this.name)) ?? null };
+    if (token === null) {
+      // Lost a race to insert or take it over: the winner's row is read once more.
+      return { held: false, lost, other: other ?? (await readLease(this.db, this.name)) ?? null };
+    }
     this.token = token;
     this.validUntilMs = started + this.settings.ttlMs - this.settings.skewMs;
     return { held: true, lost, other: null };
