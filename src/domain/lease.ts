@@ -176,9 +176,18 @@ export class Lease implements LeaseGuard {
  */
 export function isStale(row: LeaseRow, me: Holder, nowMs: number, skewMs: number): boolean {
   if (Date.parse(row.expires_at) + skewMs < nowMs) return true;
-  if (row.host !== me.host) return false;
-  if (row.pid === me.pid) return row.run_id !== me.runId;
-  return !processAlive(row.pid);
+  return holderGone({ host: row.host, pid: row.pid, runId: row.run_id }, me);
+}
+
+/**
+ * Whether a holder (of a lease row, or of the sandbox's lock file) is a process on this machine
+ * that is gone, or an earlier process that had this one's pid. One on another machine cannot be
+ * asked: false.
+ */
+export function holderGone(holder: Pick<Holder, 'host' | 'pid' | 'runId'>, me: Holder): boolean {
+  if (holder.host !== me.host) return false;
+  if (holder.pid === me.pid) return holder.runId !== me.runId;
+  return !processAlive(holder.pid);
 }
 
 /** Whether a process with this pid exists on this machine (EPERM: it does, under another user). */
