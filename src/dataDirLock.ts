@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { open, readFile, rename, rm, stat, utimes } from 'node:fs/promises';
 import path from 'node:path';
 import type { Clock } from './domain/clock.js';
-import { type Holder, type LeaseSettings, processAlive } from './domain/lease.js';
+import { type Holder, holderGone, type LeaseSettings } from './domain/lease.js';
 
 /**
  * An exclusive lock file in DATA_DIR for the sandbox, whose chain state lives there: a second
@@ -126,10 +126,7 @@ function isStaleLock(
   settings: LeaseSettings,
 ): boolean {
   if (lock.heartbeatMs + settings.ttlMs + settings.skewMs < nowMs) return true;
-  const holder = lock.content;
-  if (!holder || holder.host !== me.host) return false;
-  if (holder.pid === me.pid) return holder.runId !== me.runId;
-  return !processAlive(holder.pid);
+  return lock.content !== null && holderGone(lock.content, me);
 }
 
 function refusal(dataDir: string, lock: { content: LockContent | null }): string {

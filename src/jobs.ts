@@ -3,7 +3,7 @@ import { followWallet } from './domain/chainFollower.js';
 import { runChainSender } from './domain/chainSender.js';
 import type { DomainContext } from './domain/context.js';
 import { expireOverdueTasks } from './domain/expiry.js';
-import { readSkipped, readStuck } from './domain/followerProblems.js';
+import { readFollowerProblems } from './domain/followerProblems.js';
 import { purgeExpiredKeys } from './domain/idempotency.js';
 import { CHAIN_LEASE, Lease, type LeaseSettings, thisProcess } from './domain/lease.js';
 import { sendDueTransfers } from './domain/payouts.js';
@@ -40,10 +40,7 @@ export function startBackgroundJobs(
   instance: { instanceId: string } & LeaseSettings = { instanceId: 'local', ttlMs: 15_000, skewMs: 5_000 },
 ) {
   const live = ctx.chain.live;
-  const followerProblems = followerProblemLog(
-    async () => ({ stuck: await readStuck(ctx.db), skipped: await readSkipped(ctx.db) }),
-    log,
-  );
+  const followerProblems = followerProblemLog(() => readFollowerProblems(ctx.db), log);
   // Sandbox: the outbox runner retries pending transfers (one sandbox instance per database:
   // sandboxGuard.ts). Testnet/mainnet: due transfers are batched and the runner sends the
   // batches; the wallet follower (a cursor over the wallet's transactions, not an outbox)

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { DelegatingGateway } from './chain/delegatingGateway.js';
 import type { ChainGateway, TransferRequest, TransferResult } from './chain/gateway.js';
 import type { DataDirLock } from './dataDirLock.js';
 import type { LeaseRow } from './db/repositories/leases.js';
@@ -82,44 +83,24 @@ function refusal(other: LeaseRow | null, nowMs: number, settings: LeaseSettings)
  * refused transfer stays pending, as after any failed send, and is sent by the instance that
  * does hold it.
  */
-export class GuardedSandbox implements ChainGateway {
+export class GuardedSandbox extends DelegatingGateway {
   constructor(
-    private readonly inner: ChainGateway,
+    inner: ChainGateway,
     private readonly guard: Pick<SandboxGuard, 'holds'>,
-  ) {}
-
-  get network() {
-    return this.inner.network;
-  }
-  get hotWalletAddress() {
-    return this.inner.hotWalletAddress;
-  }
-  get depositAddress() {
-    return this.inner.depositAddress;
-  }
-  get feeAddress() {
-    return this.inner.feeAddress;
+  ) {
+    super(inner);
   }
 
-  async transfer(req: TransferRequest): Promise<TransferResult> {
+  override async transfer(req: TransferRequest): Promise<TransferResult> {
     if (!(await this.guard.holds())) {
       throw new Error('this sandbox instance does not hold its lease: transfer not sent');
     }
     return this.inner.transfer(req);
   }
-  findTransfer(transferId: string) {
-    return this.inner.findTransfer(transferId);
-  }
-  getBalance(address: string) {
-    return this.inner.getBalance(address);
-  }
-  async sendTestDeposit(memo: string, amountNano: bigint) {
+  override async sendTestDeposit(memo: string, amountNano: bigint) {
     if (!(await this.guard.holds())) {
       throw new Error('this sandbox instance does not hold its lease: deposit not sent');
     }
     return this.inner.sendTestDeposit(memo, amountNano);
-  }
-  close() {
-    return this.inner.close();
   }
 }

@@ -1,4 +1,9 @@
-import { deleteChainState, readChainState, writeChainState } from '../db/repositories/chainState.js';
+import {
+  deleteChainState,
+  readChainState,
+  readChainStates,
+  writeChainState,
+} from '../db/repositories/chainState.js';
 import type { Executor } from '../db/repositories/executor.js';
 import { withoutControlCharacters } from './text.js';
 
@@ -37,6 +42,19 @@ export async function readStuck(db: Executor): Promise<StuckTransaction | null> 
 export async function readSkipped(db: Executor): Promise<SkippedTransactions | null> {
   const raw = await readChainState(db, SKIPPED_KEY);
   return raw ? (JSON.parse(raw) as SkippedTransactions) : null;
+}
+
+/** Both records in one query (the follower's log reads them after every round). */
+export async function readFollowerProblems(
+  db: Executor,
+): Promise<{ stuck: StuckTransaction | null; skipped: SkippedTransactions | null }> {
+  const values = await readChainStates(db, [STUCK_KEY, SKIPPED_KEY]);
+  const stuck = values.get(STUCK_KEY);
+  const skipped = values.get(SKIPPED_KEY);
+  return {
+    stuck: stuck ? (JSON.parse(stuck) as StuckTransaction) : null,
+    skipped: skipped ? (JSON.parse(skipped) as SkippedTransactions) : null,
+  };
 }
 
 /** Counts one more failure of this transaction; returns the count (1 for a newly stuck one). */

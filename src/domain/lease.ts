@@ -142,12 +142,19 @@ export class Lease implements LeaseGuard {
     };
     const row = await readLease(this.db, this.name);
     let token: number | null = null;
+    // The other holder's row, when the one just read is still current (a live holder's).
+    let other: LeaseRow | null = row ?? null;
     if (!row) {
       if (await insertLease(this.db, { name: this.name, token: 1, ...holder })) token = 1;
+      other = null;
     } else if (isStale(row, this.me, started, this.settings.skewMs)) {
       if (await takeLease(this.db, this.name, row.token, holder)) token = row.token + 1;
+      other = null;
     }
-    if (token === null) return { held: false, lost, other: (await readLease(this.db, this.name)) ?? null };
+    if (token === null) {
+      // Lost a race to insert or take it over: the winner's row is read once more.
+      return { held: false, lost, other: other ?? (await readLease(this.db, this.name)) ?? null };
+    }
     this.token = token;
     this.validUntilMs = started + this.settings.ttlMs - this.settings.skewMs;
     return { held: true, lost, other: null };
@@ -169,9 +176,18 @@ export class Lease implements LeaseGuard {
  */
 export function isStale(row: LeaseRow, me: Holder, nowMs: number, skewMs: number): boolean {
   if (Date.parse(row.expires_at) + skewMs < nowMs) return true;
-  if (row.host !== me.host) return false;
-  if (row.pid === me.pid) return row.run_id !== me.runId;
-  return !processAlive(row.pid);
+  return holderGone({ host: row.host, pid: row.pid, runId: row.run_id }, me);
+}
+
+/**
+ * Whether a holder (of a lease row, or of the sandbox's lock file) is a process on this machine
+ * that is gone, or an earlier process that had this one's pid. One on another machine cannot be
+ * asked: false.
+ */
+export function holderGone(holder: Pick<Holder, 'host' | 'pid' | 'runId'>, me: Holder): boolean {
+  if (holder.host !== me.host) return false;
+  if (holder.pid === me.pid) return holder.runId !== me.runId;
+  return !processAlive(holder.pid);
 }
 
 /** Whether a process with this pid exists on this machine (EPERM: it does, under another user). */

@@ -85,7 +85,7 @@ export class Metrics {
     this.openStreams = openBySide;
   }
 
-  /** Called for every answered request (an onResponse hook). */
+  /** Called for every answered request (the onSend hook of registerRequestTiming, metricsRoute.ts). */
   observeRequest(method: string, route: string | undefined, statusCode: number, elapsedMs: number): void {
     this.httpDuration.observe(method, route, statusCode, elapsedMs);
   }

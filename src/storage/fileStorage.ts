@@ -1,5 +1,5 @@
 import { createWriteStream } from 'node:fs';
-import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -44,7 +44,6 @@ export interface FileStorage {
    * an older backup): the caller answers 404 before sending any header of the file.
    */
   open(key: string): Promise<Readable | null>;
-  size(key: string): Promise<number | null>;
   remove(key: string): Promise<void>;
   /** Releases connections (S3); nothing to do on local disk. */
   close?(): void;
@@ -106,14 +105,6 @@ export class LocalDiskStorage implements FileStorage {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw error;
-    }
-  }
-
-  async size(key: string): Promise<number | null> {
-    try {
-      return (await stat(this.file(key))).size;
-    } catch {
-      return null;
     }
   }
 

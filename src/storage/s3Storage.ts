@@ -9,7 +9,6 @@ import {
   DeleteObjectCommand,
   GetObjectCommand,
   HeadBucketCommand,
-  HeadObjectCommand,
   PutObjectCommand,
   S3Client,
   UploadPartCommand,
@@ -102,18 +101,6 @@ export class S3Storage implements FileStorage {
         new GetObjectCommand({ Bucket: this.bucket, Key: this.object(key) }),
       );
       return object.Body as Readable;
-    } catch (error) {
-      if (isMissing(error)) return null;
-      return unavailable(error);
-    }
-  }
-
-  async size(key: string): Promise<number | null> {
-    try {
-      const head = await this.client.send(
-        new HeadObjectCommand({ Bucket: this.bucket, Key: this.object(key) }),
-      );
-      return head.ContentLength ?? null;
     } catch (error) {
       if (isMissing(error)) return null;
       return unavailable(error);

@@ -1,31 +1,15 @@
-import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig, SINGLE_INSTANCE_NOTICE } from '../../src/config.js';
 import { RedisLink } from '../../src/redis/link.js';
 import { startupErrorLine } from '../../src/startupError.js';
 import { createTestApp } from '../helpers/app.js';
+import { CONFIG_SECRETS as SECRETS, tempDirs } from '../helpers/configEnv.js';
 import { spawnLogged } from '../helpers/launch.js';
 import { dropPrefix, TcpProxy, TEST_REDIS_URL, testPrefix } from '../helpers/redis.js';
 import { serviceEnv } from '../helpers/serviceProcess.js';
 
-const dirs: string[] = [];
-function tempDir(): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'handoff-redis-'));
-  dirs.push(dir);
-  return dir;
-}
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-const SECRETS = {
-  ADMIN_TOKEN: 'admin-token-from-env-0123456789abcdef',
-  SECRET_KEY: 'ab'.repeat(32),
-  TELEGRAM_BOT_TOKEN: '123:bot-token-from-env',
-};
+const tempDir = tempDirs('handoff-redis-');
 
 /** A local port nothing listens on. */
 async function closedPort(): Promise<number> {

@@ -1,25 +1,12 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Address } from '@ton/core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
+import { CONFIG_SECRETS as SECRETS, tempDirs } from '../helpers/configEnv.js';
 
-const dirs: string[] = [];
-function tempDataDir(): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'handoff-config-'));
-  dirs.push(dir);
-  return dir;
-}
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-const SECRETS = {
-  ADMIN_TOKEN: 'admin-token-from-env-0123456789abcdef',
-  SECRET_KEY: 'ab'.repeat(32),
-  TELEGRAM_BOT_TOKEN: '123:bot-token-from-env',
-};
+const tempDataDir = tempDirs('handoff-config-');
 
 describe('loadConfig', () => {
   it('has the documented defaults', () => {

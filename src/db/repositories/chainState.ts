@@ -6,6 +6,12 @@ export async function readChainState(db: Executor, key: string): Promise<string 
   return row?.value ?? null;
 }
 
+/** Several values in one query: key -> value, for the keys that are set. */
+export async function readChainStates(db: Executor, keys: string[]): Promise<Map<string, string>> {
+  const rows = await db.selectFrom('chain_state').select(['key', 'value']).where('key', 'in', keys).execute();
+  return new Map(rows.map((row) => [row.key, row.value]));
+}
+
 export async function writeChainState(db: Executor, key: string, value: string, now: string): Promise<void> {
   await db
     .insertInto('chain_state')
