@@ -3,17 +3,20 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App';
 import { setInitData } from './api';
+import { i18next, pickLanguage, startI18n } from './i18n';
 import { startTelegram } from './telegram';
 import { injectedWallets } from './wallets';
 import './styles.css';
 
 const root = createRoot(document.getElementById('root') as HTMLElement);
 const launch = startTelegram();
+// Telegram's language until the profile's own choice is known (App switches to it then).
+startI18n(pickLanguage(launch?.languageCode, navigator.language));
 if (!launch) {
   root.render(
     <main className="app">
       <h1 className="screen-title">Handoff</h1>
-      <p>Open this app from the Handoff bot in Telegram: it signs you in with your Telegram account.</p>
+      <p>{i18next.t('app.notInTelegram')}</p>
     </main>,
   );
 } else {

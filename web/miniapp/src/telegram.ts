@@ -19,6 +19,8 @@ import type { GeoPoint } from './api';
 export interface Launch {
   initData: string;
   startParam: string | null;
+  /** Telegram's language for this user (`ru`, `en`, `pt-br`), which picks the app's language. */
+  languageCode: string | null;
 }
 
 /**
@@ -29,13 +31,15 @@ export interface Launch {
 export function startTelegram(): Launch | null {
   let initData: string | undefined;
   let startParam: string | null = null;
+  let languageCode: string | null = null;
   try {
     init();
     initData = retrieveRawInitData();
     // A direct link (t.me/<bot>?startapp=...) brings tgWebAppStartParam; the bot's own
     // "Open in Handoff" buttons open the app's URL with ?startapp=... instead.
-    startParam =
-      retrieveLaunchParams().tgWebAppStartParam ?? new URLSearchParams(location.search).get('startapp');
+    const params = retrieveLaunchParams();
+    startParam = params.tgWebAppStartParam ?? new URLSearchParams(location.search).get('startapp');
+    languageCode = params.tgWebAppData?.user?.language_code ?? null;
   } catch (error) {
     console.error('Not launched from Telegram:', error);
     return null;
@@ -66,7 +70,7 @@ export function startTelegram(): Launch | null {
     });
   }
   miniApp.ready.ifAvailable();
-  return { initData, startParam };
+  return { initData, startParam, languageCode };
 }
 
 export function useDarkTheme(): boolean {
