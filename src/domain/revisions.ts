@@ -46,13 +46,12 @@ export async function requestRevision(ctx: DomainContext, agentId: string, taskI
       taskId,
       'requestRevision',
       {
-        revision_count: current.revision_count + 1,
         review_deadline: null,
         review_reminder_at: null,
         execution_deadline: executionDeadline,
         updated_at: at,
       },
-      { revisionsBelow: MAX_REVISIONS },
+      { revisionsBelow: MAX_REVISIONS, increment: 'revision_count' },
     );
     if (!task) throw await revisionConflict(trx, taskId);
     const submission = await decidePendingSubmission(trx, taskId, 'REVISION_REQUESTED', at, text);

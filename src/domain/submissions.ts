@@ -77,10 +77,9 @@ export async function submitWork(
       {
         review_deadline: clock.deadline,
         review_reminder_at: clock.reminderAt,
-        submission_count: current.submission_count + 1,
         updated_at: at,
       },
-      { workerId },
+      { workerId, increment: 'submission_count' },
     );
     if (!task) throw await submitConflict(trx, taskId);
     const area = taskLocationOf(task);

@@ -69,6 +69,11 @@ export function moveTask(
     revisionsBelow?: number;
     /** The open dispute whose resolution this is; without it the task must have no dispute. */
     disputeId?: string;
+    /**
+     * A counter to add one to, in SQL: on PostgreSQL another move may have changed the row since
+     * the caller read it, and a count computed from that read would be stale.
+     */
+    increment?: 'submission_count' | 'revision_count';
   } = {},
 ): Promise<TaskRow | undefined> {
   let query = db
@@ -76,6 +81,8 @@ export function moveTask(
     .set({ ...set, status: TASK_MOVES[move].to })
     .where('id', '=', id)
     .where('status', 'in', TASK_MOVES[move].from);
+  const counter = guard.increment;
+  if (counter) query = query.set((eb) => ({ [counter]: eb(counter, '+', 1) }));
   if (guard.workerId) query = query.where('worker_id', '=', guard.workerId);
   if (guard.noSubmission) query = query.where('submission_count', '=', 0);
   if (guard.reviewDueBy) query = query.where('review_deadline', '<=', guard.reviewDueBy);
