@@ -90,7 +90,7 @@ describe('the bot in the worker’s language', () => {
         'Примите, чтобы взять задание; срок выполнения начнётся с момента принятия.',
       ].join('\n'),
     );
-    const keyboard = (sent?.replyMarkup as { inline_keyboard: { text: string }[][] }).inline_keyboard;
+    const keyboard = (sent!.replyMarkup as { inline_keyboard: { text: string }[][] }).inline_keyboard;
     expect(keyboard.flat().map((b) => b.text)).toEqual(['✅ Принять', '✖️ Отклонить', 'Открыть в Handoff']);
 
     fake.clear();
