@@ -94,6 +94,10 @@ export interface WorkerTable {
   state: string | null;
   country: string | null;
   timezone: string | null;
+  /** 'en', 'ru', ...: the bot's and the Mini App's language; null until the first sign-in sets it. */
+  language: string | null;
+  /** 1 once the worker picked the language; Telegram's language_code then no longer changes it. */
+  language_chosen: number;
   skills_json: string;
   social_links_json: string;
   hourly_rate_nano: bigint | null;

@@ -13,6 +13,7 @@ import type { Database } from '../db/schema.js';
 import type { DomainContext } from './context.js';
 import { assertInvariant, conflict, invalid } from './errors.js';
 import { newId } from './ids.js';
+import { isLanguage, LANGUAGES, languageOf } from './language.js';
 import { MAX_REWARD_NANO, parseTon } from './money.js';
 import { clipText, isBlank, textLength } from './text.js';
 import { inTransaction } from './transaction.js';
@@ -33,6 +34,8 @@ export interface TelegramUser {
   first_name: string;
   last_name?: string;
   username?: string;
+  /** Telegram's language_code (an IETF tag such as "ru" or "en-US"), when the client sent one. */
+  language_code?: string;
 }
 
 /** Finds or registers the worker behind verified Mini App init data. */
@@ -40,15 +43,15 @@ export async function signInWorker(ctx: DomainContext, user: TelegramUser): Prom
   const telegramId = String(user.id);
   const existing = await findWorkerByTelegramId(ctx.db, telegramId);
   const now = ctx.clock.now().toISOString();
+  const language = languageOf(user.language_code);
   if (existing) {
-    // The Telegram username is Telegram's to change; keep ours in step.
-    if ((user.username ?? null) !== existing.username) {
-      return (
-        (await updateWorker(ctx.db, existing.id, { username: user.username ?? null, updated_at: now })) ??
-        existing
-      );
-    }
-    return existing;
+    // The Telegram username is Telegram's to change; keep ours in step. So is the language,
+    // until the worker picks one in the profile.
+    const set: Updateable<Database['workers']> = {};
+    if ((user.username ?? null) !== existing.username) set.username = user.username ?? null;
+    if (existing.language_chosen === 0 && existing.language !== language) set.language = language;
+    if (Object.keys(set).length === 0) return existing;
+    return (await updateWorker(ctx.db, existing.id, { ...set, updated_at: now })) ?? existing;
   }
   await insertWorkerIfAbsent(ctx.db, {
     id: newId('worker'),
@@ -62,6 +65,8 @@ export async function signInWorker(ctx: DomainContext, user: TelegramUser): Prom
     state: null,
     country: null,
     timezone: null,
+    language,
+    language_chosen: 0,
     skills_json: '[]',
     social_links_json: '{}',
     hourly_rate_nano: null,
@@ -94,6 +99,7 @@ export interface ProfilePatch {
   hourlyRate?: string | number | null;
   available?: boolean;
   showTelegram?: boolean;
+  language?: string;
 }
 
 export async function updateWorkerProfile(ctx: DomainContext, workerId: string, patch: ProfilePatch) {
@@ -119,6 +125,11 @@ export async function updateWorkerProfile(ctx: DomainContext, workerId: string, 
       patch.hourlyRate === null || patch.hourlyRate === '' ? null : checkRate(patch.hourlyRate);
   if (patch.available !== undefined) set.available = patch.available ? 1 : 0;
   if (patch.showTelegram !== undefined) set.show_telegram = patch.showTelegram ? 1 : 0;
+  if (patch.language !== undefined) {
+    if (!isLanguage(patch.language)) throw invalid('language', `must be one of ${LANGUAGES.join(', ')}`);
+    set.language = patch.language;
+    set.language_chosen = 1;
+  }
   return inTransaction(ctx.db, async (trx) => {
     const row = await updateWorker(trx, workerId, set);
     assertInvariant(row, 'a signed-in worker exists');

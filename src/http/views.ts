@@ -10,6 +10,7 @@ import type {
   WorkerRow,
 } from '../db/repositories/executor.js';
 import type { AgentReputation } from '../domain/agentReputation.js';
+import { DEFAULT_LANGUAGE } from '../domain/language.js';
 import { taskLocationOf } from '../domain/location.js';
 import { formatTon } from '../domain/money.js';
 import { submissionView } from '../domain/submissions.js';
@@ -232,6 +233,7 @@ export function workerSelfView(w: WorkerRow) {
     telegramUsername: w.username,
     walletAddress: w.wallet_address,
     showTelegram: w.show_telegram === 1,
+    language: w.language ?? DEFAULT_LANGUAGE,
   };
 }
 

@@ -20,7 +20,11 @@ export const RETRY_DELAYS_MS = [30_000, 120_000, 600_000] as const;
 const POLICY = listedPolicy(RETRY_DELAYS_MS, { countAttempt: 'claimed', batch: 50, parallel: 8 });
 export const MAX_ATTEMPTS = POLICY.maxAttempts;
 
-type DueNotification = NotificationRow & { telegram_id: string };
+type DueNotification = NotificationRow & {
+  telegram_id: string;
+  language: string | null;
+  timezone: string | null;
+};
 
 /**
  * Workers' Telegram notifications as outbox work (never sent by a request): each due one is
@@ -46,7 +50,14 @@ export function notificationKind(
       const labels = await labelsFor(ctx.db, [row]);
       const label = labels.get(row.task_id ?? '');
       const offer = await offerReplacedBy(ctx.db, row);
-      const message = withReplacedOffer(renderStored(row.kind, dataJson, label), offer, label);
+      // In the worker's language and zone as they are now, not when the event happened.
+      const reader = { language: row.language, timeZone: row.timezone };
+      const message = withReplacedOffer(
+        renderStored(row.kind, dataJson, label, reader),
+        offer,
+        label,
+        reader,
+      );
       const result = await sender
         .send(row.telegram_id, message)
         .catch(

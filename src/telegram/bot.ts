@@ -4,6 +4,7 @@ import type { InlineKeyboardButton, Update } from 'grammy/types';
 import type { Config } from '../config.js';
 import { forgetUpdate, pruneUpdates, recordUpdateOnce } from '../db/repositories/telegramUpdates.js';
 import type { DomainContext } from '../domain/context.js';
+import { botText } from './i18n.js';
 import type { BotMessage } from './messages.js';
 import type { SendResult, TelegramSender } from './notifier.js';
 import { registerUpdateHandlers } from './updates.js';
@@ -156,7 +157,12 @@ function keyboard(message: BotMessage, miniAppUrl: string): InlineKeyboard {
     row.map((b) => InlineKeyboard.text(b.text, b.callbackData)),
   );
   if (message.openTaskId)
-    rows.push([InlineKeyboard.webApp('Open in Handoff', taskLink(miniAppUrl, message.openTaskId))]);
+    rows.push([
+      InlineKeyboard.webApp(
+        message.openLabel ?? botText(null, 'common.openInHandoff'),
+        taskLink(miniAppUrl, message.openTaskId),
+      ),
+    ]);
   return InlineKeyboard.from(rows);
 }
 

@@ -44,6 +44,12 @@ function readUser(json: string | null): TelegramUser | null {
     first_name: cleanText(user.first_name) ?? '',
     last_name: cleanText(user.last_name),
     username: cleanText(user.username),
+    // Only a plausible IETF tag; the sign-in maps it to a supported language.
+    language_code:
+      typeof user.language_code === 'string' &&
+      /^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$/.test(user.language_code)
+        ? user.language_code
+        : undefined,
   };
 }
 
@@ -68,6 +74,7 @@ export function signInitData(user: TelegramUser, botToken: string, authDate: Dat
       first_name: user.first_name,
       last_name: user.last_name,
       username: user.username,
+      language_code: user.language_code,
     }),
   };
   const checkString = Object.keys(fields)

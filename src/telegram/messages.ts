@@ -1,6 +1,7 @@
 import type { NotificationKind } from '../db/schema.js';
 import { assertInvariant } from '../domain/errors.js';
 import { clipText } from '../domain/text.js';
+import { botAmount, botText, botTime, DEFAULT_READER, type Reader } from './i18n.js';
 
 /**
  * The bot's texts, in Telegram's HTML parse mode. Everything users wrote (task titles, agent
@@ -21,12 +22,11 @@ export interface BotMessage {
   buttons: InlineButton[][];
   /** The task a last "Open in Handoff" button opens in the Mini App (a startapp deep link). */
   openTaskId?: string;
+  /** That button's text, in the reader's language. */
+  openLabel?: string;
   /** An earlier message of the bot to rewrite (without buttons) before this one is sent. */
   replaces?: { messageId: string; text: string };
 }
-
-/** The line a withdrawn offer's message ends with once its buttons are gone. */
-export const OFFER_WITHDRAWN_LINE = '🚫 Withdrawn by the agent.';
 
 /** What the stored data may lack: chat-message notifications name neither the task nor the agent. */
 export interface TaskLabel {
@@ -69,9 +69,9 @@ function field(data: Record<string, unknown>, key: string): string | null {
   return typeof value === 'string' && value !== '' ? value : null;
 }
 
-/** "2030-01-04 00:00 UTC" from an ISO timestamp. */
-function utcMinute(iso: string): string {
-  return `${iso.slice(0, 16).replace('T', ' ')} UTC`;
+/** The line a withdrawn offer's message ends with once its buttons are gone. */
+export function offerWithdrawnLine(reader: Reader = DEFAULT_READER): string {
+  return botText(reader.language, 'offer.withdrawnLine');
 }
 
 const OPENS_TASK: NotificationKind[] = [
@@ -92,80 +92,97 @@ export function renderNotification(
   kind: NotificationKind,
   data: Record<string, unknown>,
   label: TaskLabel = { title: null, agentName: null },
+  reader: Reader = DEFAULT_READER,
 ): BotMessage {
-  const title = `<b>${escapeHtml(clip(field(data, 'title') ?? label.title ?? 'your task', CLIP.title))}</b>`;
-  const agent = escapeHtml(clip(field(data, 'agentName') ?? label.agentName ?? 'the agent', CLIP.agentName));
+  const t = (key: string, values?: Record<string, string | number>) => botText(reader.language, key, values);
+  const title = `<b>${escapeHtml(clip(field(data, 'title') ?? label.title ?? t('common.yourTask'), CLIP.title))}</b>`;
+  const agent = escapeHtml(
+    clip(field(data, 'agentName') ?? label.agentName ?? t('common.theAgent'), CLIP.agentName),
+  );
   const taskId = field(data, 'taskId') ?? '';
-  const message = renderKind(kind, data, title, agent, taskId);
+  const message = renderKind(kind, data, { title, agent, taskId, reader, t });
   // Messages about work the worker has or is offered open that task; about work gone, none.
   const opens = taskId !== '' && OPENS_TASK.includes(kind);
-  return opens ? { ...message, openTaskId: taskId } : message;
+  return opens ? { ...message, openTaskId: taskId, openLabel: t('common.openInHandoff') } : message;
 }
 
-function renderKind(
-  kind: NotificationKind,
-  data: Record<string, unknown>,
-  title: string,
-  agent: string,
-  taskId: string,
-): BotMessage {
+/** What every message of one notification is written with. */
+interface Parts {
+  title: string;
+  agent: string;
+  taskId: string;
+  reader: Reader;
+  t: (key: string, values?: Record<string, string | number>) => string;
+}
+
+/** An amount from the data, grouped for the reader and escaped. */
+function amountOf(p: Parts, value: string | null): string {
+  return escapeHtml(value === null ? '?' : botAmount(p.reader.language, value));
+}
+
+/** A moment from the data in the reader's zone (named), escaped; null when the data has none. */
+function timeOf(p: Parts, value: string | null): string | null {
+  return value === null ? null : escapeHtml(botTime(p.reader, value));
+}
+
+function renderKind(kind: NotificationKind, data: Record<string, unknown>, p: Parts): BotMessage {
+  const { title, agent, taskId, t } = p;
   switch (kind) {
     case 'offer':
       return {
         text: [
-          `📩 <b>New offer</b> from ${agent}`,
+          t('offer.head', { agent }),
           title,
-          `Reward: <b>${escapeHtml(field(data, 'reward') ?? '?')} TON</b>`,
+          t('offer.reward', { amount: amountOf(p, field(data, 'reward')) }),
           '',
-          'Accept to take the task; its execution deadline starts when you accept.',
+          t('offer.hint'),
         ].join('\n'),
         buttons: [
           [
-            { text: '✅ Accept', callbackData: offerCallbackData('accept', taskId) },
-            { text: '✖️ Decline', callbackData: offerCallbackData('decline', taskId) },
+            { text: t('offer.accept'), callbackData: offerCallbackData('accept', taskId) },
+            { text: t('offer.decline'), callbackData: offerCallbackData('decline', taskId) },
           ],
         ],
       };
     case 'application_accepted': {
-      const deadline = field(data, 'executionDeadline');
+      const deadline = timeOf(p, field(data, 'executionDeadline'));
       return plain(
-        `✅ Your application for ${title} was accepted: the task is yours.`,
-        deadline ? `Deadline: ${escapeHtml(utcMinute(deadline))}.` : null,
-        'Open Handoff to chat with the agent.',
+        t('accepted.head', { title }),
+        deadline ? t('accepted.deadline', { time: deadline }) : null,
+        t('accepted.chat'),
       );
     }
     case 'application_rejected':
-      return plain(`Your application for ${title} was not selected this time.`);
+      return plain(t('rejected', { title }));
     case 'message':
-      return messageText(data, title, agent);
+      return messageText(data, p);
     case 'payment_sent':
       return plain(
-        `💸 Payment sent: <b>${escapeHtml(field(data, 'amount') ?? '?')} TON</b> for ${title}.`,
-        `Transaction: <code>${escapeHtml(field(data, 'txHash') ?? 'unknown')}</code>`,
+        t('payment.sent', { amount: amountOf(p, field(data, 'amount')), title }),
+        t('payment.transaction', { hash: escapeHtml(field(data, 'txHash') ?? t('common.unknown')) }),
       );
     case 'task_expired':
-      return plain(`⌛ The execution deadline of ${title} passed: the task is no longer assigned to you.`);
+      return plain(t('expired', { title }));
     case 'offer_withdrawn':
-      return plain(
-        `🚫 The agent withdrew the offer ${title}: there is nothing to do for it.`,
-        reasonLine(data),
-      );
+      return plain(t('withdrawn', { title }), reasonLine(data, p));
     case 'task_cancelled':
       return plain(
-        data.role === 'assigned'
-          ? `🚫 The agent cancelled ${title}: it is no longer assigned to you.`
-          : `🚫 The agent cancelled ${title}: your application is closed.`,
-        reasonLine(data),
+        t('cancelled', { title, role: data.role === 'assigned' ? 'assigned' : 'applicant' }),
+        reasonLine(data, p),
       );
     case 'dispute_opened':
-      return disputeOpenedText(data, title);
+      return plain(
+        t('dispute.opened', { title, openedBy: data.openedBy === 'WORKER' ? 'WORKER' : 'AGENT' }),
+        reasonLine(data, p),
+        t('dispute.escrow'),
+      );
     case 'dispute_resolved':
-      return disputeResolvedText(data, title);
+      return disputeResolvedText(data, p);
     case 'submission_received':
     case 'revision_requested':
     case 'review_reminder':
     case 'auto_released':
-      return reviewText(kind, data, title);
+      return reviewText(kind, data, p);
   }
 }
 
@@ -173,82 +190,63 @@ function renderKind(
 function reviewText(
   kind: 'submission_received' | 'revision_requested' | 'review_reminder' | 'auto_released',
   data: Record<string, unknown>,
-  title: string,
+  p: Parts,
 ): BotMessage {
-  const deadline = field(data, 'reviewDeadline');
-  const until = deadline ? escapeHtml(utcMinute(deadline)) : null;
+  const { title, t } = p;
+  const until = timeOf(p, field(data, 'reviewDeadline'));
   switch (kind) {
     case 'submission_received':
-      return plain(
-        `📤 Your work on ${title} was submitted for review.`,
-        until
-          ? `The agent has until ${until} to approve it, ask for a revision or open a dispute; if it does nothing, you are paid automatically then.`
-          : null,
-      );
+      return plain(t('review.submitted', { title }), until ? t('review.until', { time: until }) : null);
     case 'revision_requested': {
       const left =
         typeof data.revisionsLeft === 'number' ? Math.max(0, Math.floor(data.revisionsLeft)) : null;
-      const executionDeadline = field(data, 'executionDeadline');
+      const executionDeadline = timeOf(p, field(data, 'executionDeadline'));
       return plain(
-        `✏️ The agent asked for a revision of ${title}.`,
-        reasonLine(data),
-        executionDeadline ? `Submit the revised work by ${escapeHtml(utcMinute(executionDeadline))}.` : null,
-        left === null ? null : `Revisions the agent may still ask for: ${left}.`,
+        t('review.revision', { title }),
+        reasonLine(data, p),
+        executionDeadline ? t('review.revisionDeadline', { time: executionDeadline }) : null,
+        left === null ? null : t('review.revisionsLeft', { count: left }),
       );
     }
     case 'review_reminder':
       return plain(
-        `⏳ The review of ${title} ends soon.`,
-        until ? `If the agent does nothing before ${until}, you are paid automatically.` : null,
+        t('review.reminder', { title }),
+        until ? t('review.reminderUntil', { time: until }) : null,
       );
     case 'auto_released':
       return plain(
-        `✅ The review window of ${title} ended without an answer from the agent: the work is approved.`,
-        `<b>${escapeHtml(field(data, 'amount') ?? '?')} TON</b> is on its way to your wallet.`,
+        t('review.autoReleased', { title }),
+        t('review.onItsWay', { amount: amountOf(p, field(data, 'amount')) }),
       );
   }
 }
 
-/** Both sides' disputes reach the worker: theirs as a receipt, the agent's as news. */
-function disputeOpenedText(data: Record<string, unknown>, title: string): BotMessage {
-  return plain(
-    data.openedBy === 'WORKER'
-      ? `⚖️ Your dispute about ${title} is open.`
-      : `⚖️ The agent opened a dispute about ${title}.`,
-    reasonLine(data),
-    'The reward stays in escrow until an operator decides. Add your side in Handoff (text and photos).',
-  );
-}
-
-function disputeResolvedText(data: Record<string, unknown>, title: string): BotMessage {
+function disputeResolvedText(data: Record<string, unknown>, p: Parts): BotMessage {
   const amount = field(data, 'workerAmount') ?? '0';
   const note = field(data, 'note');
   return plain(
     amount === '0'
-      ? `⚖️ The dispute about ${title} was decided: no payment to you; the reward went back to the agent.`
-      : `⚖️ The dispute about ${title} was decided: <b>${escapeHtml(amount)} TON</b> is being sent to your wallet.`,
-    note ? `Operator’s note: ${escapeHtml(clip(note, CLIP.preview))}` : null,
+      ? p.t('dispute.nothing', { title: p.title })
+      : p.t('dispute.paid', { title: p.title, amount: amountOf(p, amount) }),
+    note ? p.t('dispute.note', { note: escapeHtml(clip(note, CLIP.preview)) }) : null,
   );
 }
 
 /** A burst of agent messages is one notification: it says how many and quotes the latest. */
-function messageText(data: Record<string, unknown>, title: string, agent: string): BotMessage {
+function messageText(data: Record<string, unknown>, p: Parts): BotMessage {
   const count = typeof data.count === 'number' && data.count > 1 ? Math.floor(data.count) : 1;
   const preview = field(data, 'preview');
-  const head =
-    count === 1
-      ? `💬 New message from ${agent} about ${title}`
-      : `💬 ${count} new messages from ${agent} about ${title}`;
+  const values = { count, agent: p.agent, title: p.title };
   return plain(
-    preview ? `${head}${count === 1 ? ':' : '. The latest:'}` : `${head}.`,
+    p.t(preview ? 'chat.withPreview' : 'chat.withoutPreview', values),
     preview ? escapeHtml(clip(preview, CLIP.preview)) : null,
-    data.hasFile === true ? '📎 With a file.' : null,
+    data.hasFile === true ? p.t('chat.file') : null,
   );
 }
 
-function reasonLine(data: Record<string, unknown>): string | null {
+function reasonLine(data: Record<string, unknown>, p: Parts): string | null {
   const reason = field(data, 'reason');
-  return reason ? `Reason: ${escapeHtml(clip(reason, CLIP.preview))}` : null;
+  return reason ? p.t('common.reason', { reason: escapeHtml(clip(reason, CLIP.preview)) }) : null;
 }
 
 function plain(...lines: (string | null)[]): BotMessage {

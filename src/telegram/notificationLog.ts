@@ -29,7 +29,10 @@ export async function listNotificationLog(ctx: DomainContext, query: Notificatio
   return {
     items: items.map((row) => ({
       row,
-      message: renderStored(row.kind, row.data_json, labels.get(row.task_id ?? '')),
+      message: renderStored(row.kind, row.data_json, labels.get(row.task_id ?? ''), {
+        language: row.language,
+        timeZone: row.timezone,
+      }),
     })),
     hasMore,
     nextCursor,

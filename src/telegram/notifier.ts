@@ -1,5 +1,6 @@
 import type { NotificationRow } from '../db/repositories/executor.js';
-import { type BotMessage, OFFER_WITHDRAWN_LINE, renderNotification, type TaskLabel } from './messages.js';
+import { DEFAULT_READER, type Reader } from './i18n.js';
+import { type BotMessage, offerWithdrawnLine, renderNotification, type TaskLabel } from './messages.js';
 
 /** How one send went; `final` when no retry can help (the user blocked the bot, a bad request). */
 export type SendResult =
@@ -21,17 +22,23 @@ export function withReplacedOffer(
   message: BotMessage,
   offer: { telegramMessageId: string; dataJson: string } | null,
   label: TaskLabel | undefined,
+  reader: Reader = DEFAULT_READER,
 ): BotMessage {
   if (!offer) return message;
-  const original = renderStored('offer', offer.dataJson, label).text;
+  const original = renderStored('offer', offer.dataJson, label, reader).text;
   return {
     ...message,
-    replaces: { messageId: offer.telegramMessageId, text: `${original}\n\n${OFFER_WITHDRAWN_LINE}` },
+    replaces: { messageId: offer.telegramMessageId, text: `${original}\n\n${offerWithdrawnLine(reader)}` },
   };
 }
 
 /** The text a stored notification becomes (what is sent, and what the operator sees). */
-export function renderStored(kind: NotificationRow['kind'], dataJson: string, label?: TaskLabel): BotMessage {
+export function renderStored(
+  kind: NotificationRow['kind'],
+  dataJson: string,
+  label?: TaskLabel,
+  reader: Reader = DEFAULT_READER,
+): BotMessage {
   let data: Record<string, unknown> = {};
   try {
     const parsed: unknown = JSON.parse(dataJson);
@@ -39,5 +46,5 @@ export function renderStored(kind: NotificationRow['kind'], dataJson: string, la
   } catch {
     // Rows are written by notifyWorker as JSON; a broken one still renders from the labels.
   }
-  return renderNotification(kind, data, label);
+  return renderNotification(kind, data, label, reader);
 }

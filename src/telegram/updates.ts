@@ -3,8 +3,10 @@ import { type Bot, type Context, type Filter, InlineKeyboard } from 'grammy';
 import { findWorkerByTelegramId } from '../db/repositories/workers.js';
 import type { DomainContext } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
+import { languageOf } from '../domain/language.js';
 import { acceptOffer, declineOffer } from '../domain/offers.js';
 import { clipText } from '../domain/text.js';
+import { botText } from './i18n.js';
 import { type OfferAction, parseOfferCallback } from './messages.js';
 
 /** A button press: a callback query with data. */
@@ -25,23 +27,36 @@ export interface UpdateOptions {
  */
 export function registerUpdateHandlers(bot: Bot, ctx: DomainContext, options: UpdateOptions): void {
   bot.command('start', async (c) => {
-    const text = [
-      '👋 This is Handoff: AI agents hire people for real-world tasks and pay them in TON.',
-      'Open the app to set up your profile and wallet, find tasks and chat with agents.',
-      'Offers and updates about your tasks arrive here.',
-    ].join('\n');
-    const keyboard = new InlineKeyboard().webApp('Open Handoff', options.miniAppUrl);
-    await bestEffort(options.log, 'reply to /start', c.reply(text, { reply_markup: keyboard }));
+    const language = await languageFor(ctx, c.from);
+    const keyboard = new InlineKeyboard().webApp(botText(language, 'bot.openHandoff'), options.miniAppUrl);
+    await bestEffort(
+      options.log,
+      'reply to /start',
+      c.reply(botText(language, 'bot.start'), { reply_markup: keyboard }),
+    );
   });
 
   bot.on('callback_query:data', async (c) => {
     const offer = parseOfferCallback(c.callbackQuery.data);
     if (!offer) {
-      await answer(c, options.log, 'This button is no longer in use.', true);
+      const language = await languageFor(ctx, c.callbackQuery.from as TelegramFrom | undefined);
+      await answer(c, options.log, botText(language, 'bot.unknownButton'), true);
       return;
     }
     await pressOfferButton(c, ctx, options.log, offer);
   });
+}
+
+type TelegramFrom = { id: number; language_code?: string };
+
+/**
+ * A worker's stored language (what the profile chose, or Telegram's at the last sign-in); for
+ * someone who never opened the Mini App, their Telegram app's language.
+ */
+async function languageFor(ctx: DomainContext, from: TelegramFrom | undefined): Promise<string> {
+  if (!from) return languageOf(null);
+  const worker = await findWorkerByTelegramId(ctx.db, String(from.id));
+  return worker?.language ?? languageOf(from.language_code);
 }
 
 async function pressOfferButton(
@@ -53,12 +68,13 @@ async function pressOfferButton(
   // Only a worker who signed in through the Mini App has a profile and wallet to take work with.
   // Telegram always names who pressed; a query without `from` (not from Telegram, or a future
   // variant) names nobody, and is answered like a stranger's press.
-  const from = c.callbackQuery.from as { id: number } | undefined;
+  const from = c.callbackQuery.from as TelegramFrom | undefined;
   const worker = from ? await findWorkerByTelegramId(ctx.db, String(from.id)) : undefined;
   if (!worker) {
-    await answer(c, log, 'Open Handoff first to sign in, then press the button again.', true);
+    await answer(c, log, botText(languageOf(from?.language_code), 'bot.signInFirst'), true);
     return;
   }
+  const t = (key: string) => botText(worker.language, key);
   try {
     if (offer.action === 'accept') await acceptOffer(ctx, worker.id, offer.taskId);
     else await declineOffer(ctx, worker.id, offer.taskId);
@@ -66,20 +82,22 @@ async function pressOfferButton(
     // Someone else's offer is "Offer not found", like the HTTP route; anything else is a bug
     // (or the database) and fails the update, so Telegram delivers it again.
     if (!(error instanceof DomainError)) throw error;
-    await answer(c, log, error.message, true);
+    // The domain's refusals are in English for the API; the worker reads the two an offer
+    // button can meet in their language (anything else as the domain says it).
+    const refusal =
+      error.kind === 'not_found'
+        ? t('bot.offerNotFound')
+        : error.kind === 'conflict'
+          ? t('bot.offerClosed')
+          : error.message;
+    await answer(c, log, refusal, true);
     // The offer was answered elsewhere (the Mini App): its buttons can do nothing any more.
-    if (error.kind === 'conflict') await closeOffer(c, log, `ℹ️ ${error.message}`);
+    if (error.kind === 'conflict') await closeOffer(c, log, `ℹ️ ${refusal}`);
     return;
   }
   const accepted = offer.action === 'accept';
-  await answer(c, log, accepted ? 'Accepted: the task is yours.' : 'Offer declined.', false);
-  await closeOffer(
-    c,
-    log,
-    accepted
-      ? '✅ You accepted this offer: the task is yours. Open Handoff to chat with the agent.'
-      : '✖️ You declined this offer.',
-  );
+  await answer(c, log, t(accepted ? 'bot.acceptedAnswer' : 'bot.declinedAnswer'), false);
+  await closeOffer(c, log, t(accepted ? 'bot.acceptedLine' : 'bot.declinedLine'));
 }
 
 function answer(c: Press, log: FastifyBaseLogger, text: string, alert: boolean) {

@@ -23,6 +23,7 @@ import {
   expectMainButton,
   explained as harnessExplained,
   shot as harnessShot,
+  lastEvent,
   type MiniAppHost,
   openMiniApp,
   pressBackButton,
@@ -143,19 +144,23 @@ describe('the Mini App, as a new worker uses it', () => {
       const bg = await bodyBackground(page);
       expect(bg).toBe('rgb(244, 244, 245)'); // secondary_bg_color
       await visible(page, 'Welcome, Ana!');
-      await visible(page, /You appear to agents once you have a wallet, a headline/);
+      await visible(page, /You appear in agents’ worker search once you have a wallet, a headline/);
       await shot(page, '1-profile-first-run', 'light');
 
       // Profile, saved with Telegram's main button.
       await page.getByLabel('Headline').fill('Photographer in Lisbon');
-      await page.getByLabel('Skills (comma-separated)').fill('photography, errands');
+      await page.getByLabel('Skills, separated by commas').fill('photography, errands');
       await page.getByLabel('Hourly rate, TON').fill('12');
       await page.getByLabel('Country').fill('PT');
-      await page.getByLabel('Time zone').fill('Europe/Lisbon');
-      await page.getByRole('checkbox', { name: 'Show my Telegram username to agents' }).check();
+      await page.getByLabel('Time zone').selectOption('Europe/Lisbon');
+      await page.getByRole('switch', { name: 'Show my Telegram username' }).check();
       await pressMainButton(page, 'Save profile');
       await page.getByRole('status').filter({ hasText: 'Profile saved.' }).waitFor();
       await visible(page, 'Still missing: a wallet.');
+      // Nothing left to save: the main button is gone.
+      await expect
+        .poll(() => lastEvent(page, 'web_app_setup_main_button'))
+        .toMatchObject({ is_visible: false });
 
       // Wallet: TON Connect UI connects the injected wallet, which signs the service's payload.
       await page.getByRole('button', { name: 'Connect wallet' }).click();
@@ -296,7 +301,7 @@ describe('the Mini App, as a new worker uses it', () => {
       await first.page.getByRole('heading', { name: 'Profile', level: 1 }).waitFor();
       expect(await bodyBackground(first.page)).toBe('rgb(15, 15, 15)');
       await visible(first.page, 'Welcome, Bea!');
-      await visible(first.page, /You appear to agents once you have a wallet, a headline/);
+      await visible(first.page, /You appear in agents’ worker search once you have a wallet, a headline/);
       await shot(first.page, '1-profile-first-run', 'dark');
     } catch (error) {
       throw await explained(error, first.page);

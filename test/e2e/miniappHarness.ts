@@ -41,6 +41,10 @@ export interface OpenOptions {
   location?: HostLocation;
   /** Runs before the page loads (init scripts, exposed functions). */
   prepare?: (page: Page) => Promise<void>;
+  /** The phone's time zone (IANA), e.g. 'Europe/Moscow'; the machine's when not given. */
+  timezoneId?: string;
+  /** The phone's locale (navigator.language), e.g. 'ru-RU'; Chromium's default when not given. */
+  locale?: string;
 }
 
 /** A fresh phone-sized context with the app opened as `user`; only the service is reachable. */
@@ -50,6 +54,8 @@ export async function openMiniApp(host: MiniAppHost, options: OpenOptions) {
     viewport: PHONE,
     deviceScaleFactor: 1,
     colorScheme: options.theme === DARK_THEME ? 'dark' : 'light',
+    ...(options.timezoneId ? { timezoneId: options.timezoneId } : {}),
+    ...(options.locale ? { locale: options.locale } : {}),
   });
   await context.route('**/*', (route) => {
     const request = route.request();

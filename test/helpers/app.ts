@@ -224,9 +224,10 @@ export function workerAuth(
   telegramId: number,
   firstName = `Worker${telegramId}`,
   username?: string,
+  languageCode?: string,
 ) {
   const initData = signInitData(
-    { id: telegramId, first_name: firstName, username },
+    { id: telegramId, first_name: firstName, username, language_code: languageCode },
     t.config.telegramBotToken,
     t.clock.now(),
   );

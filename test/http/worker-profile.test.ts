@@ -71,6 +71,7 @@ describe('worker sign-in with Telegram Mini App init data', () => {
       memberSince: t.clock.now().toISOString(),
       walletAddress: null,
       showTelegram: false,
+      language: 'en',
     });
     const rows = await workerRowsFor(telegramId);
     expect(rows).toHaveLength(1);
@@ -258,6 +259,7 @@ describe('GET/PATCH /worker/me', () => {
       ratingCount: 0,
       memberSince: before.memberSince,
       walletAddress: null,
+      language: 'en',
     };
     expect(res.json().worker).toEqual(expected);
     expect(await workerMe(t, headers)).toEqual(expected);

@@ -182,11 +182,11 @@ describe('offer buttons (callback queries through POST /telegram/webhook)', () =
     fake.clear();
     const again = await press(worker.telegramId, `offer:decline:${offer.task.id}`);
     expect(again).toMatchObject({
-      text: 'This offer is no longer open: the task is ASSIGNED',
+      text: 'This offer is no longer open.',
       show_alert: true,
     });
     expect(fake.callsOf('editMessageText')[0]?.body.text).toBe(
-      `${OFFER_TEXT}\n\nℹ️ This offer is no longer open: the task is ASSIGNED`,
+      `${OFFER_TEXT}\n\nℹ️ This offer is no longer open.`,
     );
     expect((await agentTask(t, agent, offer.task.id)).status).toBe('ASSIGNED');
   });

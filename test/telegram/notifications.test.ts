@@ -127,7 +127,8 @@ describe('notifications through the Bot API', () => {
     expect(sentTo(chosen).map((m) => m.text)).toEqual([
       [
         '✅ Your application for <b>Photograph the bridge</b> was accepted: the task is yours.',
-        `Deadline: ${deadline.slice(0, 10)} ${deadline.slice(11, 16)} UTC.`,
+        // No time zone in the profile: the time in UTC, said so.
+        `Deadline: ${new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date(deadline))}, ${new Intl.DateTimeFormat('en', { timeStyle: 'short', timeZone: 'UTC' }).format(new Date(deadline))} UTC.`,
         'Open Handoff to chat with the agent.',
       ].join('\n'),
     ]);

@@ -12,7 +12,7 @@ describe('bot texts of the review (issue 25)', () => {
     });
     expect(message.text).toBe(
       '📤 Your work on <b>Photo &lt;b&gt;</b> was submitted for review.\n' +
-        'The agent has until 2030-01-04 10:00 UTC to approve it, ask for a revision or open a dispute; if it does nothing, you are paid automatically then.',
+        'The agent has until Jan 4, 2030, 10:00 AM UTC to approve it, ask for a revision or open a dispute; if it does nothing, you are paid automatically then.',
     );
     expect(message.openTaskId).toBe(TASK_ID);
   });
@@ -30,7 +30,7 @@ describe('bot texts of the review (issue 25)', () => {
     expect(lines[1]).toMatch(/^Reason: &lt;i&gt;Closer&lt;\/i&gt; x+…$/);
     expect(lines[1]!.length).toBeLessThan(340);
     expect(lines.slice(2)).toEqual([
-      'Submit the revised work by 2030-01-05 00:00 UTC.',
+      'Submit the revised work by Jan 5, 2030, 12:00 AM UTC.',
       'Revisions the agent may still ask for: 2.',
     ]);
   });
@@ -40,7 +40,7 @@ describe('bot texts of the review (issue 25)', () => {
       renderNotification('review_reminder', { title: 'Photo', reviewDeadline: '2030-01-04T10:00:00.000Z' })
         .text,
     ).toBe(
-      '⏳ The review of <b>Photo</b> ends soon.\nIf the agent does nothing before 2030-01-04 10:00 UTC, you are paid automatically.',
+      '⏳ The review of <b>Photo</b> ends soon.\nIf the agent does nothing before Jan 4, 2030, 10:00 AM UTC, you are paid automatically.',
     );
     expect(renderNotification('auto_released', { title: 'Photo', amount: '6.5' }).text).toBe(
       '✅ The review window of <b>Photo</b> ended without an answer from the agent: the work is approved.\n' +

@@ -3626,6 +3626,8 @@ export interface components {
             memberSince: string;
             walletAddress: string | null;
             showTelegram: boolean;
+            /** @description The language the bot writes in and the Mini App starts in: en, ru. Taken from Telegram's language_code at sign-in until set with PATCH /worker/me. */
+            language: string;
         };
         /** WorkerPatchBody */
         WorkerPatchBody: {
@@ -3645,6 +3647,8 @@ export interface components {
             hourlyRate?: string | number | null;
             available?: boolean;
             showTelegram?: boolean;
+            /** @description One of en, ru; once set, Telegram's language_code no longer changes it */
+            language?: string;
         };
         /** WalletBody */
         WalletBody: {

@@ -40,7 +40,7 @@ export function listDueNotifications(db: Executor, now: string, limit: number) {
     .selectFrom('notifications as n')
     .innerJoin('workers as w', 'w.id', 'n.worker_id')
     .selectAll('n')
-    .select('w.telegram_id')
+    .select(['w.telegram_id', 'w.language', 'w.timezone'])
     .where('n.status', '=', 'pending')
     .where('n.next_attempt_at', '<=', now)
     .orderBy('n.next_attempt_at')
@@ -48,7 +48,10 @@ export function listDueNotifications(db: Executor, now: string, limit: number) {
     .execute();
 }
 
-/** Newest first, with the worker's telegram_id (the chat the notification goes to). */
+/**
+ * Newest first, with the worker's telegram_id (the chat the notification goes to), language and
+ * time zone (what it is written in).
+ */
 export function listNotifications(
   db: Executor,
   filter: { workerId?: string; status?: NotificationRow['status'] },
@@ -59,7 +62,7 @@ export function listNotifications(
     .selectFrom('notifications as n')
     .innerJoin('workers as w', 'w.id', 'n.worker_id')
     .selectAll('n')
-    .select('w.telegram_id');
+    .select(['w.telegram_id', 'w.language', 'w.timezone']);
   if (filter.workerId) query = query.where('n.worker_id', '=', filter.workerId);
   if (filter.status) query = query.where('n.status', '=', filter.status);
   if (after) query = query.where(olderThan(after, 'n'));

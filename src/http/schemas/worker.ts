@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { LANGUAGES } from '../../domain/language.js';
 import { SOCIAL_KEYS } from '../../domain/workerProfile.js';
 import { Amount, AmountInput, Nullable, nameSchemas, Timestamp } from './common.js';
 
@@ -53,6 +54,9 @@ export const WorkerSelf = Type.Object({
   telegramUsername: Nullable(Type.String()),
   walletAddress: Nullable(Type.String()),
   showTelegram: Type.Boolean(),
+  language: Type.String({
+    description: `The language the bot writes in and the Mini App starts in: ${LANGUAGES.join(', ')}. Taken from Telegram's language_code at sign-in until set with PATCH /worker/me.`,
+  }),
 });
 
 export const CatalogQuery = Type.Object({
@@ -88,6 +92,12 @@ export const WorkerPatchBody = Type.Object({
   hourlyRate: Type.Optional(Nullable(AmountInput)),
   available: Type.Optional(Type.Boolean()),
   showTelegram: Type.Optional(Type.Boolean()),
+  language: Type.Optional(
+    Type.String({
+      maxLength: 20,
+      description: `One of ${LANGUAGES.join(', ')}; once set, Telegram's language_code no longer changes it`,
+    }),
+  ),
 });
 
 nameSchemas({ WorkerListEntry, WorkerDetail, WorkerSelf, WorkerPatchBody });

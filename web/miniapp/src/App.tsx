@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import { api, loadTask, type Task, type Worker } from './api';
+import { changeLanguage } from './i18n';
 import { EarningsScreen } from './screens/Earnings';
 import { MyTasksScreen } from './screens/MyTasks';
 import { ProfileScreen } from './screens/Profile';
@@ -57,6 +58,8 @@ export function App({ startParam }: { startParam: string | null }) {
   const loadMe = useCallback(() => {
     setMeError(null);
     api<{ worker: Worker }>('GET', '/worker/me').then(({ worker }) => {
+      // The profile's language (chosen, or Telegram's at sign-in) wins over the launch's guess.
+      void changeLanguage(worker.language);
       setMe(worker);
       // First run: the profile comes first, so agents can find the new worker.
       if (!worker.headline && !worker.walletAddress) setTab('profile');

@@ -133,6 +133,9 @@ export interface Worker {
   totalEarned: string;
   avgRating: number | null;
   ratingCount: number;
+  /** The bot's and the app's language ('en', 'ru'). */
+  language: string;
+  memberSince: string;
 }
 
 export interface Message {
