@@ -198,10 +198,10 @@ async function expectAtNewest(page: Page, text: string) {
     .getByRole('list', { name: /Messages|Сообщения/ })
     .getByRole('listitem')
     .last();
-  await expect.poll(() => last.innerText()).toContain(text);
+  await expect.poll(() => last.textContent()).toContain(text);
   const box = await last.boundingBox();
-  expect(box && box.y + box.height).toBeLessThanOrEqual(PHONE.height);
-  expect(box && box.y).toBeGreaterThan(0);
+  expect((box?.y ?? 0) + (box?.height ?? 0)).toBeLessThanOrEqual(PHONE.height);
+  expect(box?.y).toBeGreaterThan(0);
 }
 
 const unreadOf = async (worker: TestWorker) =>
@@ -375,17 +375,17 @@ describe('earnings and the work screens', () => {
       // Paid: the confirmed payout; pending: the one on its way and the one in review.
       const cell = (label: string) =>
         totals.locator('.cell', { has: page.getByText(label, { exact: true }) });
-      await expect.poll(() => cell('Paid').locator('dd').innerText()).toBe('4\u00a0TON');
-      await expect.poll(() => cell('Pending').locator('dd').innerText()).toBe('3.75\u00a0TON');
+      await expect.poll(() => cell('Paid').locator('dd').textContent()).toBe('4\u00a0TON');
+      await expect.poll(() => cell('Pending').locator('dd').textContent()).toBe('3.75\u00a0TON');
       await expect
-        .poll(() => cell('On the way to your wallet').locator('dd').innerText())
+        .poll(() => cell('On the way to your wallet').locator('dd').textContent())
         .toBe('2.5\u00a0TON');
-      await expect.poll(() => cell('In review (1 task)').locator('dd').innerText()).toBe('1.25\u00a0TON');
+      await expect.poll(() => cell('In review (1 task)').locator('dd').textContent()).toBe('1.25\u00a0TON');
       const rows = page.getByRole('region', { name: 'By task' });
       const row = (title: string) => rows.getByRole('listitem').filter({ hasText: title });
-      await expect.poll(() => row('Deliver the flyers').innerText()).toMatch(/Paid/);
-      await expect.poll(() => row('Count the bikes').innerText()).toMatch(/On the way/);
-      await expect.poll(() => row('Check the shop hours').innerText()).toMatch(/In review/);
+      await expect.poll(() => row('Deliver the flyers').textContent()).toMatch(/Paid/);
+      await expect.poll(() => row('Count the bikes').textContent()).toMatch(/On the way/);
+      await expect.poll(() => row('Check the shop hours').textContent()).toMatch(/In review/);
       const said = page.getByRole('region', { name: 'What agents said' });
       await said.getByText('Sharp photos and quick answers. Thank you!').waitFor();
       await said.getByRole('img', { name: '5 of 5 stars' }).waitFor();

@@ -98,9 +98,18 @@ export function Chat({ task, closed }: { task: Task; closed: boolean }) {
   // Only the worker's own scrolling leaves the end: a scroll the layout causes (an image that
   // loads, the composer that shrinks after sending) must not stop the view from following.
   const touching = useRef(0);
-  const byWorker = () => {
-    touching.current = performance.now();
-  };
+  useEffect(() => {
+    const el = log.current;
+    if (!el) return;
+    const byWorker = () => {
+      touching.current = performance.now();
+    };
+    const kinds = ['wheel', 'touchmove', 'pointerdown', 'keydown'] as const;
+    for (const kind of kinds) el.addEventListener(kind, byWorker, { passive: true });
+    return () => {
+      for (const kind of kinds) el.removeEventListener(kind, byWorker);
+    };
+  }, []);
   const onScroll = () => {
     const el = log.current;
     if (!el) return;
@@ -165,15 +174,7 @@ export function Chat({ task, closed }: { task: Task; closed: boolean }) {
           <span role="status">{live ? t('chat.live') : messages ? t('chat.connecting') : ''}</span>
         </p>
       </header>
-      <div
-        className="chat-log"
-        ref={log}
-        onScroll={onScroll}
-        onWheel={byWorker}
-        onTouchMove={byWorker}
-        onPointerDown={byWorker}
-        onKeyDown={byWorker}
-      >
+      <div className="chat-log" ref={log} onScroll={onScroll}>
         <ol className="messages" aria-label={t('chat.messages')}>
           {messages === null && !loadError ? (
             <li className="chat-note">
@@ -254,7 +255,15 @@ export function Chat({ task, closed }: { task: Task; closed: boolean }) {
           ) : null}
           <div className="chat-row">
             <label className="chat-attach" title={t('chat.attach')}>
-              <span aria-hidden="true">📎</span>
+              <svg aria-hidden="true" width="24" height="24" viewBox="0 0 24 24" fill="none">
+                <path
+                  d="M20 11.5l-8.1 8.1a5 5 0 0 1-7.1-7.1l8.5-8.5a3.3 3.3 0 0 1 4.7 4.7l-8.5 8.5a1.7 1.7 0 0 1-2.4-2.4l7.8-7.8"
+                  stroke="currentColor"
+                  strokeWidth="1.8"
+                  strokeLinecap="round"
+                  strokeLinejoin="round"
+                />
+              </svg>
               <input
                 ref={fileInput}
                 type="file"
@@ -280,7 +289,12 @@ export function Chat({ task, closed }: { task: Task; closed: boolean }) {
               placeholder={t('chat.placeholder')}
             />
             <button type="submit" className="chat-send" aria-label={t('chat.send')} disabled={!canSend}>
-              <span aria-hidden="true">➤</span>
+              <svg aria-hidden="true" width="22" height="22" viewBox="0 0 24 24">
+                <path
+                  d="M3.4 20.4l17.4-7.5a1 1 0 0 0 0-1.8L3.4 3.6a.9.9 0 0 0-1.3 1l1.9 6.4 9 1-9 1-1.9 6.4a.9.9 0 0 0 1.3 1z"
+                  fill="currentColor"
+                />
+              </svg>
             </button>
           </div>
         </form>

@@ -1,6 +1,6 @@
 import { useTranslation } from 'react-i18next';
 import { api, type Payout, type Task, type Worker } from '../api';
-import { formatAmount, formatDate, formatDateTime } from '../format';
+import { formatAmount, formatDate, formatDateTime, formatNumber } from '../format';
 import { ErrorNote, Loading, useLoad } from '../ui';
 
 interface Totals {
@@ -92,7 +92,10 @@ export function EarningsScreen({ me }: { me: Worker }) {
               <dd>
                 {me.avgRating === null
                   ? t('earnings.noRating')
-                  : t('earnings.ratingValue', { rating: me.avgRating.toFixed(1), count: me.ratingCount })}
+                  : t('earnings.ratingValue', {
+                      rating: formatNumber(me.avgRating.toFixed(1)),
+                      count: me.ratingCount,
+                    })}
               </dd>
             </div>
           </dl>
