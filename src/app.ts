@@ -51,6 +51,7 @@ import { tonConnectRoutes } from './http/routes/tonconnect.js';
 import { serveTonConnectManifest, serveWebApp, WEB_APPS } from './http/routes/webApps.js';
 import { webhookRoutes } from './http/routes/webhooks.js';
 import { workerRoutes } from './http/routes/worker.js';
+import { workerInboxRoutes } from './http/routes/workerInbox.js';
 import type { RouteOptions, Routes } from './http/routeTypes.js';
 import { sharedSerializers } from './http/sharedSerializers.js';
 import { MemoryStreamSlots, StreamCounter } from './http/sse.js';
@@ -238,6 +239,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await workerApi.register(workerSubmissionRoutes, options);
     await workerApi.register(workerDisputeRoutes, options);
     await workerApi.register(conversationRoutes('worker'), options);
+    await workerApi.register(workerInboxRoutes, options);
   });
   await app.register(async (adminApi) => {
     adminApi.addHook('onRequest', adminAuth(config.adminToken, authThrottle));

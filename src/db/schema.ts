@@ -207,6 +207,9 @@ export interface ChatTable {
   created_at: string;
   updated_at: string;
   closed_at: string | null;
+  /** The worker's read point: the position of the last message their chat screen showed. */
+  worker_read_at: string | null;
+  worker_read_message_id: string | null;
 }
 
 export interface TransactionTable {

@@ -12,6 +12,8 @@ export async function openChat(trx: Executor, task: TaskRow, workerId: string, n
     created_at: now.toISOString(),
     updated_at: now.toISOString(),
     closed_at: null,
+    worker_read_at: null,
+    worker_read_message_id: null,
   };
   await insertChat(trx, chat);
   return chat;

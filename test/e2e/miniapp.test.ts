@@ -207,9 +207,10 @@ describe('the Mini App, as a new worker uses it', () => {
       await page.getByText('In progress', { exact: true }).waitFor();
       await expectMainButton(page, 'Submit work');
 
-      // Chat both ways, live: the agent's message appears without a reload.
-      const chat = page.getByRole('region', { name: 'Chat with the agent' });
-      await chat.getByText('live').waitFor();
+      // Chat both ways, live, on the chat's own screen: the agent's message appears without a reload.
+      await page.getByRole('button', { name: 'Chat with the agent' }).click();
+      const chat = page.getByRole('region', { name: 'Photograph the town hall' });
+      await chat.getByText('online').waitFor();
       await page.getByLabel('Message', { exact: true }).fill('On my way to the square.');
       await page.getByRole('button', { name: 'Send', exact: true }).click();
       // In the list of messages: the typed text may still be in the box until the POST answers.
@@ -230,11 +231,11 @@ describe('the Mini App, as a new worker uses it', () => {
         mimeType: 'image/png',
         buffer: readFileSync(fileURLToPath(new URL('../../web/miniapp/public/icon.png', import.meta.url))),
       });
-      await visible(page, '📎 town-hall.png');
+      await chat.getByRole('link', { name: /^town-hall\.png/ }).waitFor();
       await page.getByLabel('Message', { exact: true }).fill('First photo.');
       await page.getByRole('button', { name: 'Send', exact: true }).click();
+      await chat.getByRole('button', { name: 'Open image town-hall.png' }).waitFor();
       await chat.getByRole('img', { name: 'town-hall.png' }).waitFor();
-      await chat.getByRole('link', { name: 'Download town-hall.png' }).waitFor();
       const seen = await ok(t, agent, 'GET', `/chat/${taskId}/messages`);
       expect(
         (seen.messages as { content: string; fileName: string | null }[]).map((m) => [m.content, m.fileName]),
@@ -246,6 +247,7 @@ describe('the Mini App, as a new worker uses it', () => {
       await shot(page, '6-task-chat', 'light');
 
       // Review, then the agent completes and the reward goes to the wallet on chain.
+      await pressBackButton(page);
       await pressMainButton(page, 'Submit work');
       await page.getByLabel('What you did').fill('Three photos of the town hall, from the square.');
       await pressMainButton(page, 'Send for review');
@@ -284,7 +286,7 @@ describe('the Mini App, as a new worker uses it', () => {
       // Earnings list the payout with its transaction.
       await pressBackButton(page);
       await page.getByRole('tab', { name: 'Earnings', exact: true }).click();
-      await page.getByRole('region', { name: 'Payouts' }).getByText(payoutHash).waitFor();
+      await page.getByRole('region', { name: 'By task' }).getByText(payoutHash).waitFor();
       await shot(page, '8-earnings', 'light');
     } catch (error) {
       throw await explained(error, page);
@@ -316,13 +318,16 @@ describe('the Mini App, as a new worker uses it', () => {
       const bg = await bodyBackground(page);
       expect(bg).toBe('rgb(15, 15, 15)');
       await page.getByRole('region', { name: 'Payment' }).getByText(payoutHash).waitFor();
-      await page.getByRole('region', { name: 'Chat with the agent' }).getByText('First photo.').waitFor();
+      await page.getByRole('button', { name: 'Chat with the agent' }).click();
+      await page.getByRole('list', { name: 'Messages' }).getByText('First photo.').waitFor();
+      await pressBackButton(page);
+      await page.getByRole('region', { name: 'Payment' }).getByText(payoutHash).waitFor();
       await shot(page, '7-task-completed', 'dark');
       await pressBackButton(page);
       for (const [tab, name, ready] of [
         ['Tasks', '3-tasks', 'Open tasks'],
         ['My tasks', '5-my-tasks', 'Completed'],
-        ['Earnings', '8-earnings', 'Payouts'],
+        ['Earnings', '8-earnings', 'By task'],
         ['Profile', '2-profile-with-wallet', 'Wallet'],
       ] as const) {
         await page.getByRole('tab', { name: tab, exact: true }).click();
@@ -363,8 +368,9 @@ describe('the Mini App, as a new worker uses it', () => {
       await page.getByRole('button', { name: 'Start work' }).click();
       await page.getByText('In progress', { exact: true }).waitFor();
       await expectMainButton(page, 'Submit work');
-      const chat = page.getByRole('region', { name: 'Chat with the agent' });
-      await chat.getByText('live').waitFor();
+      await page.getByRole('button', { name: 'Chat with the agent' }).click();
+      const chat = page.getByRole('region', { name: 'Post a parcel' });
+      await chat.getByText('online').waitFor();
       await page.getByLabel('Message', { exact: true }).fill('Parcel picked up.');
       await page.getByRole('button', { name: 'Send', exact: true }).click();
       const messages = chat.getByRole('list', { name: 'Messages' });

@@ -1038,6 +1038,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/worker/chats/unread": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Unread agent messages per task (your 100 most recently active chats)
+         * @description Unread agent messages per task (your 100 most recently active chats). Authenticated as a worker with Telegram Mini App init data: `Authorization: tma <initData>`. Errors: 401, each as JSON `{error}`.
+         */
+        get: operations["workerUnreadCounts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/worker/chat/{taskId}/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Mark a task’s chat read up to a message (the marker never moves back)
+         * @description Mark a task’s chat read up to a message (the marker never moves back). Authenticated as a worker with Telegram Mini App init data: `Authorization: tma <initData>`. Errors: 400, 401, 404, each as JSON `{error}`.
+         */
+        put: operations["workerMarkChatRead"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/worker/earnings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your rewards: paid, on the way to your wallet, and waiting for the agent’s review
+         * @description Your rewards: paid, on the way to your wallet, and waiting for the agent’s review. Authenticated as a worker with Telegram Mini App init data: `Authorization: tma <initData>`. Errors: 401, each as JSON `{error}`.
+         */
+        get: operations["workerEarnings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/worker/ratings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Ratings agents gave you, with their comments, newest first
+         * @description Ratings agents gave you, with their comments, newest first. Authenticated as a worker with Telegram Mini App init data: `Authorization: tma <initData>`. Errors: 400, 401, each as JSON `{error}`.
+         */
+        get: operations["workerRatings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/agents": {
         parameters: {
             query?: never;
@@ -7839,6 +7919,214 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    workerUnreadCounts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        total: number;
+                        chats: {
+                            taskId: string;
+                            /** @description At most 100: a count stops there */
+                            unread: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing, malformed or unknown credentials; `error` says which */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+        };
+    };
+    workerMarkChatRead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                taskId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    messageId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description false when the marker was already at or past the message */
+                        moved: boolean;
+                    };
+                };
+            };
+            /** @description The request is invalid; `details[].path` names each field to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing, malformed or unknown credentials; `error` says which */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    workerEarnings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description TON amount as a decimal string, e.g. "6.5"
+                         * @example 6.5
+                         */
+                        paid: string;
+                        /**
+                         * @description TON amount as a decimal string, e.g. "6.5"
+                         * @example 6.5
+                         */
+                        onTheWay: string;
+                        /**
+                         * @description TON amount as a decimal string, e.g. "6.5"
+                         * @example 6.5
+                         */
+                        inReview: string;
+                        inReviewTasks: number;
+                    };
+                };
+            };
+            /** @description Missing, malformed or unknown credentials; `error` says which */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+        };
+    };
+    workerRatings: {
+        parameters: {
+            query: {
+                limit: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ratings: {
+                            id: string;
+                            taskId: string;
+                            taskTitle: string;
+                            score: number;
+                            comment: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp, UTC
+                             */
+                            createdAt: string;
+                        }[];
+                        /** @description Pass as cursor for the next page; null on the last page */
+                        nextCursor: string | null;
+                        hasMore: boolean;
+                    };
+                };
+            };
+            /** @description The request is invalid; `details[].path` names each field to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing, malformed or unknown credentials; `error` says which */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
         };

@@ -1,11 +1,13 @@
 import { useCallback, useEffect, useState } from 'react';
 import { api, loadTask, type Task, type Worker } from './api';
 import { changeLanguage } from './i18n';
+import { closeOverlay } from './native';
 import { EarningsScreen } from './screens/Earnings';
 import { MyTasksScreen } from './screens/MyTasks';
 import { ProfileScreen } from './screens/Profile';
 import { TaskDetail, type TaskView } from './screens/TaskDetail';
 import { TasksScreen } from './screens/Tasks';
+import { UnreadBadge, useUnreadCount } from './screens/UnreadBadge';
 import { useBackButton, useDarkTheme } from './telegram';
 import { ErrorNote, Loading } from './ui';
 
@@ -87,7 +89,8 @@ export function App({ startParam }: { startParam: string | null }) {
   }, [dark]);
 
   // Back goes from "Submit work" or the dispute to the task, and from the task to the list.
-  useBackButton(open ? () => (view === 'task' ? setOpen(null) : setView('task')) : null);
+  useBackButton(open ? () => closeOverlay() || (view === 'task' ? setOpen(null) : setView('task')) : null);
+  const unread = useUnreadCount();
 
   if (meError) {
     return (
@@ -158,6 +161,7 @@ export function App({ startParam }: { startParam: string | null }) {
               type="button"
               role="tab"
               aria-selected={tab === t.id}
+              aria-describedby={t.id === 'mine' && unread > 0 ? 'unread-total' : undefined}
               className={tab === t.id ? 'tab active' : 'tab'}
               onClick={() => {
                 setLinkError(null);
@@ -165,6 +169,7 @@ export function App({ startParam }: { startParam: string | null }) {
               }}
             >
               {t.label}
+              {t.id === 'mine' ? <UnreadBadge count={unread} id="unread-total" /> : null}
             </button>
           ))}
         </div>

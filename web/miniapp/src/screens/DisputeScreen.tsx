@@ -1,6 +1,9 @@
 import { useState } from 'react';
-import { api, type Dispute, loadTask, shortDate, type Task, type Uploaded } from '../api';
-import { DISPUTE_LABEL, PARTY_LABEL, resolutionLabel } from '../labels';
+import { useTranslation } from 'react-i18next';
+import { api, type Dispute, loadTask, type Task, type Uploaded } from '../api';
+import { formatAmount, formatDateTime } from '../format';
+import { useClosingConfirmation } from '../native';
+import { reasonOf } from '../reason';
 import { haptic, useMainButton } from '../telegram';
 import { ErrorNote } from '../ui';
 import { Files } from './Files';
@@ -14,11 +17,12 @@ const MAX_FILES = 10;
  * statements with their evidence, and the operator's decision once made.
  */
 export function DisputeScreen({ task, onTask }: { task: Task; onTask: (task: Task) => void }) {
+  const { t } = useTranslation();
   const dispute = task.dispute ?? null;
   return (
-    <article className="detail" aria-labelledby="dispute-title">
-      <h1 id="dispute-title">Dispute</h1>
-      <p className="muted small subtitle">About “{task.title}”</p>
+    <article className="detail work-form" aria-labelledby="dispute-title">
+      <h1 id="dispute-title">{t('dispute.title')}</h1>
+      <p className="muted small subtitle">{t('dispute.about', { title: task.title })}</p>
       {dispute ? (
         <DisputeView task={task} dispute={dispute} onTask={onTask} />
       ) : (
@@ -29,10 +33,12 @@ export function DisputeScreen({ task, onTask }: { task: Task; onTask: (task: Tas
 }
 
 function OpenDispute({ task, onTask }: { task: Task; onTask: (task: Task) => void }) {
+  const { t } = useTranslation();
   const [reason, setReason] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const ready = reason.trim().length > 0;
+  useClosingConfirmation(ready);
   const open = async () => {
     if (!ready || busy) return;
     setBusy(true);
@@ -48,7 +54,7 @@ function OpenDispute({ task, onTask }: { task: Task; onTask: (task: Task) => voi
       setBusy(false);
     }
   };
-  const native = useMainButton({ text: 'Open dispute', onClick: () => void open(), enabled: ready, busy });
+  const native = useMainButton({ text: t('dispute.open'), onClick: () => void open(), enabled: ready, busy });
   return (
     <form
       className="stack"
@@ -58,20 +64,17 @@ function OpenDispute({ task, onTask }: { task: Task; onTask: (task: Task) => voi
       }}
     >
       <div className="notice">
-        <p>
-          An operator from Handoff reads the task, your submissions, the chat and both sides’ statements, then
-          decides how much of the {task.reward} TON reward you get.
-        </p>
-        <p className="muted small">The reward stays locked until then; the agent cannot take it back.</p>
+        <p>{t('dispute.how', { reward: formatAmount(task.reward) })}</p>
+        <p className="muted small">{t('dispute.locked')}</p>
       </div>
       <label>
-        <span>Why you disagree with the agent</span>
+        <span>{t('dispute.reasonLabel')}</span>
         <textarea rows={4} maxLength={MAX_TEXT} value={reason} onChange={(e) => setReason(e.target.value)} />
       </label>
-      <ErrorNote error={error} />
+      <ErrorNote error={error ? t('dispute.openFailed', { reason: reasonOf(error) }) : null} />
       {native ? null : (
         <button type="submit" disabled={!ready || busy}>
-          Open dispute
+          {t('dispute.open')}
         </button>
       )}
     </form>
@@ -87,34 +90,33 @@ function DisputeView({
   dispute: Dispute;
   onTask: (task: Task) => void;
 }) {
+  const { t } = useTranslation();
   return (
     <>
       <p className="card-row">
-        <span className="pill">{DISPUTE_LABEL[dispute.status]}</span>
-        <span className="muted small">Opened by {PARTY_LABEL[dispute.openedBy].toLowerCase()}</span>
+        <span className="pill">{t(`dispute.status.${dispute.status}`)}</span>
+        <span className="muted small">{t('dispute.openedBy', { by: dispute.openedBy })}</span>
       </p>
-      <section className="section" aria-label="Reason">
-        <h2>Reason</h2>
+      <section className="section" aria-label={t('dispute.reason')}>
+        <h2>{t('dispute.reason')}</h2>
         <p className="description">{dispute.reason}</p>
       </section>
       {dispute.resolution ? (
-        <div className="notice ok" role="status" aria-label="Decision">
+        <div className="notice ok" role="status" aria-label={t('dispute.decision')}>
           <p>
-            <strong>{resolutionLabel(dispute.resolution.workerAmount, task.reward)}</strong>
+            <strong>{decision(t, dispute.resolution.workerAmount, task.reward)}</strong>
           </p>
           {dispute.resolution.note ? <p className="description">{dispute.resolution.note}</p> : null}
         </div>
       ) : null}
-      <section className="section" aria-label="Statements">
-        <h2>Statements</h2>
-        {dispute.statements.length === 0 ? (
-          <p className="muted small">No statements yet. Add what the operator should know.</p>
-        ) : null}
+      <section className="section" aria-label={t('dispute.statements')}>
+        <h2>{t('dispute.statements')}</h2>
+        {dispute.statements.length === 0 ? <p className="muted small">{t('dispute.noStatements')}</p> : null}
         <ol className="statements">
           {dispute.statements.map((s) => (
             <li key={s.id ?? `${s.by}:${s.createdAt}`} className={s.by === 'WORKER' ? 'mine' : 'theirs'}>
               <span className="muted small">
-                {PARTY_LABEL[s.by]} · {shortDate(s.createdAt)}
+                {t('dispute.statementBy', { by: s.by, when: formatDateTime(s.createdAt) })}
               </span>
               <p className="description">{s.text}</p>
               <Files files={s.attachments} />
@@ -127,13 +129,27 @@ function DisputeView({
   );
 }
 
+/** The operator's decision in a sentence: all, none or part of the reward. */
+function decision(
+  t: (key: string, values?: Record<string, unknown>) => string,
+  workerAmount: string,
+  reward: string,
+) {
+  if (Number(workerAmount) === 0) return t('dispute.decidedNone');
+  if (Number(workerAmount) >= Number(reward))
+    return t('dispute.decidedAll', { amount: formatAmount(workerAmount) });
+  return t('dispute.decidedPart', { amount: formatAmount(workerAmount), reward: formatAmount(reward) });
+}
+
 function AddStatement({ task, onTask }: { task: Task; onTask: (task: Task) => void }) {
+  const { t } = useTranslation();
   const [text, setText] = useState('');
   const [photos, setPhotos] = useState<Uploaded[]>([]);
   const [uploading, setUploading] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const ready = text.trim().length > 0 && !uploading;
+  useClosingConfirmation(text.trim().length > 0 || photos.length > 0);
   const add = async () => {
     if (!ready || busy) return;
     setBusy(true);
@@ -154,26 +170,26 @@ function AddStatement({ task, onTask }: { task: Task; onTask: (task: Task) => vo
       setBusy(false);
     }
   };
-  const native = useMainButton({ text: 'Add statement', onClick: () => void add(), enabled: ready, busy });
+  const native = useMainButton({ text: t('dispute.add'), onClick: () => void add(), enabled: ready, busy });
   return (
     <form
       className="section stack"
-      aria-label="Add a statement"
+      aria-label={t('dispute.addTitle')}
       onSubmit={(e) => {
         e.preventDefault();
         void add();
       }}
     >
-      <h2>Add a statement</h2>
+      <h2>{t('dispute.addTitle')}</h2>
       <label>
-        <span>Your statement</span>
+        <span>{t('dispute.statementLabel')}</span>
         <textarea rows={3} maxLength={MAX_TEXT} value={text} onChange={(e) => setText(e.target.value)} />
       </label>
       <PhotoPicker photos={photos} onChange={setPhotos} max={MAX_FILES} onBusy={setUploading} />
-      <ErrorNote error={error} />
+      <ErrorNote error={error ? t('dispute.addFailed', { reason: reasonOf(error) }) : null} />
       {native ? null : (
         <button type="submit" disabled={!ready || busy}>
-          Add statement
+          {t('dispute.add')}
         </button>
       )}
     </form>

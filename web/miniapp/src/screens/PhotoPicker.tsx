@@ -1,5 +1,7 @@
 import { useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { type Uploaded, uploadFile } from '../api';
+import { reasonOf } from '../reason';
 import { ErrorNote } from '../ui';
 
 /**
@@ -18,6 +20,7 @@ export function PhotoPicker({
   max: number;
   onBusy?: (busy: boolean) => void;
 }) {
+  const { t } = useTranslation();
   const input = useRef<HTMLInputElement>(null);
   const [uploading, setUploading] = useState(0);
   const [error, setError] = useState<unknown>(null);
@@ -50,14 +53,14 @@ export function PhotoPicker({
   return (
     <div className="photos">
       {photos.length > 0 ? (
-        <ul className="thumbs" aria-label="Chosen photos">
+        <ul className="thumbs" aria-label={t('photos.chosen')}>
           {photos.map((p) => (
             <li key={p.fileUrl}>
               {p.mimeType.startsWith('image/') ? <img src={p.fileUrl} alt={p.fileName} /> : null}
               <button
                 type="button"
                 className="remove"
-                aria-label={`Remove ${p.fileName}`}
+                aria-label={t('photos.remove', { name: p.fileName })}
                 onClick={() => onChange(photos.filter((x) => x.fileUrl !== p.fileUrl))}
               >
                 ×
@@ -69,25 +72,25 @@ export function PhotoPicker({
       {room > 0 ? (
         <label className="button secondary">
           {uploading > 0
-            ? `Uploading ${uploading === 1 ? 'a photo' : `${uploading} photos`}…`
+            ? t('photos.uploading', { count: uploading })
             : photos.length > 0
-              ? 'Add more photos'
-              : 'Add photos'}
+              ? t('photos.addMore')
+              : t('photos.add')}
           <input
             ref={input}
             type="file"
             accept="image/*"
             multiple
             className="sr-only"
-            aria-label="Add photos from the camera or gallery"
+            aria-label={t('photos.inputLabel')}
             disabled={uploading > 0}
             onChange={(e) => void pick(e.target.files)}
           />
         </label>
       ) : (
-        <p className="muted small">That is the most photos one submission can take ({max}).</p>
+        <p className="muted small">{t('photos.full', { max })}</p>
       )}
-      <ErrorNote error={error} />
+      <ErrorNote error={error ? t('photos.failed', { reason: reasonOf(error) }) : null} />
     </div>
   );
 }

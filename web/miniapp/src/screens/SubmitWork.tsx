@@ -1,7 +1,10 @@
 import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { api, type GeoPoint, type Submission, type Task, type Uploaded } from '../api';
+import { formatDistance, formatDuration } from '../format';
 import { placeOf } from '../geo';
-import { distanceLabel } from '../labels';
+import { useClosingConfirmation } from '../native';
+import { reasonOf } from '../reason';
 import { haptic, requestLocation, useLocationAvailable, useMainButton } from '../telegram';
 import { ErrorNote } from '../ui';
 import { PhotoPicker } from './PhotoPicker';
@@ -22,6 +25,7 @@ export function SubmitWork({
   again: boolean;
   onSubmitted: (task: Task, submission: Submission) => void;
 }) {
+  const { t } = useTranslation();
   const [note, setNote] = useState('');
   const [photos, setPhotos] = useState<Uploaded[]>([]);
   const [uploading, setUploading] = useState(false);
@@ -32,6 +36,7 @@ export function SubmitWork({
   const [error, setError] = useState<unknown>(null);
   const canLocate = useLocationAvailable();
   const ready = note.trim().length > 0 && !uploading;
+  useClosingConfirmation(note.trim().length > 0 || photos.length > 0);
 
   const locate = async () => {
     setLocating(true);
@@ -39,9 +44,9 @@ export function SubmitWork({
     try {
       const here = await requestLocation();
       if (here) setLocation(here);
-      else setLocationNote('Telegram did not share your location. You can send the work without it.');
+      else setLocationNote(t('submit.locationRefused'));
     } catch {
-      setLocationNote('Your location could not be read. You can send the work without it.');
+      setLocationNote(t('submit.locationFailed'));
     } finally {
       setLocating(false);
     }
@@ -71,82 +76,73 @@ export function SubmitWork({
     }
   };
 
-  const native = useMainButton({ text: 'Send for review', onClick: () => void send(), enabled: ready, busy });
+  const native = useMainButton({ text: t('submit.send'), onClick: () => void send(), enabled: ready, busy });
   const place = location && task.location ? placeOf(task.location, location) : null;
 
   return (
     <form
-      className="detail stack"
+      className="detail stack work-form"
       aria-labelledby="submit-title"
       onSubmit={(e) => {
         e.preventDefault();
         void send();
       }}
     >
-      <h1 id="submit-title">{again ? 'Submit work again' : 'Submit work'}</h1>
+      <h1 id="submit-title">{again ? t('submit.titleAgain') : t('submit.title')}</h1>
       <p className="muted small">
-        For “{task.title}”. The agent then has {reviewWindow(task)} to review it; if they do nothing in that
-        time, you are paid automatically.
+        {t('submit.intro', {
+          title: task.title,
+          window: formatDuration((task.reviewHours ?? 72) * 3_600_000),
+        })}
       </p>
       <label>
-        <span>What you did</span>
+        <span>{t('submit.noteLabel')}</span>
         <textarea
           rows={5}
           maxLength={MAX_NOTE}
           value={note}
           onChange={(e) => setNote(e.target.value)}
-          placeholder="Describe the result, and anything the agent should know"
+          placeholder={t('submit.notePlaceholder')}
         />
       </label>
-      <section className="section" aria-label="Photos">
-        <h2>Photos</h2>
+      <section className="section" aria-label={t('submit.photos')}>
+        <h2>{t('submit.photos')}</h2>
         <PhotoPicker photos={photos} onChange={setPhotos} max={MAX_FILES} onBusy={setUploading} />
       </section>
-      <section className="section" aria-label="Location">
-        <h2>Location (optional)</h2>
+      <section className="section" aria-label={t('submit.location')}>
+        <h2>{t('submit.locationTitle')}</h2>
         {location ? (
           <>
             <p className="small" role="status">
-              Your location is added
               {location.accuracyMeters
-                ? ` (accurate to about ${distanceLabel(location.accuracyMeters)})`
-                : ''}
-              .
+                ? t('submit.locationAddedAccuracy', { accuracy: formatDistance(location.accuracyMeters) })
+                : t('submit.locationAdded')}
               {place
-                ? place.inside
-                  ? ' You are inside the task’s area.'
-                  : ` You are ${distanceLabel(place.meters)} from the task’s spot, outside its area.`
+                ? ` ${place.inside ? t('submit.inside') : t('submit.outside', { distance: formatDistance(place.meters) })}`
                 : ''}
             </p>
             <button type="button" className="link" onClick={() => setLocation(null)}>
-              Remove location
+              {t('submit.removeLocation')}
             </button>
           </>
         ) : canLocate ? (
           <>
-            <p className="muted small">
-              It shows the agent where the work was done. Only with your permission.
-            </p>
+            <p className="muted small">{t('submit.locationWhy')}</p>
             <button type="button" className="secondary" onClick={() => void locate()} disabled={locating}>
-              {locating ? 'Asking Telegram…' : 'Share my location'}
+              {locating ? t('submit.locating') : t('submit.shareLocation')}
             </button>
           </>
         ) : (
-          <p className="muted small">This Telegram app cannot share a location. Send the work without it.</p>
+          <p className="muted small">{t('submit.noLocation')}</p>
         )}
         {locationNote ? <p className="muted small">{locationNote}</p> : null}
       </section>
-      <ErrorNote error={error} />
+      <ErrorNote error={error ? t('submit.failed', { reason: reasonOf(error) }) : null} />
       {native ? null : (
         <button type="submit" disabled={!ready || busy}>
-          {busy ? 'Sending…' : 'Send for review'}
+          {busy ? t('submit.sending') : t('submit.send')}
         </button>
       )}
     </form>
   );
-}
-
-function reviewWindow(task: Task): string {
-  const hours = task.reviewHours ?? 72;
-  return hours % 24 === 0 ? `${hours / 24} ${hours === 24 ? 'day' : 'days'}` : `${hours} hours`;
 }

@@ -1,5 +1,6 @@
 import { shortDate, type Task, ton } from '../api';
 import { taskStatusLabel } from '../labels';
+import { UnreadBadge, useUnreadCount } from './UnreadBadge';
 
 /** A task in a list: a button that opens it, naming the title, reward and deadline. */
 export function TaskCard({
@@ -11,6 +12,7 @@ export function TaskCard({
   onOpen: (task: Task) => void;
   note?: string;
 }) {
+  const unread = useUnreadCount(task.id);
   return (
     <li>
       <button
@@ -18,9 +20,11 @@ export function TaskCard({
         className="card"
         onClick={() => onOpen(task)}
         aria-label={`Open task ${task.title}`}
+        aria-describedby={unread > 0 ? `unread-${task.id}` : undefined}
       >
         <span className="card-row">
           <strong className="card-title">{task.title}</strong>
+          <UnreadBadge count={unread} id={`unread-${task.id}`} />
           <span className="reward">{ton(task.reward)}</span>
         </span>
         <span className="card-row muted small">

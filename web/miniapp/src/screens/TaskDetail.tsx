@@ -7,14 +7,15 @@ import { AgentInfo, Place } from './AboutTask';
 import { Chat } from './Chat';
 import { Completed } from './Completed';
 import { DisputeScreen } from './DisputeScreen';
+import { OpenChat } from './OpenChat';
 import { ReviewCountdown, RevisionNotice, SubmissionView } from './Review';
 import { SubmitWork } from './SubmitWork';
 import { deadlineText } from './TaskCard';
 
 const MINE: Task['status'][] = ['ASSIGNED', 'IN_PROGRESS', 'REVIEW', 'COMPLETED'];
 
-/** What the task screen shows: the task itself, the "Submit work" form, or the dispute. */
-export type TaskView = 'task' | 'submit' | 'dispute';
+/** What the task screen shows: the task itself, the "Submit work" form, the dispute or the chat. */
+export type TaskView = 'task' | 'submit' | 'dispute' | 'chat';
 
 /** A task: what it is, and what the worker can do with it now. */
 export function TaskDetail({
@@ -137,6 +138,9 @@ export function TaskDetail({
         }}
       />
     );
+  }
+  if (view === 'chat' && mine) {
+    return <Chat task={task} closed={task.status === 'COMPLETED' || task.status === 'CANCELLED'} />;
   }
   if (view === 'dispute' && (task.dispute || canDispute)) {
     return <DisputeScreen task={task} onTask={(next) => setTask((t) => ({ ...t, ...next }))} />;
@@ -265,9 +269,7 @@ export function TaskDetail({
         </section>
       ) : null}
       <ErrorNote error={submissions.error} onRetry={submissions.reload} />
-      {mine ? (
-        <Chat taskId={task.id} closed={task.status === 'COMPLETED' || task.status === 'CANCELLED'} />
-      ) : null}
+      {mine ? <OpenChat taskId={task.id} onOpen={() => onView('chat')} /> : null}
     </article>
   );
 }

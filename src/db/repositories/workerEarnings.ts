@@ -1,0 +1,51 @@
+import type { Executor, Position } from './executor.js';
+import { olderThan } from './pagination.js';
+
+/**
+ * A worker's money in three sums (nanoTON): paid (payouts confirmed on chain), on the way
+ * (payouts recorded but not confirmed yet) and in review (rewards of tasks waiting for the
+ * agent's review, paid when accepted). Two aggregate queries on the worker's own rows.
+ */
+export async function workerEarningTotals(db: Executor, workerId: string) {
+  const payouts = await db
+    .selectFrom('transactions')
+    .innerJoin('tasks', 'tasks.id', 'transactions.task_id')
+    .select([
+      'transactions.status as status',
+      (eb) => eb.fn.sum<string | number | bigint>('transactions.amount_nano').as('total'),
+    ])
+    .where('tasks.worker_id', '=', workerId)
+    .where('transactions.type', '=', 'PAYOUT')
+    .groupBy('transactions.status')
+    .execute();
+  const review = await db
+    .selectFrom('tasks')
+    .select([
+      (eb) => eb.fn.sum<string | number | bigint>('reward_nano').as('total'),
+      (eb) => eb.fn.countAll<number>().as('n'),
+    ])
+    .where('worker_id', '=', workerId)
+    .where('status', '=', 'REVIEW')
+    .executeTakeFirst();
+  const sum = (status: 'confirmed' | 'pending') =>
+    BigInt(payouts.find((p) => p.status === status)?.total ?? 0);
+  return {
+    paidNano: sum('confirmed'),
+    onTheWayNano: sum('pending'),
+    inReviewNano: BigInt(review?.total ?? 0),
+    inReviewTasks: Number(review?.n ?? 0),
+  };
+}
+
+/** Ratings agents gave this worker, with the task's title, newest first. */
+export function listRatingsOfWorker(db: Executor, workerId: string, before: Position | null, limit: number) {
+  let query = db
+    .selectFrom('ratings')
+    .innerJoin('tasks', 'tasks.id', 'ratings.task_id')
+    .selectAll('ratings')
+    .select('tasks.title as task_title')
+    .where('ratings.ratee_id', '=', workerId)
+    .where('ratings.rater_type', '=', 'AGENT');
+  if (before) query = query.where(olderThan(before, 'ratings'));
+  return query.orderBy('ratings.created_at', 'desc').orderBy('ratings.id', 'desc').limit(limit).execute();
+}

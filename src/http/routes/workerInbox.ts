@@ -1,0 +1,132 @@
+import { Type } from 'typebox';
+import { formatTon } from '../../domain/money.js';
+import { earningsOfWorker, markChatRead, ratingsOfWorker, unreadOfWorker } from '../../domain/workerInbox.js';
+import { pageView } from '../pageView.js';
+import { type Routes, WORKER_SECURITY } from '../routeTypes.js';
+import { Amount, errors, NextCursor, Nullable, TaskIdParam, Timestamp } from '../schemas/common.js';
+import { PageQuery } from '../schemas/workerApi.js';
+
+const tags = ['Worker'];
+const security = WORKER_SECURITY;
+
+const UnreadChat = Type.Object({
+  taskId: Type.String(),
+  unread: Type.Integer({ minimum: 1, description: 'At most 100: a count stops there' }),
+});
+
+const ReceivedRating = Type.Object({
+  id: Type.String(),
+  taskId: Type.String(),
+  taskTitle: Type.String(),
+  score: Type.Integer({ minimum: 1, maximum: 5 }),
+  comment: Nullable(Type.String()),
+  createdAt: Timestamp,
+});
+
+/**
+ * What the Mini App's badges and earnings screen read: unread chat messages (with the read
+ * marker the chat screen moves), the worker's money by stage, and the agents' ratings.
+ */
+export const workerInboxRoutes: Routes = async (app, { ctx }) => {
+  app.get(
+    '/worker/chats/unread',
+    {
+      schema: {
+        tags,
+        security,
+        operationId: 'workerUnreadCounts',
+        summary: 'Unread agent messages per task (your 100 most recently active chats)',
+        response: {
+          200: Type.Object({ total: Type.Integer({ minimum: 0 }), chats: Type.Array(UnreadChat) }),
+          ...errors(401),
+        },
+      },
+    },
+    async (request) => unreadOfWorker(ctx, request.workerId),
+  );
+
+  app.put(
+    '/worker/chat/:taskId/read',
+    {
+      schema: {
+        tags,
+        security,
+        operationId: 'workerMarkChatRead',
+        summary: 'Mark a task’s chat read up to a message (the marker never moves back)',
+        params: TaskIdParam,
+        body: Type.Object({ messageId: Type.String({ maxLength: 100 }) }),
+        response: {
+          200: Type.Object({
+            moved: Type.Boolean({ description: 'false when the marker was already at or past the message' }),
+          }),
+          ...errors(400, 401, 404),
+        },
+      },
+    },
+    async (request) => ({
+      moved: await markChatRead(ctx, request.workerId, request.params.taskId, request.body.messageId),
+    }),
+  );
+
+  app.get(
+    '/worker/earnings',
+    {
+      schema: {
+        tags,
+        security,
+        operationId: 'workerEarnings',
+        summary: 'Your rewards: paid, on the way to your wallet, and waiting for the agent’s review',
+        response: {
+          200: Type.Object({
+            paid: Amount,
+            onTheWay: Amount,
+            inReview: Amount,
+            inReviewTasks: Type.Integer({ minimum: 0 }),
+          }),
+          ...errors(401),
+        },
+      },
+    },
+    async (request) => {
+      const totals = await earningsOfWorker(ctx, request.workerId);
+      return {
+        paid: formatTon(totals.paidNano),
+        onTheWay: formatTon(totals.onTheWayNano),
+        inReview: formatTon(totals.inReviewNano),
+        inReviewTasks: totals.inReviewTasks,
+      };
+    },
+  );
+
+  app.get(
+    '/worker/ratings',
+    {
+      schema: {
+        tags,
+        security,
+        operationId: 'workerRatings',
+        summary: 'Ratings agents gave you, with their comments, newest first',
+        querystring: PageQuery,
+        response: {
+          200: Type.Object({
+            ratings: Type.Array(ReceivedRating),
+            nextCursor: NextCursor,
+            hasMore: Type.Boolean(),
+          }),
+          ...errors(400, 401),
+        },
+      },
+    },
+    async (request) => {
+      const result = await ratingsOfWorker(ctx, request.workerId, request.query);
+      return pageView(result, 'ratings', (r) => ({
+        id: r.id,
+        taskId: r.task_id,
+        taskTitle: r.task_title,
+        score: r.score,
+        comment: r.comment,
+        createdAt: r.created_at,
+      }));
+    },
+  );
+};
