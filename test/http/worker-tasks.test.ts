@@ -154,12 +154,18 @@ describe('POST /worker/tasks/:id/applications', () => {
 
     // The worker's lists mark the task as applied to, and count the applicant (for everyone).
     const own = await walkPages<WorkerTaskBody>(t, '/worker/tasks', worker.headers, 'tasks', 100);
-    expect(own.items.find((x) => x.id === task.id)).toMatchObject({ applicants: 1, yourApplication: 'PENDING' });
+    expect(own.items.find((x) => x.id === task.id)).toMatchObject({
+      applicants: 1,
+      yourApplication: 'PENDING',
+    });
     const single = await call(t, 'GET', `/worker/tasks/${task.id}`, worker.headers);
     expect(single.json().task).toMatchObject({ applicants: 1, yourApplication: 'PENDING' });
     const stranger = await createWorker(t);
     const theirs = await walkPages<WorkerTaskBody>(t, '/worker/tasks', stranger.headers, 'tasks', 100);
-    expect(theirs.items.find((x) => x.id === task.id)).toMatchObject({ applicants: 1, yourApplication: null });
+    expect(theirs.items.find((x) => x.id === task.id)).toMatchObject({
+      applicants: 1,
+      yourApplication: null,
+    });
 
     const list = await call(t, 'GET', `/tasks/${task.id}/applications`, agent.headers);
     expect(list.statusCode, list.body).toBe(200);
