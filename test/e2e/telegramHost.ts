@@ -11,6 +11,8 @@ export interface TelegramUser {
   id: number;
   first_name: string;
   username?: string;
+  /** Telegram's language for the user (default 'en'), which picks the app's language. */
+  language_code?: string;
 }
 
 export const LIGHT_THEME = {
@@ -59,7 +61,7 @@ export function telegramInitData(user: TelegramUser, botToken: string, authDate:
   const fields: Record<string, string> = {
     auth_date: String(Math.floor(authDate.getTime() / 1000)),
     query_id: `AAE${user.id}`,
-    user: JSON.stringify({ ...user, language_code: 'en', allows_write_to_pm: true }),
+    user: JSON.stringify({ language_code: 'en', ...user, allows_write_to_pm: true }),
     signature: randomBytes(64).toString('base64url'),
   };
   const check = Object.keys(fields)

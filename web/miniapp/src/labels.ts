@@ -43,7 +43,7 @@ export interface TaskAsSeen {
   application?: Application['status'] | null;
   /** The task's dispute is open (only an operator can move the task now). */
   disputeOpen?: boolean;
-  /** The last moment to apply (an open task's `deadline`). */
+  /** The task's absolute deadline: once it has passed, an open task can no longer be taken. */
   applyBy?: string | null;
 }
 
@@ -58,7 +58,7 @@ const WORKING: Partial<Record<TaskStatus, WorkerTaskState>> = {
  * The one mapping. The worker's own answer or the agent's choice comes first: a declined offer
  * or a rejected application says so whatever became of the task (someone else's task is not
  * "Assigned to you"); then the task's own state for the worker's tasks; an open task is "Applied"
- * once they applied, and "Expired" once the time to apply is over.
+ * once they applied, and "Expired" once its deadline has passed (nobody can do it in time).
  */
 export function workerTaskState(seen: TaskAsSeen, now: Date = new Date()): WorkerTaskState {
   const { status, application } = seen;

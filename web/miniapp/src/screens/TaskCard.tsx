@@ -55,8 +55,9 @@ export function TaskCard({
           haptic.selection();
           onOpen(task);
         }}
-        aria-label={t('tasks.openTask', { title: task.title, state: t(`status.${state}`) })}
       >
+        {/* Named by what it shows (axe: the visible words are the name), with what it does first. */}
+        <span className="sr-only">{t('tasks.openTask')} </span>
         <span className="task-head">
           <strong className="task-title">{task.title}</strong>
           <span className="reward">{formatAmount(task.reward)}</span>
@@ -107,7 +108,7 @@ export function deadlineText(t: TFunction, task: Task): string {
   if (task.deadline)
     return new Date(task.deadline) <= now
       ? t('task.applyClosed', { when: formatRelative(task.deadline, now) })
-      : t('task.applyBy', { when: formatRelative(task.deadline, now) });
+      : t('task.due', { when: formatRelative(task.deadline, now) });
   if (task.executionDeadlineDays) return t('task.daysToDo', { count: task.executionDeadlineDays });
   return t('task.noDeadline');
 }
