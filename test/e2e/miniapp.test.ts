@@ -87,6 +87,8 @@ async function openApp(theme: Record<string, string>, startParam?: string, who: 
     user: who,
     ...(startParam ? { startParam } : {}),
     prepare: async (page) => {
+      // The page's clock is the server's (2030): "posted 2 hours ago", not "in 38 months".
+      await page.context().clock.setFixedTime(t.clock.now());
       await page.addInitScript(injectedWalletScript(WALLET_KEY));
       await page.exposeFunction('__walletConnect', walletAnswers);
     },
