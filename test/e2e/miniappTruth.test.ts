@@ -284,12 +284,12 @@ describe('the Mini App tells the truth (issue 27)', () => {
           color_key: 'secondary_bg_color',
         });
         expect(await lastEvent(page, 'web_app_set_background_color')).not.toBeNull();
-        for (const [key, label, tab] of CARD_LABELS.filter(([, , tab]) => tab === 'tasks'))
+        for (const [key, label] of CARD_LABELS.filter(([, , tab]) => tab === 'tasks'))
           await card(page, TITLES[key], label).waitFor();
         // Trust signals on an open task's cell: the agent, posted, applicants, the place.
         const openCell = card(page, TITLES.open, 'Open');
         await expect
-          .poll(() => openCell.innerText())
+          .poll(() => openCell.textContent())
           .toMatch(
             /Lisbon Survey · 1 task paid · posted 2 hours ago · no applicants yet · Praça do Comércio/,
           );
@@ -306,7 +306,7 @@ describe('the Mini App tells the truth (issue 27)', () => {
         for (const group of ['To do', 'In progress', 'In review', 'Completed', 'My applications'])
           await page.getByRole('region', { name: group }).waitFor();
         // No lie and no doubled words anywhere in the lists.
-        const text = await page.locator('main').innerText();
+        const text = await page.locator('main').textContent();
         expect(text).not.toMatch(/Not selected[\s·]*Assigned to you|Offered to you[\s·]*Offered to you/);
         await save(page, 'states-my-tasks', theme);
 
@@ -440,7 +440,7 @@ describe('the Mini App tells the truth (issue 27)', () => {
       await page.goto(`${origin}/app/?stale=1${launchHash({ initData: stale, theme: LIGHT_THEME })}`);
       const alert = page.getByRole('alert');
       await alert.getByText('Your session has expired. Open Handoff again from the bot.').waitFor();
-      expect(await alert.innerText()).not.toMatch(/tma|initData|Authorization|401/);
+      expect(await alert.textContent()).not.toMatch(/tma|initData|Authorization|401/);
       await checkScreen(page, 'session expired');
       await alert.getByRole('button', { name: 'Close the app' }).click();
       await expect.poll(() => lastEvent(page, 'web_app_close').then((e) => e !== null)).toBe(true);
