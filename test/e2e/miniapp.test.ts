@@ -275,7 +275,7 @@ describe('the Mini App, as a new worker uses it', () => {
       await page.getByRole('radio', { name: '5 stars' }).check();
       await page.getByLabel('Comment (optional)').fill('Clear brief, quick answers.');
       await shot(page, '7-task-completed', 'light');
-      await page.getByRole('button', { name: 'Send rating' }).click();
+      await pressMainButton(page, 'Send rating');
       await page
         .getByRole('status', { name: 'Your rating' })
         .getByText('You rated the agent 5 of 5.')

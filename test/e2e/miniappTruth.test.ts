@@ -408,7 +408,7 @@ describe('the Mini App tells the truth (issue 27)', () => {
       expect(colours[4]).not.toBe('rgb(245, 180, 0)');
       await page.getByLabel('Comment (optional)').fill('Clear brief, paid fast.');
       await checkScreen(page, 'rating form');
-      await page.getByRole('button', { name: 'Send rating' }).click();
+      await pressMainButton(page, 'Send rating');
       const given = page.getByRole('status', { name: 'Your rating' });
       await given.getByText('You rated the agent 4 of 5.').waitFor();
       await given.getByRole('img', { name: '4 of 5 stars' }).waitFor();

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, type Payout, type Task } from '../api';
-import { haptic, useClosingConfirmation } from '../telegram';
+import { haptic, useClosingConfirmation, useMainButton } from '../telegram';
 import { ErrorNote, Loading, Section, useLoad } from '../ui';
 import { PayoutView } from './Earnings';
 
@@ -53,6 +53,10 @@ function RateAgent({
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   useClosingConfirmation(done === null && (score > 0 || comment.trim() !== ''));
+  // Sending is the screen's main action, on Telegram's main button once a star is chosen.
+  const native = useMainButton(
+    done === null && score > 0 ? { text: t('rating.send'), onClick: () => void submit(), busy } : null,
+  );
   if (done !== null) {
     return (
       <Section title={t('rating.yourRating')} plain>
@@ -66,7 +70,7 @@ function RateAgent({
       </Section>
     );
   }
-  const submit = async () => {
+  async function submit() {
     setBusy(true);
     setError(null);
     try {
@@ -80,7 +84,7 @@ function RateAgent({
     } finally {
       setBusy(false);
     }
-  };
+  }
   return (
     <Section title={t('rating.title')} plain>
       <form
@@ -121,9 +125,11 @@ function RateAgent({
           <textarea rows={2} maxLength={1000} value={comment} onChange={(e) => setComment(e.target.value)} />
         </label>
         <ErrorNote error={error} />
-        <button type="submit" disabled={busy || score === 0}>
-          {t('rating.send')}
-        </button>
+        {native ? null : (
+          <button type="submit" disabled={busy || score === 0}>
+            {t('rating.send')}
+          </button>
+        )}
       </form>
     </Section>
   );
