@@ -1,6 +1,7 @@
 import { findAgent } from '../db/repositories/agents.js';
 import { listTaskApplications, listWorkerApplications } from '../db/repositories/applications.js';
 import type { TaskRow } from '../db/repositories/executor.js';
+import { findWorkerRatingOfTask } from '../db/repositories/ratings.js';
 import { latestSubmission } from '../db/repositories/submissions.js';
 import {
   findTask,
@@ -8,6 +9,7 @@ import {
   listAgentTasks,
   listOpenTasks,
   listWorkerTasks,
+  taskApplicantsFor,
 } from '../db/repositories/tasks.js';
 import { findWorker, findWorkers } from '../db/repositories/workers.js';
 import type { DomainContext } from './context.js';
@@ -52,6 +54,16 @@ export async function workerTaskFor(ctx: DomainContext, workerId: string, taskId
   return task;
 }
 
+/**
+ * What GET /worker/tasks/:id adds for this worker: who applied (count and their own application)
+ * and, on their own task, the rating they gave (so a rated task shows it instead of the form).
+ */
+export async function workerTaskFacts(ctx: DomainContext, workerId: string, taskId: string, own: boolean) {
+  const applicants = await taskApplicantsFor(ctx.db, taskId, workerId);
+  const rating = own ? ((await findWorkerRatingOfTask(ctx.db, taskId, workerId)) ?? null) : undefined;
+  return { applicants, rating };
+}
+
 export async function listTasksOfAgent(
   ctx: DomainContext,
   agentId: string,
@@ -67,8 +79,13 @@ export async function listTasksOfAgent(
   return page(rows, query.limit, positionCursor);
 }
 
-export async function listTasksOpenToWorkers(ctx: DomainContext, query: { cursor?: string; limit: number }) {
-  const rows = await listOpenTasks(ctx.db, decodePosition(query.cursor), query.limit + 1);
+/** GET /worker/tasks: open tasks as this worker sees them (see listOpenTasks). */
+export async function listTasksOpenToWorkers(
+  ctx: DomainContext,
+  workerId: string,
+  query: { cursor?: string; limit: number },
+) {
+  const rows = await listOpenTasks(ctx.db, workerId, decodePosition(query.cursor), query.limit + 1);
   return page(rows, query.limit, positionCursor);
 }
 

@@ -127,6 +127,14 @@ export function workerTaskView(
   };
 }
 
+/** Who applied to a task as a worker sees it: how many people, and whether (and how) they did. */
+export function workerApplicantsView(applicants: {
+  applicantCount: number;
+  ownApplication: ApplicationRow['status'] | null;
+}) {
+  return { applicants: applicants.applicantCount, yourApplication: applicants.ownApplication };
+}
+
 export interface ApplicantColumns {
   worker_username: string | null;
   worker_first_name: string;

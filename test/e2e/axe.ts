@@ -8,6 +8,11 @@ import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
 
 const AXE_PATH = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+let axeCode: string | undefined;
+const axeSource = () => {
+  axeCode ??= readFileSync(AXE_PATH, 'utf8');
+  return axeCode;
+};
 
 interface AxeNode {
   target: unknown[];
@@ -28,8 +33,7 @@ interface AxeViolation {
 export async function seriousViolations(page: Page): Promise<string[]> {
   // Evaluated rather than added as a <script>: the app's Content-Security-Policy (script-src
   // 'self') refuses inline scripts, and DevTools' evaluation is not subject to it.
-  if (!(await page.evaluate('typeof window.axe !== "undefined"')))
-    await page.evaluate(readFileSync(AXE_PATH, 'utf8'));
+  if (!(await page.evaluate('typeof window.axe !== "undefined"'))) await page.evaluate(axeSource());
   const violations = (await page.evaluate(
     'window.axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations)',
   )) as AxeViolation[];

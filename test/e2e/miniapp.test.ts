@@ -88,6 +88,8 @@ async function openApp(theme: Record<string, string>, startParam?: string, who: 
     user: who,
     ...(startParam ? { startParam } : {}),
     prepare: async (page) => {
+      // The page's clock is the server's (2030): "posted 2 hours ago", not "in 38 months".
+      await page.context().clock.setFixedTime(t.clock.now());
       await page.addInitScript(injectedWalletScript(WALLET_KEY));
       await page.exposeFunction('__walletConnect', walletAnswers);
     },
@@ -139,11 +141,13 @@ describe('the Mini App, as a new worker uses it', () => {
     const { context, page } = await openApp(LIGHT_THEME);
     try {
       // Telegram was told the app is ready, and its theme became the page's colours.
-      await page.getByRole('heading', { name: 'Profile', level: 1 }).waitFor();
+      await page.getByRole('heading', { name: 'Welcome, Ana!', level: 1 }).waitFor();
       expect((await events(page)).map((e) => e.type)).toContain('web_app_ready');
       const bg = await bodyBackground(page);
       expect(bg).toBe('rgb(244, 244, 245)'); // secondary_bg_color
-      await visible(page, 'Welcome, Ana!');
+      // The first launch says what Handoff is; Continue goes on to the profile.
+      await pressMainButton(page, 'Continue');
+      await page.getByRole('heading', { name: 'Profile', level: 1 }).waitFor();
       await visible(page, /You appear in agents’ worker search once you have a wallet, a headline/);
       await shot(page, '1-profile-first-run', 'light');
 
@@ -278,8 +282,11 @@ describe('the Mini App, as a new worker uses it', () => {
       await page.getByRole('radio', { name: '5 stars' }).check();
       await page.getByLabel('Comment (optional)').fill('Clear brief, quick answers.');
       await shot(page, '7-task-completed', 'light');
-      await page.getByRole('button', { name: 'Send rating' }).click();
-      await visible(page, 'Thanks: you rated the agent 5 of 5.');
+      await pressMainButton(page, 'Send rating');
+      await page
+        .getByRole('status', { name: 'Your rating' })
+        .getByText('You rated the agent 5 of 5.')
+        .waitFor();
       const ratings = await ok(t, agent, 'GET', `/tasks/${taskId}/ratings`);
       expect(JSON.stringify(ratings)).toContain('Clear brief, quick answers.');
 
@@ -300,9 +307,10 @@ describe('the Mini App, as a new worker uses it', () => {
     // First run, dark: a worker who has set nothing up yet.
     const first = await openApp(DARK_THEME, undefined, newcomer);
     try {
-      await first.page.getByRole('heading', { name: 'Profile', level: 1 }).waitFor();
+      await first.page.getByRole('heading', { name: 'Welcome, Bea!', level: 1 }).waitFor();
       expect(await bodyBackground(first.page)).toBe('rgb(15, 15, 15)');
-      await visible(first.page, 'Welcome, Bea!');
+      await pressMainButton(first.page, 'Continue');
+      await first.page.getByRole('heading', { name: 'Profile', level: 1 }).waitFor();
       await visible(first.page, /You appear in agents’ worker search once you have a wallet, a headline/);
       await shot(first.page, '1-profile-first-run', 'dark');
     } catch (error) {

@@ -200,6 +200,8 @@ describe('direct offers', () => {
     expect(await offersOf(worker)).toEqual([]);
 
     expect(await openTaskIds(other)).toContain(offer.task.id);
+    // Declining is "not for me": the task does not come back into the decliner's open tasks.
+    expect(await openTaskIds(worker)).not.toContain(offer.task.id);
     const application = await applyTo(t, other, offer.task.id);
     const hired = await call(t, 'PATCH', `/applications/${application.id}`, agent.headers, {
       status: 'ACCEPTED',

@@ -125,6 +125,8 @@ describe('POST /worker/tasks/:id/rate (worker rates agent)', () => {
     const agent = await createAgent(t, { deposit: '100' });
     const worker = await createWorker(t);
     const { taskId } = await completedTask(t, agent, worker, { reward: '1' });
+    // Not rated yet: the task's own view says so (the Mini App shows the form).
+    expect((await ok(t, worker, 'GET', `/worker/tasks/${taskId}`)).task.yourRating).toBeNull();
 
     const body = await ok(
       t,
@@ -139,6 +141,11 @@ describe('POST /worker/tasks/:id/rate (worker rates agent)', () => {
       { taskId, rating: { id: body.rating.id, raterType: 'USER', score: 2, comment: 'Vague' } },
     ]);
     expect((await ok(t, agent, 'GET', '/agents/me')).agent).toMatchObject({ avgRating: 2, ratingCount: 1 });
+    // Reopened, the task shows the rating given instead of the form.
+    expect((await ok(t, worker, 'GET', `/worker/tasks/${taskId}`)).task.yourRating).toEqual({
+      score: 2,
+      comment: 'Vague',
+    });
 
     const again = await call(t, worker, 'POST', `/worker/tasks/${taskId}/rate`, { score: 5 });
     expect(again.statusCode).toBe(409);

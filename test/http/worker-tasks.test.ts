@@ -73,6 +73,9 @@ describe('GET /worker/tasks', () => {
       reviewDeadline: null,
       revisionCount: 0,
       location: null,
+      // Issue 27: how many applied, and this worker's own application (none yet).
+      applicants: 0,
+      yourApplication: null,
     });
     // What the agent pays on top and where webhooks go stay private.
     for (const key of ['platformFee', 'totalAmount', 'webhookUrl', 'applications', 'paymentStatus']) {
@@ -147,6 +150,21 @@ describe('POST /worker/tasks/:id/applications', () => {
       status: 'PENDING',
       message: 'I live next door',
       createdAt: t.clock.now().toISOString(),
+    });
+
+    // The worker's lists mark the task as applied to, and count the applicant (for everyone).
+    const own = await walkPages<WorkerTaskBody>(t, '/worker/tasks', worker.headers, 'tasks', 100);
+    expect(own.items.find((x) => x.id === task.id)).toMatchObject({
+      applicants: 1,
+      yourApplication: 'PENDING',
+    });
+    const single = await call(t, 'GET', `/worker/tasks/${task.id}`, worker.headers);
+    expect(single.json().task).toMatchObject({ applicants: 1, yourApplication: 'PENDING' });
+    const stranger = await createWorker(t);
+    const theirs = await walkPages<WorkerTaskBody>(t, '/worker/tasks', stranger.headers, 'tasks', 100);
+    expect(theirs.items.find((x) => x.id === task.id)).toMatchObject({
+      applicants: 1,
+      yourApplication: null,
     });
 
     const list = await call(t, 'GET', `/tasks/${task.id}/applications`, agent.headers);

@@ -3821,6 +3821,15 @@ export interface components {
             dispute?: components["schemas"]["Dispute"] | null;
             /** @description Your latest submission (single-task views of your own task) */
             submission?: components["schemas"]["Submission"] | null;
+            /** @description How many people applied (open tasks and the single-task view); a declined offer is not counted */
+            applicants?: number;
+            /** @description Your own application to the task (open tasks and the single-task view), or null */
+            yourApplication?: components["schemas"]["ApplicationStatus"] | null;
+            /** @description The rating you gave the agent for this task (single view of your own task), or null */
+            yourRating?: {
+                score: number;
+                comment: string | null;
+            } | null;
         };
         /** WorkerApplication */
         WorkerApplication: {

@@ -1,5 +1,6 @@
-import type { Updateable } from 'kysely';
+import type { ExpressionBuilder, Updateable } from 'kysely';
 import {
+  type ApplicationStatus,
   type PaymentStatus,
   TASK_MOVES,
   type TaskMove,
@@ -142,15 +143,72 @@ export function listAgentTasks(
 }
 
 /** Tasks open to applicants, newest first. */
-export function listOpenTasks(db: Executor, after: Position | null, limit: number) {
+/**
+ * Tasks open for applications as one worker sees them, newest first: without the tasks this worker
+ * declined an offer for (declining is "not for me"; the task reopens to everyone else), with how
+ * many people applied and this worker's own application, if any (the "Applied" marker).
+ */
+export function listOpenTasks(db: Executor, workerId: string, after: Position | null, limit: number) {
   let query = db
     .selectFrom('tasks')
     .innerJoin('agents', 'agents.id', 'tasks.agent_id')
     .selectAll('tasks')
     .select('agents.name as agent_name')
-    .where('tasks.status', '=', 'FUNDED');
+    .select((eb) => [
+      applicantCount(eb).as('applicant_count'),
+      ownApplication(eb, workerId).as('own_application'),
+    ])
+    .where('tasks.status', '=', 'FUNDED')
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('applications')
+            .select('applications.id')
+            .whereRef('applications.task_id', '=', 'tasks.id')
+            .where('applications.worker_id', '=', workerId)
+            .where('applications.status', '=', 'DECLINED'),
+        ),
+      ),
+    );
   if (after) query = query.where(olderThan(after, 'tasks'));
   return query.orderBy('tasks.created_at', 'desc').orderBy('tasks.id', 'desc').limit(limit).execute();
+}
+
+type TaskScope = ExpressionBuilder<Database & { tasks: Database['tasks'] }, 'tasks'>;
+
+/** People who applied to the task (a declined offer is not an application any more). */
+function applicantCount(eb: TaskScope) {
+  return eb
+    .selectFrom('applications')
+    .select((sub) => sub.fn.countAll<number>().as('n'))
+    .whereRef('applications.task_id', '=', 'tasks.id')
+    .where('applications.status', '!=', 'DECLINED');
+}
+
+/** This worker's application to the task: its status, or null. */
+function ownApplication(eb: TaskScope, workerId: string) {
+  return eb
+    .selectFrom('applications')
+    .select('applications.status')
+    .whereRef('applications.task_id', '=', 'tasks.id')
+    .where('applications.worker_id', '=', workerId)
+    .limit(1);
+}
+
+/** The same counts for one task (GET /worker/tasks/:id). */
+export async function taskApplicantsFor(db: Executor, taskId: string, workerId: string) {
+  const row = await db
+    .selectFrom('tasks')
+    .select((eb) => [
+      applicantCount(eb).as('applicant_count'),
+      ownApplication(eb, workerId).as('own_application'),
+    ])
+    .where('tasks.id', '=', taskId)
+    .executeTakeFirst();
+  return {
+    applicantCount: Number(row?.applicant_count ?? 0),
+    ownApplication: (row?.own_application ?? null) as ApplicationStatus | null,
+  };
 }
 
 /** Direct offers waiting for this worker's answer, newest first. */

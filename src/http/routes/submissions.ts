@@ -9,7 +9,7 @@ import {
   submissionView,
   submitWork,
 } from '../../domain/submissions.js';
-import { workerTaskFor } from '../../domain/taskQueries.js';
+import { workerTaskFacts, workerTaskFor } from '../../domain/taskQueries.js';
 import { disputeOrNull } from '../disputeViews.js';
 import { sendIdempotent } from '../idempotency.js';
 import { AGENT_SECURITY, type Routes, WORKER_SECURITY } from '../routeTypes.js';
@@ -17,7 +17,7 @@ import { errors, IdParam } from '../schemas/common.js';
 import { RevisionBody, Submission, SubmissionBody } from '../schemas/submission.js';
 import { Task } from '../schemas/task.js';
 import { WorkerTask } from '../schemas/workerApi.js';
-import { revisionView, workerTaskView } from '../views.js';
+import { revisionView, workerApplicantsView, workerTaskView } from '../views.js';
 
 const submissionList = Type.Object({ submissions: Type.Array(Submission) });
 
@@ -100,7 +100,14 @@ export const workerSubmissionRoutes: Routes = async (app, { ctx }) => {
       const own = task.worker_id === request.workerId && task.status !== 'OFFERED';
       const submission = own ? ((await latestSubmission(ctx.db, task.id)) ?? null) : undefined;
       const dispute = own ? disputeOrNull(await disputeOfTask(ctx.db, task)) : undefined;
-      return { task: workerTaskView(task, await reputationOf(ctx.db, task.agent_id), submission, dispute) };
+      const { applicants, rating } = await workerTaskFacts(ctx, request.workerId, task.id, own);
+      return {
+        task: {
+          ...workerTaskView(task, await reputationOf(ctx.db, task.agent_id), submission, dispute),
+          ...workerApplicantsView(applicants),
+          ...(rating !== undefined ? { yourRating: rating } : {}),
+        },
+      };
     },
   );
 };

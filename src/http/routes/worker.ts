@@ -24,7 +24,7 @@ import { WalletBody, WalletChallenge } from '../schemas/wallet.js';
 import { WorkerPatchBody, WorkerSelf } from '../schemas/worker.js';
 import { PageQuery, WorkerApplication, WorkerPayout, WorkerTask } from '../schemas/workerApi.js';
 import { tracedContext } from '../traceHeader.js';
-import { ratingView, workerSelfView, workerTaskView } from '../views.js';
+import { ratingView, workerApplicantsView, workerSelfView, workerTaskView } from '../views.js';
 
 const tags = ['Worker'];
 const security = WORKER_SECURITY;
@@ -119,12 +119,18 @@ export const workerRoutes: Routes = async (app, { ctx, config }) => {
       },
     },
     async (request) => {
-      const result = await listTasksOpenToWorkers(ctx, request.query);
+      const result = await listTasksOpenToWorkers(ctx, request.workerId, request.query);
       const agents = await reputationsOf(
         ctx.db,
         result.items.map((t) => t.agent_id),
       );
-      return pageView(result, 'tasks', (t) => workerTaskView(t, reputationIn(agents, t.agent_id)));
+      return pageView(result, 'tasks', (t) => ({
+        ...workerTaskView(t, reputationIn(agents, t.agent_id)),
+        ...workerApplicantsView({
+          applicantCount: Number(t.applicant_count),
+          ownApplication: t.own_application,
+        }),
+      }));
     },
   );
 

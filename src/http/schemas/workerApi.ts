@@ -48,6 +48,26 @@ export const WorkerTask = Type.Object({
       description: 'Your latest submission (single-task views of your own task)',
     }),
   ),
+  applicants: Type.Optional(
+    Type.Integer({
+      description:
+        'How many people applied (open tasks and the single-task view); a declined offer is not counted',
+    }),
+  ),
+  yourApplication: Type.Optional(
+    Type.Union([ApplicationStatus, Type.Null()], {
+      description: 'Your own application to the task (open tasks and the single-task view), or null',
+    }),
+  ),
+  yourRating: Type.Optional(
+    Type.Union(
+      [
+        Type.Object({ score: Type.Integer({ minimum: 1, maximum: 5 }), comment: Nullable(Type.String()) }),
+        Type.Null(),
+      ],
+      { description: 'The rating you gave the agent for this task (single view of your own task), or null' },
+    ),
+  ),
 });
 
 export const WorkerApplication = Type.Object({

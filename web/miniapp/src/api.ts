@@ -28,6 +28,12 @@ export interface Task {
   submission?: Submission | null;
   dispute?: Dispute | null;
   location?: TaskLocation | null;
+  /** How many people applied (open tasks and a task's own view). */
+  applicants?: number;
+  /** This worker's own application (open tasks and a task's own view); null: none. */
+  yourApplication?: Application['status'] | null;
+  /** The rating this worker gave the agent (their own task's view); null: not rated yet. */
+  yourRating?: { score: number; comment: string | null } | null;
 }
 
 /** The agent a worker would work for, with what it has done (absent fields: not known). */
@@ -168,13 +174,33 @@ export interface Page<K extends string, T> {
   key: K;
 }
 
-/** An API refusal, with the server's words (`error`, `message`, `details[].message`). */
+/**
+ * What kind of failure it was, which decides the sentence the worker reads (errors.* messages)
+ * and what they can do: open the app again, try again, change what they sent.
+ */
+export type ErrorKind =
+  | 'offline'
+  | 'session'
+  | 'server'
+  | 'invalid'
+  | 'forbidden'
+  | 'notFound'
+  | 'conflict'
+  | 'tooLarge'
+  | 'tooMany';
+
+/**
+ * An API refusal. `message` is the server's own words, kept for the console and bug reports
+ * only: the screen shows the sentence for `kind` (ui.tsx ErrorNote), never raw server text.
+ */
 export class ApiError extends Error {
+  readonly kind: ErrorKind;
   constructor(
     readonly status: number,
     message: string,
   ) {
     super(message);
+    this.kind = describeError(status);
   }
 }
 
@@ -201,27 +227,36 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
       body: body === undefined ? undefined : body instanceof FormData ? body : JSON.stringify(body),
     });
   } catch {
-    throw new ApiError(0, 'No connection to Handoff. Check your internet and try again.');
+    throw new ApiError(0, 'No connection');
   }
   const text = await response.text();
   let json: unknown = null;
   try {
     json = text ? JSON.parse(text) : null;
   } catch {
-    // A proxy's HTML error page: described by its status below.
+    // A proxy's HTML error page: described by its status.
   }
-  if (!response.ok) throw new ApiError(response.status, describeError(response.status, json));
+  if (!response.ok) throw new ApiError(response.status, serverWords(response.status, json));
   return json as T;
 }
 
-function describeError(status: number, json: unknown): string {
+function serverWords(status: number, json: unknown): string {
   const body = (json ?? {}) as { error?: string; message?: string; details?: { message?: string }[] };
   const detail = body.details?.map((d) => d.message).filter(Boolean)[0];
-  const text = [body.message ?? body.error, detail].filter(Boolean).join(': ');
-  if (text) return text;
-  if (status === 401) return 'Your Telegram session expired. Close and reopen the app.';
-  if (status >= 500) return 'Handoff had a problem. Try again in a moment.';
-  return `Request failed (${status})`;
+  return [body.message ?? body.error, detail].filter(Boolean).join(': ') || `HTTP ${status}`;
+}
+
+/** The kind of a failed request, by its HTTP status (0: no answer at all). */
+export function describeError(status: number): ErrorKind {
+  if (status === 0) return 'offline';
+  if (status === 401) return 'session';
+  if (status === 403) return 'forbidden';
+  if (status === 404) return 'notFound';
+  if (status === 409) return 'conflict';
+  if (status === 413) return 'tooLarge';
+  if (status === 429) return 'tooMany';
+  if (status >= 500) return 'server';
+  return 'invalid';
 }
 
 /** "12.5 TON" */

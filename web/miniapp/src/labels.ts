@@ -1,27 +1,106 @@
 /**
  * Every state the worker can meet, in plain words, in one place: a screen never shows a raw
- * enum. test/unit/miniappLabels.test.ts checks that each value of each state has its words.
+ * enum. The task's state as this worker sees it (task status and their own application together)
+ * comes from ONE mapping, workerTaskState; its words are the `status.*` messages of the
+ * translation files. test/unit/miniappLabels.test.ts runs every combination through it.
  */
 import type { Application, Dispute, Statement, Submission, TaskStatus } from './api.js';
 
-export const TASK_STATUS_LABEL: Record<TaskStatus, string> = {
-  OPEN: 'Open',
-  FUNDED: 'Open',
-  OFFERED: 'Offered to you',
-  ASSIGNED: 'Assigned to you',
-  IN_PROGRESS: 'In progress',
-  REVIEW: 'In review',
-  COMPLETED: 'Completed',
-  CANCELLED: 'Cancelled',
+/** What a task is to this worker, the single source of every status label the screens show. */
+export type WorkerTaskState =
+  | 'open'
+  | 'applied'
+  | 'rejected'
+  | 'offered'
+  | 'declined'
+  | 'assigned'
+  | 'inProgress'
+  | 'inReview'
+  | 'inDispute'
+  | 'completed'
+  | 'cancelled'
+  | 'expired';
+
+export const WORKER_TASK_STATES: readonly WorkerTaskState[] = [
+  'open',
+  'applied',
+  'rejected',
+  'offered',
+  'declined',
+  'assigned',
+  'inProgress',
+  'inReview',
+  'inDispute',
+  'completed',
+  'cancelled',
+  'expired',
+];
+
+/** What the screens know about a task and the worker's relation to it. */
+export interface TaskAsSeen {
+  status: TaskStatus;
+  /** This worker's own application to the task (null: none, undefined: not known here). */
+  application?: Application['status'] | null;
+  /** The task's dispute is open (only an operator can move the task now). */
+  disputeOpen?: boolean;
+  /** The task's absolute deadline: once it has passed, an open task can no longer be taken. */
+  applyBy?: string | null;
+}
+
+const WORKING: Partial<Record<TaskStatus, WorkerTaskState>> = {
+  ASSIGNED: 'assigned',
+  IN_PROGRESS: 'inProgress',
+  REVIEW: 'inReview',
+  COMPLETED: 'completed',
 };
 
-export const APPLICATION_LABEL: Record<Application['status'], string> = {
-  PENDING: 'Waiting for the agent',
-  ACCEPTED: 'Accepted',
-  REJECTED: 'Not selected',
-  OFFERED: 'Offered to you',
-  DECLINED: 'Declined by you',
-};
+/**
+ * The one mapping. The worker's own answer or the agent's choice comes first: a declined offer
+ * or a rejected application says so whatever became of the task (someone else's task is not
+ * "Assigned to you"); then the task's own state for the worker's tasks; an open task is "Applied"
+ * once they applied, and "Expired" once its deadline has passed (nobody can do it in time).
+ */
+export function workerTaskState(seen: TaskAsSeen, now: Date = new Date()): WorkerTaskState {
+  const { status, application } = seen;
+  if (application === 'DECLINED') return 'declined';
+  if (status === 'CANCELLED') return 'cancelled';
+  if (application === 'REJECTED') return 'rejected';
+  const working = WORKING[status];
+  if (working) {
+    // Another worker holds it while this one's application still waits: they were not chosen.
+    if (application === 'PENDING') return 'rejected';
+    if (seen.disputeOpen && status !== 'COMPLETED') return 'inDispute';
+    return working;
+  }
+  if (status === 'OFFERED') return 'offered';
+  const closed = seen.applyBy ? new Date(seen.applyBy).getTime() <= now.getTime() : false;
+  if (application === 'PENDING' || application === 'ACCEPTED' || application === 'OFFERED')
+    return closed ? 'expired' : 'applied';
+  return closed ? 'expired' : 'open';
+}
+
+/** How a state looks: its pill's colour. */
+export function stateTone(state: WorkerTaskState): 'action' | 'active' | 'done' | 'closed' | 'neutral' {
+  switch (state) {
+    case 'offered':
+    case 'assigned':
+      return 'action';
+    case 'applied':
+    case 'inProgress':
+    case 'inReview':
+    case 'inDispute':
+      return 'active';
+    case 'completed':
+      return 'done';
+    case 'rejected':
+    case 'declined':
+    case 'cancelled':
+    case 'expired':
+      return 'closed';
+    default:
+      return 'neutral';
+  }
+}
 
 export const SUBMISSION_LABEL: Record<Submission['status'], string> = {
   PENDING: 'Waiting for review',
@@ -41,12 +120,6 @@ export const PARTY_LABEL: Record<Statement['by'], string> = {
   AGENT: 'The agent',
   OPERATOR: 'Handoff operator',
 };
-
-/** What the task's state means for the worker's next step, in a sentence. */
-export function taskStatusLabel(status: TaskStatus, dispute: Dispute | null | undefined): string {
-  if (dispute?.status === 'OPEN') return 'In dispute';
-  return TASK_STATUS_LABEL[status];
-}
 
 /** "2 days 3 hours", "5 hours 10 minutes", "4 minutes", "less than a minute". */
 export function durationLabel(ms: number): string {

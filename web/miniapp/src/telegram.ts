@@ -1,13 +1,16 @@
 import {
   backButton,
+  closingBehavior,
   hapticFeedback,
   init,
   locationManager,
   mainButton,
   miniApp,
   openLink,
+  popup,
   retrieveLaunchParams,
   retrieveRawInitData,
+  secondaryButton,
   themeParams,
   useSignal,
   viewport,
@@ -47,10 +50,13 @@ export function startTelegram(): Launch | null {
   if (!initData) return null;
   backButton.mount.ifAvailable();
   mainButton.mount.ifAvailable();
+  secondaryButton.mount.ifAvailable();
+  closingBehavior.mount.ifAvailable();
   themeParams.mount.ifAvailable();
   themeParams.bindCssVars.ifAvailable();
   miniApp.mount.ifAvailable();
   miniApp.bindCssVars.ifAvailable();
+  paintChrome();
   if (viewport.mount.isAvailable()) {
     viewport
       .mount()
@@ -71,6 +77,94 @@ export function startTelegram(): Launch | null {
   }
   miniApp.ready.ifAvailable();
   return { initData, startParam, languageCode };
+}
+
+/**
+ * Telegram's header, the page behind it and the bottom bar take the app's background (the
+ * theme's secondary background, on which the list sections sit), so there is no seam between
+ * Telegram's chrome and the app. Theme keys, so Telegram keeps them right when the theme changes.
+ */
+function paintChrome() {
+  miniApp.setHeaderColor.ifAvailable('secondary_bg_color');
+  miniApp.setBgColor.ifAvailable('secondary_bg_color');
+  miniApp.setBottomBarColor.ifAvailable('secondary_bg_color');
+}
+
+/** Closes the Mini App (an expired session: the worker opens it again from the bot). */
+export function closeApp(): boolean {
+  if (!miniApp.close.isAvailable()) return false;
+  miniApp.close();
+  return true;
+}
+
+export interface Confirmation {
+  title?: string;
+  message: string;
+  confirm: string;
+  cancel: string;
+  destructive?: boolean;
+}
+
+/**
+ * Asks the worker to confirm a step they cannot take back: Telegram's own popup when the client
+ * has one, else the page's confirm dialog.
+ */
+export async function confirmAction(ask: Confirmation): Promise<boolean> {
+  if (popup.show.isAvailable()) {
+    const id = await popup.show({
+      ...(ask.title ? { title: ask.title } : {}),
+      message: ask.message,
+      buttons: [
+        { id: 'confirm', type: ask.destructive ? 'destructive' : 'default', text: ask.confirm },
+        { id: 'cancel', type: 'default', text: ask.cancel },
+      ],
+    });
+    return id === 'confirm';
+  }
+  return window.confirm(ask.message);
+}
+
+/**
+ * While the worker has typed something not yet sent, closing the app asks first (Telegram's
+ * closing confirmation); it is switched off again when the draft is gone.
+ */
+export function useClosingConfirmation(draft: boolean) {
+  useEffect(() => {
+    if (!draft || !closingBehavior.enableConfirmation.isAvailable()) return;
+    closingBehavior.enableConfirmation();
+    return () => {
+      closingBehavior.disableConfirmation.ifAvailable();
+    };
+  }, [draft]);
+}
+
+/**
+ * The screen's other choice on Telegram's secondary button, beside the main one (Decline
+ * beside Accept). Returns false when the client has none, and the screen shows its own.
+ */
+export function useSecondaryButton(action: MainAction | null): boolean {
+  const available = secondaryButton.setParams.isAvailable();
+  const handler = useRef(action?.onClick);
+  handler.current = action?.onClick;
+  const text = action?.text;
+  const enabled = action?.enabled ?? true;
+  const busy = action?.busy ?? false;
+  useEffect(() => {
+    if (!available || text === undefined) return;
+    secondaryButton.setParams({
+      text,
+      isVisible: true,
+      isEnabled: enabled && !busy,
+      isLoaderVisible: false,
+      position: 'left',
+    });
+    const off = secondaryButton.onClick(() => handler.current?.());
+    return () => {
+      off();
+      secondaryButton.setParams.ifAvailable({ isVisible: false });
+    };
+  }, [available, text, enabled, busy]);
+  return available;
 }
 
 export function useDarkTheme(): boolean {
@@ -127,6 +221,8 @@ export const haptic = {
   success: () => hapticFeedback.notificationOccurred.ifAvailable('success'),
   error: () => hapticFeedback.notificationOccurred.ifAvailable('error'),
   tap: () => hapticFeedback.impactOccurred.ifAvailable('light'),
+  /** A choice changed (a tab, a star, a switch): Telegram's lightest tick. */
+  selection: () => hapticFeedback.selectionChanged.ifAvailable(),
 };
 
 /** Whether Telegram can share the worker's location here (LocationManager, Bot API 8.0+). */

@@ -1,53 +1,46 @@
 import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import type { AgentReputation, GeoPoint, TaskLocation } from '../api';
+import { formatDistance, formatDuration } from '../format';
 import { mapUrl, placeOf } from '../geo';
-import { distanceLabel } from '../labels';
 import { openOutside, requestLocation, useLocationAvailable } from '../telegram';
+import { Fact, Section } from '../ui';
 
-/** What the agent has done so far, so the worker can judge whom they work for. */
-export function AgentInfo({ agent }: { agent: AgentReputation }) {
+/** What the agent has done so far, so the worker can judge whom they work for; and who applied. */
+export function AgentInfo({
+  agent,
+  applicants,
+  open,
+}: {
+  agent: AgentReputation;
+  applicants?: number;
+  /** The task still takes applications: the applicant count matters. */
+  open?: boolean;
+}) {
+  const { t } = useTranslation();
   if (agent.tasksPaid === undefined) return null;
-  const rating =
-    agent.averageRating != null && (agent.ratingCount ?? 0) > 0
-      ? `${agent.averageRating.toFixed(1)} ★`
-      : 'No ratings yet';
+  const rated = agent.averageRating != null && (agent.ratingCount ?? 0) > 0;
   return (
-    <section className="section" aria-label="About the agent">
-      <h2>About the agent</h2>
-      <p className="small agent-name">{agent.name ?? 'An agent without a name'}</p>
-      <dl className="facts">
-        <div>
-          <dt>Tasks paid</dt>
-          <dd>{agent.tasksPaid}</dd>
-        </div>
-        <div>
-          <dt>Rating</dt>
-          <dd>
-            {rating}
-            {agent.ratingCount ? <span className="muted small"> ({agent.ratingCount})</span> : null}
-          </dd>
-        </div>
-        <div>
-          <dt>Disputes lost</dt>
-          <dd>{agent.disputesLost ?? 0}</dd>
-        </div>
-        <div>
-          <dt>Usually reviews in</dt>
-          <dd>{agent.medianReviewHours == null ? '—' : hoursLabel(agent.medianReviewHours)}</dd>
-        </div>
-      </dl>
-    </section>
+    <Section title={t('task.aboutAgent')}>
+      <Fact label={t('task.agent')}>{agent.name ?? t('task.anAgent')}</Fact>
+      <Fact label={t('task.tasksPaidLabel')}>{agent.tasksPaid}</Fact>
+      <Fact label={t('task.ratingLabel')}>
+        {rated
+          ? t('task.ratingValue', { rating: agent.averageRating?.toFixed(1), count: agent.ratingCount ?? 0 })
+          : t('task.noRatings')}
+      </Fact>
+      <Fact label={t('task.disputesLostLabel')}>{agent.disputesLost ?? 0}</Fact>
+      <Fact label={t('task.reviewsIn')}>
+        {agent.medianReviewHours == null ? '—' : formatDuration(agent.medianReviewHours * 3_600_000)}
+      </Fact>
+      {open && applicants !== undefined ? <Fact label={t('task.applicantsLabel')}>{applicants}</Fact> : null}
+    </Section>
   );
-}
-
-function hoursLabel(hours: number): string {
-  if (hours < 1) return 'under an hour';
-  const h = Math.round(hours);
-  return h < 48 ? `${h} ${h === 1 ? 'hour' : 'hours'}` : `${Math.round(h / 24)} days`;
 }
 
 /** Where the task is to be done, and how far the worker is from it once they share a location. */
 export function Place({ location }: { location: TaskLocation }) {
+  const { t } = useTranslation();
   const canLocate = useLocationAvailable();
   const [here, setHere] = useState<GeoPoint | null>(null);
   const [note, setNote] = useState<string | null>(null);
@@ -59,19 +52,21 @@ export function Place({ location }: { location: TaskLocation }) {
     try {
       const found = await requestLocation();
       if (found) setHere(found);
-      else setNote('Telegram did not share your location.');
+      else setNote(t('task.locationRefused'));
     } catch {
-      setNote('Your location could not be read.');
+      setNote(t('task.locationFailed'));
     } finally {
       setBusy(false);
     }
   };
   return (
-    <section className="section" aria-label="Where">
-      <h2>Where</h2>
+    <Section title={t('task.where')} plain>
       <p className="small">
-        {location.label ? <strong>{location.label}</strong> : 'At the spot on the map'}
-        <span className="muted"> · within {distanceLabel(location.radiusMeters)}</span>
+        {location.label ? <strong>{location.label}</strong> : t('task.onTheMap')}
+        <span className="muted">
+          {' '}
+          · {t('task.within', { distance: formatDistance(location.radiusMeters) })}
+        </span>
       </p>
       <a
         className="small"
@@ -82,20 +77,20 @@ export function Place({ location }: { location: TaskLocation }) {
           if (openOutside(mapUrl(location))) e.preventDefault();
         }}
       >
-        Open the map
+        {t('task.openMap')}
       </a>
       {place ? (
         <p className="small" role="status">
           {place.inside
-            ? `You are inside the area (${distanceLabel(place.meters)} from its centre).`
-            : `You are ${distanceLabel(place.meters)} away, outside the area.`}
+            ? t('task.inside', { distance: formatDistance(place.meters) })
+            : t('task.outside', { distance: formatDistance(place.meters) })}
         </p>
       ) : canLocate ? (
-        <button type="button" className="secondary" onClick={() => void locate()} disabled={busy}>
-          {busy ? 'Asking Telegram…' : 'Show how far I am'}
+        <button type="button" className="secondary wide" onClick={() => void locate()} disabled={busy}>
+          {busy ? t('task.askingTelegram') : t('task.howFar')}
         </button>
       ) : null}
       {note ? <p className="muted small">{note}</p> : null}
-    </section>
+    </Section>
   );
 }

@@ -1,74 +1,84 @@
-import { type Application, api, type Task, type TaskStatus, ton } from '../api';
-import { APPLICATION_LABEL, TASK_STATUS_LABEL } from '../labels';
+import { useTranslation } from 'react-i18next';
+import { type Application, api, type Task } from '../api';
+import type { WorkerTaskState } from '../labels';
 import { Empty, ErrorNote, Loading, Section, useLoad } from '../ui';
-import { TaskCard } from './TaskCard';
+import { stateOf, TaskCard } from './TaskCard';
 
-const GROUPS: { title: string; statuses: TaskStatus[] }[] = [
-  { title: 'To do', statuses: ['ASSIGNED'] },
-  { title: 'In progress', statuses: ['IN_PROGRESS'] },
-  { title: 'In review', statuses: ['REVIEW'] },
-  { title: 'Completed', statuses: ['COMPLETED'] },
-  { title: 'Cancelled', statuses: ['CANCELLED'] },
+/** The worker's tasks grouped by what they are to the worker now, in the order they matter. */
+const GROUPS: WorkerTaskState[] = [
+  'assigned',
+  'inProgress',
+  'inDispute',
+  'inReview',
+  'completed',
+  'cancelled',
 ];
 
-/** The worker's tasks by status, then their applications. */
-export function MyTasksScreen({
-  onOpen,
-  onOpenId,
-}: {
-  onOpen: (task: Task) => void;
-  onOpenId: (id: string) => void;
-}) {
+/**
+ * A task known only from an application (a task someone else holds now is not readable by this
+ * worker): enough for its page to say the truth about it.
+ */
+export function applicationTask(application: Application): Task {
+  return {
+    id: application.taskId,
+    title: application.task?.title ?? '',
+    description: '',
+    reward: application.task?.reward ?? '0',
+    status: application.task?.status ?? 'CANCELLED',
+    executionDeadlineDays: null,
+    executionDeadline: null,
+    createdAt: '',
+    agent: { id: '', name: null },
+    yourApplication: application.status,
+  };
+}
+
+/** The worker's tasks by state, then the applications still open or answered with a no. */
+export function MyTasksScreen({ onOpen }: { onOpen: (task: Task, fromApplication?: boolean) => void }) {
+  const { t } = useTranslation();
   const mine = useLoad(() => api<{ tasks: Task[] }>('GET', '/worker/assignments?limit=100'));
   const applications = useLoad(() =>
     api<{ applications: Application[] }>('GET', '/worker/applications?limit=100'),
   );
-  if (mine.loading && !mine.data) return <Loading label="Loading your tasks…" />;
+  if (mine.loading && !mine.data) return <Loading label={t('tasks.loadingMine')} />;
   const tasks = mine.data?.tasks ?? [];
-  const waiting = (applications.data?.applications ?? []).filter((a) => a.status !== 'ACCEPTED');
+  // Accepted ones are tasks above; a declined offer is the worker's own "no": it leaves the lists.
+  const waiting = (applications.data?.applications ?? []).filter(
+    (a) => a.status !== 'ACCEPTED' && a.status !== 'DECLINED',
+  );
   return (
     <>
       <ErrorNote error={mine.error} onRetry={mine.reload} />
-      {mine.data && tasks.length === 0 ? (
-        <Empty>No tasks yet. Apply to open tasks, or wait for an offer.</Empty>
-      ) : null}
+      {mine.data && tasks.length === 0 ? <Empty>{t('tasks.noneMine')}</Empty> : null}
       {GROUPS.map((group) => {
-        const inGroup = tasks.filter((t) => group.statuses.includes(t.status));
+        const inGroup = tasks.filter((task) => stateOf(task, 'ACCEPTED') === group);
         if (inGroup.length === 0) return null;
         return (
-          <Section key={group.title} title={group.title}>
+          <Section key={group} title={t(`tasks.group.${group}`)}>
             <ul className="list">
-              {inGroup.map((t) => (
-                <TaskCard key={t.id} task={t} onOpen={onOpen} />
+              {inGroup.map((task) => (
+                <TaskCard key={task.id} task={task} onOpen={onOpen} application="ACCEPTED" />
               ))}
             </ul>
           </Section>
         );
       })}
-      <Section title="My applications">
+      <Section title={t('tasks.applications')}>
         <ErrorNote error={applications.error} onRetry={applications.reload} />
-        {applications.data && waiting.length === 0 ? <Empty>No applications waiting.</Empty> : null}
-        <ul className="list">
-          {waiting.map((a) => (
-            <li key={a.id}>
-              <button
-                type="button"
-                className="card"
-                aria-label={`Open application for ${a.task?.title ?? a.taskId}`}
-                onClick={() => onOpenId(a.taskId)}
-              >
-                <span className="card-row">
-                  <strong className="card-title">{a.task?.title ?? a.taskId}</strong>
-                  {a.task ? <span className="reward">{ton(a.task.reward)}</span> : null}
-                </span>
-                <span className="card-row muted small">
-                  <span>{APPLICATION_LABEL[a.status]}</span>
-                  <span>{a.task ? TASK_STATUS_LABEL[a.task.status] : ''}</span>
-                </span>
-              </button>
-            </li>
-          ))}
-        </ul>
+        {applications.data && waiting.length === 0 ? <Empty>{t('tasks.noApplications')}</Empty> : null}
+        {waiting.length > 0 ? (
+          <ul className="list">
+            {waiting.map((a) => (
+              <TaskCard
+                key={a.id}
+                task={applicationTask(a)}
+                application={a.status}
+                onOpen={(task) => onOpen(task, true)}
+                compact
+              />
+            ))}
+          </ul>
+        ) : null}
       </Section>
     </>
   );

@@ -1,10 +1,26 @@
-import { useEffect, useState } from 'react';
-import { type Submission, shortDate } from '../api';
-import { distanceLabel, durationLabel, SUBMISSION_LABEL } from '../labels';
+import { type ReactNode, useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { Submission } from '../api';
+import { formatDateTime, formatDistance, formatDuration } from '../format';
 import { Files } from './Files';
+
+const MARK = '\u0000';
+
+/** A translated sentence with one part in bold: the part goes where the message put MARK. */
+function emphasized(sentence: string, part: string): ReactNode {
+  const [before, after] = sentence.split(MARK);
+  return (
+    <>
+      {before}
+      <strong>{part}</strong>
+      {after}
+    </>
+  );
+}
 
 /** The agent's time left to review, ticking; then that payment is on its way. */
 export function ReviewCountdown({ deadline }: { deadline: string }) {
+  const { t } = useTranslation();
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
     const timer = setInterval(() => setNow(Date.now()), 30_000);
@@ -12,19 +28,14 @@ export function ReviewCountdown({ deadline }: { deadline: string }) {
   }, []);
   const left = new Date(deadline).getTime() - now;
   return (
-    <div className="notice countdown" role="status" aria-label="Review time">
+    <div className="notice countdown" role="status" aria-label={t('task.reviewTime')}>
       {left > 0 ? (
         <>
-          <p>
-            <strong>{durationLabel(left)}</strong> left for the agent to review your work.
-          </p>
-          <p className="muted small">
-            If the agent neither approves nor asks for changes by {shortDate(deadline)}, you are paid
-            automatically.
-          </p>
+          <p>{emphasized(t('task.reviewLeft', { left: MARK }), formatDuration(left))}</p>
+          <p className="muted small">{t('task.autoPay', { when: formatDateTime(deadline) })}</p>
         </>
       ) : (
-        <p>The review time is over: your payment is being released.</p>
+        <p>{t('task.reviewOver')}</p>
       )}
     </div>
   );
@@ -32,48 +43,57 @@ export function ReviewCountdown({ deadline }: { deadline: string }) {
 
 /** The agent asked for changes: their reason, in their words. */
 export function RevisionNotice({ submission }: { submission: Submission }) {
+  const { t } = useTranslation();
   return (
-    <div className="notice warn" role="status" aria-label="Changes asked">
+    <div className="notice warn" role="status" aria-label={t('task.changesAsked')}>
       <p>
-        <strong>The agent asked for changes</strong> to submission {submission.number}:
+        {emphasized(
+          t('task.changesAskedFor', { number: submission.number, what: MARK }),
+          t('task.changesAskedWhat'),
+        )}
       </p>
-      <blockquote className="quote">{submission.revisionReason ?? 'No reason given.'}</blockquote>
-      <p className="muted small">
-        Change your work and submit it again. If you think the work was done as asked, open a dispute: an
-        operator will look at both sides.
-      </p>
+      <blockquote className="quote">{submission.revisionReason ?? t('task.noReason')}</blockquote>
+      <p className="muted small">{t('task.changesHelp')}</p>
     </div>
   );
 }
 
+const SUBMISSION_KEY: Record<Submission['status'], string> = {
+  PENDING: 'task.submission.pending',
+  ACCEPTED: 'task.submission.accepted',
+  REVISION_REQUESTED: 'task.submission.revision',
+  DISPUTED: 'task.submission.disputed',
+};
+
 /** One submission: when, its state, the note, photos and where it was made. */
 export function SubmissionView({ submission }: { submission: Submission }) {
+  const { t } = useTranslation();
   const within = submission.location?.withinArea ?? submission.withinArea;
+  const accuracy = submission.location?.accuracyMeters;
   return (
-    <article className="card static submission" aria-label={`Submission ${submission.number}`}>
-      <span className="card-row">
-        <strong>Submission {submission.number}</strong>
-        <span className="pill">{SUBMISSION_LABEL[submission.status]}</span>
+    <article className="submission" aria-label={t('task.submissionNumber', { number: submission.number })}>
+      <span className="task-head">
+        <strong>{t('task.submissionNumber', { number: submission.number })}</strong>
+        <span className="pill">{t(SUBMISSION_KEY[submission.status])}</span>
       </span>
-      <span className="muted small">{shortDate(submission.createdAt)}</span>
+      <span className="muted small">{formatDateTime(submission.createdAt)}</span>
       <p className="description">{submission.note}</p>
       <Files files={submission.attachments} />
       {submission.location ? (
         <p className="muted small">
-          Location shared
-          {submission.location.accuracyMeters
-            ? ` (accurate to about ${distanceLabel(submission.location.accuracyMeters)})`
-            : ''}
-          {within === true
-            ? ': inside the task’s area.'
-            : within === false
-              ? ': outside the task’s area.'
-              : '.'}
+          {t(
+            within === true
+              ? 'task.locationInside'
+              : within === false
+                ? 'task.locationOutside'
+                : 'task.locationShared',
+            { accuracy: accuracy ? formatDistance(accuracy) : '', hasAccuracy: accuracy ? 'yes' : 'no' },
+          )}
         </p>
       ) : null}
       {submission.status === 'REVISION_REQUESTED' && submission.revisionReason ? (
         <p className="small">
-          <span className="muted">Changes asked: </span>
+          <span className="muted">{t('task.changesAskedShort')} </span>
           {submission.revisionReason}
         </p>
       ) : null}

@@ -1,8 +1,15 @@
 import { useEffect, useState } from 'react';
-import { type Application, api, loadTask, type Submission, type Task, ton, type Worker } from '../api';
-import { APPLICATION_LABEL, taskStatusLabel } from '../labels';
-import { haptic, useMainButton } from '../telegram';
-import { ErrorNote, Loading, useLoad } from '../ui';
+import { useTranslation } from 'react-i18next';
+import { type Application, api, loadTask, type Submission, type Task, type Worker } from '../api';
+import { formatAmount, formatRelative } from '../format';
+import {
+  confirmAction,
+  haptic,
+  useClosingConfirmation,
+  useMainButton,
+  useSecondaryButton,
+} from '../telegram';
+import { ErrorNote, Loading, Section, useLoad } from '../ui';
 import { AgentInfo, Place } from './AboutTask';
 import { Chat } from './Chat';
 import { Completed } from './Completed';
@@ -10,14 +17,14 @@ import { DisputeScreen } from './DisputeScreen';
 import { OpenChat } from './OpenChat';
 import { ReviewCountdown, RevisionNotice, SubmissionView } from './Review';
 import { SubmitWork } from './SubmitWork';
-import { deadlineText } from './TaskCard';
+import { deadlineText, StatePill, stateOf } from './TaskCard';
 
 const MINE: Task['status'][] = ['ASSIGNED', 'IN_PROGRESS', 'REVIEW', 'COMPLETED'];
 
 /** What the task screen shows: the task itself, the "Submit work" form, the dispute or the chat. */
 export type TaskView = 'task' | 'submit' | 'dispute' | 'chat';
 
-/** A task: what it is, and what the worker can do with it now. */
+/** A task: what it is, what it is to this worker now, and what they can do with it. */
 export function TaskDetail({
   task: initial,
   me,
@@ -31,13 +38,13 @@ export function TaskDetail({
   view: TaskView;
   onView: (view: TaskView) => void;
   onChanged: () => void;
-  onNeedWallet: () => void;
+  /** "Connect a wallet" from this task: the wallet screen, which comes back here afterwards. */
+  onNeedWallet: (task: Task) => void;
 }) {
+  const { t } = useTranslation();
   const [task, setTask] = useState(initial);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
-  const mine = MINE.includes(task.status) || Boolean(task.dispute);
-  const offered = task.status === 'OFFERED';
   const application = useLoad(async () => {
     const { applications } = await api<{ applications: Application[] }>(
       'GET',
@@ -45,6 +52,12 @@ export function TaskDetail({
     );
     return applications.find((a) => a.taskId === task.id) ?? null;
   }, task.id);
+  const own = application.data?.status ?? task.yourApplication ?? null;
+  const state = stateOf(task, own);
+  // Held by this worker (an application's task someone else holds is not theirs).
+  const mine =
+    (MINE.includes(task.status) || Boolean(task.dispute)) && own !== 'REJECTED' && own !== 'PENDING';
+  const offered = state === 'offered';
   // The worker's submissions, newest first; read again whenever the task changes state.
   const submissions = useLoad(
     async () =>
@@ -55,16 +68,15 @@ export function TaskDetail({
     `${task.id}:${task.status}:${mine}:${task.dispute?.status ?? ''}`,
   );
 
-  // The list the task came from is a summary: the task's own view has its submission and dispute.
+  // The list the task came from is a summary: the task's own view has its submission, dispute,
+  // applicant count and the rating given. A task someone else holds now is not readable (404):
+  // the summary stays, and says what the task is to this worker.
   useEffect(() => {
-    // An open task's summary is all there is (with the agent's record); only the worker's own
-    // tasks have a submission or a dispute to read.
-    if (!MINE.includes(initial.status) && initial.status !== 'CANCELLED') return;
     loadTask(initial.id).then(
-      (fresh) => setTask((t) => ({ ...t, ...fresh })),
-      () => undefined, // Not visible to this worker any more: the summary stays.
+      (fresh) => setTask((current) => ({ ...current, ...fresh })),
+      () => undefined,
     );
-  }, [initial.id, initial.status]);
+  }, [initial.id]);
 
   const act = async (run: () => Promise<void>) => {
     setBusy(true);
@@ -82,49 +94,67 @@ export function TaskDetail({
   };
 
   const [message, setMessage] = useState('');
-  const canApply =
-    !mine && !offered && application.data === null && (task.status === 'OPEN' || task.status === 'FUNDED');
+  useClosingConfirmation(message.trim() !== '' && view === 'task');
+  const canApply = state === 'open' && application.data === null && !application.loading;
   const apply = () =>
     act(async () => {
       const res = await api<{ application: Application }>('POST', `/worker/tasks/${task.id}/applications`, {
         message,
       });
       application.set(res.application);
+      setMessage('');
+      setTask((current) => ({ ...current, applicants: (current.applicants ?? 0) + 1 }));
     });
   const acceptOffer = () =>
     act(async () => {
       const res = await api<{ task: Task }>('POST', `/worker/offers/${task.id}/accept`);
-      setTask(res.task);
+      setTask((current) => ({ ...current, ...res.task }));
+      application.reload();
     });
-  const declineOffer = () =>
-    act(async () => {
+  const declineOffer = async () => {
+    haptic.selection();
+    const sure = await confirmAction({
+      title: t('task.declineTitle'),
+      message: t('task.declineQuestion'),
+      confirm: t('task.declineConfirm'),
+      cancel: t('common.cancel'),
+      destructive: true,
+    }).catch(() => false);
+    if (!sure) return;
+    await act(async () => {
       const res = await api<{ task: Task }>('POST', `/worker/offers/${task.id}/decline`);
-      setTask(res.task);
+      setTask((current) => ({ ...current, ...res.task, yourApplication: 'DECLINED' }));
+      application.reload();
     });
+  };
   const start = () =>
     act(async () => {
       const res = await api<{ task: Task }>('PATCH', `/worker/tasks/${task.id}`, { status: 'IN_PROGRESS' });
-      setTask((t) => ({ ...t, ...res.task }));
+      setTask((current) => ({ ...current, ...res.task }));
     });
 
   const latest = submissions.data?.[0] ?? null;
   const disputeOpen = task.dispute?.status === 'OPEN';
   const revision = task.status === 'IN_PROGRESS' && latest?.status === 'REVISION_REQUESTED';
-  const canSubmit = (task.status === 'ASSIGNED' || task.status === 'IN_PROGRESS') && !disputeOpen;
+  const canSubmit = mine && (task.status === 'ASSIGNED' || task.status === 'IN_PROGRESS') && !disputeOpen;
   const canDispute = revision && !task.dispute;
-  const submitText = revision ? 'Submit work again' : 'Submit work';
+  const submitText = revision ? t('task.submitAgain') : t('task.submit');
 
   const main =
     view !== 'task'
       ? null
-      : canApply && me.walletAddress
-        ? { text: 'Send application', onClick: apply, busy }
+      : canApply
+        ? me.walletAddress
+          ? { text: t('task.sendApplication'), onClick: apply, busy }
+          : { text: t('task.connectWallet'), onClick: () => onNeedWallet(task) }
         : offered
-          ? { text: 'Accept offer', onClick: acceptOffer, busy }
+          ? { text: t('task.acceptOffer'), onClick: acceptOffer, busy }
           : canSubmit && !submissions.loading
             ? { text: submitText, onClick: () => onView('submit') }
             : null;
   const native = useMainButton(main);
+  const second = view === 'task' && offered ? { text: t('task.decline'), onClick: declineOffer, busy } : null;
+  const nativeSecond = useSecondaryButton(second);
 
   if (view === 'submit' && canSubmit) {
     return (
@@ -132,7 +162,7 @@ export function TaskDetail({
         task={task}
         again={revision}
         onSubmitted={(next) => {
-          setTask((t) => ({ ...t, ...next }));
+          setTask((current) => ({ ...current, ...next }));
           onView('task');
           onChanged();
         }}
@@ -143,21 +173,37 @@ export function TaskDetail({
     return <Chat task={task} closed={task.status === 'COMPLETED' || task.status === 'CANCELLED'} />;
   }
   if (view === 'dispute' && (task.dispute || canDispute)) {
-    return <DisputeScreen task={task} onTask={(next) => setTask((t) => ({ ...t, ...next }))} />;
+    return <DisputeScreen task={task} onTask={(next) => setTask((current) => ({ ...current, ...next }))} />;
   }
 
+  const deadline = deadlineText(t, task);
+  const known = task.createdAt !== '';
   return (
     <article className="detail" aria-labelledby="task-title">
-      <h1 id="task-title">{task.title}</h1>
-      <p className="card-row">
-        <span className="reward big">{ton(task.reward)}</span>
-        <span className="pill">{taskStatusLabel(task.status, task.dispute)}</span>
+      <header className="detail-head">
+        <h1 id="task-title">{task.title}</h1>
+        <p className="detail-reward">
+          <span className="reward big">{formatAmount(task.reward)}</span>
+          <StatePill state={state} />
+        </p>
+        {known ? (
+          <p className="muted small">
+            {[
+              t('task.from', { agent: task.agent.name ?? t('task.anAgent') }),
+              t('task.posted', { when: formatRelative(task.createdAt) }),
+              deadline,
+            ]
+              .filter(Boolean)
+              .join(' · ')}
+          </p>
+        ) : null}
+      </header>
+      <p className="notice" role="status" aria-label={t('task.whereYouStand')}>
+        {t(`status.detail.${state}`)}
       </p>
-      <p className="muted small">
-        From {task.agent.name ?? 'an agent'} · {deadlineText(task)}
-      </p>
-      <p className="description">{task.description}</p>
+      {task.description ? <p className="description">{task.description}</p> : null}
       <ErrorNote error={error} />
+      {application.loading && !application.data && !mine ? <Loading label={t('task.checking')} /> : null}
 
       {canApply ? (
         me.walletAddress ? (
@@ -169,104 +215,96 @@ export function TaskDetail({
             }}
           >
             <label>
-              <span>Message to the agent</span>
+              <span>{t('task.messageLabel')}</span>
               <textarea
                 rows={3}
                 maxLength={2000}
                 value={message}
                 onChange={(e) => setMessage(e.target.value)}
-                placeholder="Why you are the right person"
+                placeholder={t('task.messagePlaceholder')}
               />
             </label>
             {native ? null : (
               <button type="submit" disabled={busy}>
-                Send application
+                {t('task.sendApplication')}
               </button>
             )}
           </form>
         ) : (
           <div className="notice">
-            <p>Connect a TON wallet before applying: rewards are paid to it.</p>
-            <button type="button" onClick={onNeedWallet}>
-              Connect a wallet
-            </button>
+            <p>{t('task.needWallet')}</p>
+            {native ? null : (
+              <button type="button" onClick={() => onNeedWallet(task)}>
+                {t('task.connectWallet')}
+              </button>
+            )}
           </div>
         )
       ) : null}
-      {application.loading && !mine ? <Loading label="Checking your application…" /> : null}
-      {application.data && !mine ? (
-        <p className="notice" role="status">
-          {application.data.status === 'PENDING'
-            ? 'You applied. The agent will answer here and in Telegram.'
-            : application.data.status === 'REJECTED'
-              ? 'The agent chose someone else this time.'
-              : `Your application: ${APPLICATION_LABEL[application.data.status].toLowerCase()}`}
-        </p>
-      ) : null}
 
-      {offered ? (
+      {offered && !(native && nativeSecond) ? (
         <div className="row">
-          <p className="muted small">
-            The agent offered this task to you. Accepting starts the execution deadline.
-          </p>
           {native ? null : (
             <button type="button" onClick={acceptOffer} disabled={busy}>
-              Accept offer
+              {t('task.acceptOffer')}
             </button>
           )}
-          <button type="button" className="secondary" onClick={declineOffer} disabled={busy}>
-            Decline offer
-          </button>
+          {nativeSecond ? null : (
+            <button type="button" className="secondary" onClick={declineOffer} disabled={busy}>
+              {t('task.decline')}
+            </button>
+          )}
         </div>
       ) : null}
 
-      {task.status === 'ASSIGNED' ? (
-        <button type="button" className={native ? undefined : 'secondary'} onClick={start} disabled={busy}>
-          Start work
+      {mine && task.status === 'ASSIGNED' ? (
+        <button type="button" className="secondary wide" onClick={start} disabled={busy}>
+          {t('task.start')}
         </button>
       ) : null}
       {revision && latest && !disputeOpen ? <RevisionNotice submission={latest} /> : null}
       {canSubmit && !native ? (
-        <button type="button" onClick={() => onView('submit')}>
+        <button type="button" className="wide" onClick={() => onView('submit')}>
           {submitText}
         </button>
       ) : null}
       {canDispute ? (
-        <button type="button" className="secondary" onClick={() => onView('dispute')}>
-          Open a dispute
+        <button type="button" className="secondary wide" onClick={() => onView('dispute')}>
+          {t('task.openDispute')}
         </button>
       ) : null}
-      {task.status === 'REVIEW' && !disputeOpen ? (
+      {mine && task.status === 'REVIEW' && !disputeOpen ? (
         task.reviewDeadline ? (
           <ReviewCountdown deadline={task.reviewDeadline} />
         ) : (
-          <p className="notice">Submitted: the agent reviews your work and completes the task to pay you.</p>
+          <p className="notice">{t('task.submitted')}</p>
         )
       ) : null}
       {task.dispute ? (
-        <div className="notice" role="status" aria-label="Dispute">
-          <p>
-            {disputeOpen
-              ? 'This task is in dispute: an operator from Handoff will decide. The reward stays locked until then.'
-              : 'The dispute about this task was decided.'}
-          </p>
-          <button type="button" className="secondary" onClick={() => onView('dispute')}>
-            View the dispute
+        <div className="notice" role="status" aria-label={t('task.dispute')}>
+          <p>{disputeOpen ? t('task.disputeOpen') : t('task.disputeDecided')}</p>
+          <button type="button" className="secondary wide" onClick={() => onView('dispute')}>
+            {t('task.viewDispute')}
           </button>
         </div>
       ) : null}
-      {task.status === 'COMPLETED' ? <Completed task={task} /> : null}
+      {mine && task.status === 'COMPLETED' ? <Completed task={task} /> : null}
       {task.location ? <Place location={task.location} /> : null}
-      <AgentInfo agent={task.agent} />
+      {known ? (
+        <AgentInfo
+          agent={task.agent}
+          applicants={task.applicants}
+          open={state === 'open' || state === 'applied'}
+        />
+      ) : null}
       {submissions.data && submissions.data.length > 0 ? (
-        <section className="section" aria-label="Your submissions">
-          <h2>Your submissions</h2>
+        <Section title={t('task.yourSubmissions')} plain>
           <div className="stack">
             {submissions.data.map((s) => (
               <SubmissionView key={s.id} submission={s} />
             ))}
           </div>
-        </section>
+        </Section>
       ) : null}
       <ErrorNote error={submissions.error} onRetry={submissions.reload} />
       {mine ? <OpenChat taskId={task.id} onOpen={() => onView('chat')} /> : null}

@@ -1,4 +1,5 @@
 import { useMemo, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { api, type Task } from '../api';
 import { Empty, ErrorNote, Loading, Section, useLoad } from '../ui';
 import { TaskCard } from './TaskCard';
@@ -11,6 +12,7 @@ interface TaskPage {
 
 /** Offers waiting for an answer, then the open tasks with filters. */
 export function TasksScreen({ onOpen }: { onOpen: (task: Task) => void }) {
+  const { t } = useTranslation();
   const offers = useLoad(() => api<TaskPage>('GET', '/worker/offers?limit=50'));
   const [pages, setPages] = useState<TaskPage[]>([]);
   const first = useLoad(async () => {
@@ -26,11 +28,11 @@ export function TasksScreen({ onOpen }: { onOpen: (task: Task) => void }) {
 
   const tasks = useMemo(() => {
     const words = search.trim().toLowerCase();
-    const min = Number(minReward);
+    const min = Number(minReward.replace(',', '.'));
     return pages
       .flatMap((p) => p.tasks)
-      .filter((t) => !words || `${t.title} ${t.description}`.toLowerCase().includes(words))
-      .filter((t) => !minReward || Number(t.reward) >= min);
+      .filter((task) => !words || `${task.title} ${task.description}`.toLowerCase().includes(words))
+      .filter((task) => !minReward || Number(task.reward) >= min);
   }, [pages, search, minReward]);
 
   const loadMore = async () => {
@@ -53,58 +55,56 @@ export function TasksScreen({ onOpen }: { onOpen: (task: Task) => void }) {
   return (
     <>
       {offers.data && offers.data.tasks.length > 0 ? (
-        <Section title="Offers for you">
+        <Section title={t('tasks.offers')} footer={t('tasks.offersFooter')}>
           <ul className="list">
-            {offers.data.tasks.map((t) => (
-              <TaskCard key={t.id} task={t} onOpen={onOpen} note="Offer: answer it" />
+            {offers.data.tasks.map((task) => (
+              <TaskCard key={task.id} task={task} onOpen={onOpen} />
             ))}
           </ul>
         </Section>
       ) : null}
       <ErrorNote error={offers.error} onRetry={offers.reload} />
-      <Section title="Open tasks">
-        <div className="filters">
-          <label>
-            <span>Search</span>
-            <input
-              type="search"
-              value={search}
-              onChange={(e) => setSearch(e.target.value)}
-              placeholder="Title or words"
-            />
-          </label>
-          <label>
-            <span>Min reward, TON</span>
-            <input
-              type="number"
-              inputMode="decimal"
-              min="0"
-              value={minReward}
-              onChange={(e) => setMinReward(e.target.value)}
-            />
-          </label>
-        </div>
-        {first.loading && pages.length === 0 ? <Loading label="Loading tasks…" /> : null}
+      <div className="filters">
+        <label>
+          <span className="sr-only">{t('tasks.search')}</span>
+          <input
+            type="search"
+            value={search}
+            onChange={(e) => setSearch(e.target.value)}
+            placeholder={t('tasks.searchPlaceholder')}
+          />
+        </label>
+        <label>
+          <span className="sr-only">{t('tasks.minReward')}</span>
+          <input
+            type="text"
+            inputMode="decimal"
+            value={minReward}
+            onChange={(e) => setMinReward(e.target.value.replace(/[^0-9.,]/g, ''))}
+            placeholder={t('tasks.minRewardPlaceholder')}
+          />
+        </label>
+      </div>
+      <Section title={t('tasks.open')}>
+        {first.loading && pages.length === 0 ? <Loading label={t('tasks.loading')} /> : null}
         <ErrorNote error={first.error} onRetry={first.reload} />
         {!first.loading && !first.error && tasks.length === 0 ? (
-          <Empty>
-            {pages.some((p) => p.tasks.length)
-              ? 'No task matches these filters.'
-              : 'No open tasks right now. New ones appear here.'}
-          </Empty>
+          <Empty>{pages.some((p) => p.tasks.length) ? t('tasks.noMatch') : t('tasks.none')}</Empty>
         ) : null}
-        <ul className="list">
-          {tasks.map((t) => (
-            <TaskCard key={t.id} task={t} onOpen={onOpen} />
-          ))}
-        </ul>
-        {last?.hasMore ? (
-          <button type="button" className="secondary" onClick={loadMore} disabled={loadingMore}>
-            {loadingMore ? 'Loading…' : 'Load more tasks'}
-          </button>
+        {tasks.length > 0 ? (
+          <ul className="list">
+            {tasks.map((task) => (
+              <TaskCard key={task.id} task={task} onOpen={onOpen} />
+            ))}
+          </ul>
         ) : null}
-        <ErrorNote error={moreError} />
       </Section>
+      {last?.hasMore ? (
+        <button type="button" className="secondary wide" onClick={loadMore} disabled={loadingMore}>
+          {loadingMore ? t('common.loading') : t('tasks.loadMore')}
+        </button>
+      ) : null}
+      <ErrorNote error={moreError} />
     </>
   );
 }

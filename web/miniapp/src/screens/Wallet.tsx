@@ -1,8 +1,9 @@
 import { useTonConnectUI, type Wallet } from '@tonconnect/ui-react';
 import { useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { api, type Worker } from '../api';
 import { haptic } from '../telegram';
-import { ErrorNote } from '../ui';
+import { ErrorNote, Section } from '../ui';
 import { embeddedWallet, type WalletChoice, walletChoices } from '../wallets';
 
 /**
@@ -11,6 +12,7 @@ import { embeddedWallet, type WalletChoice, walletChoices } from '../wallets';
  * the wallet contract's key before it pays rewards there.
  */
 export function WalletSection({ me, onSaved }: { me: Worker; onSaved: (worker: Worker) => void }) {
+  const { t } = useTranslation();
   const [tonConnectUI] = useTonConnectUI();
   const [state, setState] = useState<'idle' | 'waiting' | 'saving'>('idle');
   const [error, setError] = useState<unknown>(null);
@@ -44,8 +46,7 @@ export function WalletSection({ me, onSaved }: { me: Worker; onSaved: (worker: W
     setState('saving');
     try {
       const proof = wallet.connectItems?.tonProof;
-      if (!proof || !('proof' in proof))
-        throw new Error('The wallet did not sign the proof. Try another wallet.');
+      if (!proof || !('proof' in proof)) throw new Error(t('wallet.noProof'));
       const { worker } = await api<{ worker: Worker }>('PUT', '/worker/me/wallet', {
         address: wallet.account.address,
         network: wallet.account.chain,
@@ -106,29 +107,28 @@ export function WalletSection({ me, onSaved }: { me: Worker; onSaved: (worker: W
   };
 
   return (
-    <section className="section" aria-label="Wallet">
-      <h2>Wallet</h2>
+    <Section title={t('wallet.title')} plain>
       {me.walletAddress ? (
         <p className="small">
-          Rewards are paid to <code className="hash">{me.walletAddress}</code>
+          {t('wallet.paidTo')} <code className="hash">{me.walletAddress}</code>
         </p>
       ) : (
-        <p className="small muted">Connect the TON wallet your rewards should be paid to.</p>
+        <p className="small muted">{t('wallet.connectHint')}</p>
       )}
       <ErrorNote error={error} />
-      <button type="button" onClick={connect} disabled={state !== 'idle'}>
+      <button type="button" className="wide" onClick={connect} disabled={state !== 'idle'}>
         {state === 'saving'
-          ? 'Saving wallet…'
+          ? t('wallet.saving')
           : state === 'waiting'
-            ? 'Waiting for the wallet…'
+            ? t('wallet.waiting')
             : me.walletAddress
-              ? 'Change wallet'
-              : 'Connect wallet'}
+              ? t('wallet.change')
+              : t('wallet.connect')}
       </button>
       {choices && state !== 'saving' ? (
         <div className="wallet-choice">
-          <p className="small muted">Choose your wallet. Nothing is sent to a wallet until you choose it.</p>
-          <ul aria-label="Wallets" className="wallets">
+          <p className="small muted">{t('wallet.choose')}</p>
+          <ul aria-label={t('wallet.wallets')} className="wallets">
             {choices.wallets.map((w) => (
               <li key={w.appName}>
                 <button type="button" className="wallet-tile" onClick={() => choose(w, choices.payload)}>
@@ -140,6 +140,6 @@ export function WalletSection({ me, onSaved }: { me: Worker; onSaved: (worker: W
           </ul>
         </div>
       ) : null}
-    </section>
+    </Section>
   );
 }
