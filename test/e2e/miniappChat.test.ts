@@ -425,7 +425,7 @@ describe('earnings and the work screens', () => {
       const ru = suffix === '-ru';
       const { context, page } = await open(theme, who);
       await step(page, async () => {
-        await page.getByRole('tab', { name: ru ? /Мои задания|My tasks/ : 'My tasks' }).click();
+        await page.getByRole('tab', { name: ru ? 'Мои задачи' : 'My tasks' }).click();
         await page.getByRole('button', { name: new RegExp(who.chatTitle) }).click();
         await page.getByRole('button', { name: ru ? 'Чат с агентом' : 'Chat with the agent' }).click();
         await page.getByRole('heading', { name: who.chatTitle, level: 1 }).waitFor();
@@ -457,7 +457,7 @@ describe('earnings and the work screens', () => {
         await screen(page, `10-submit-work${suffix}`, theme, 'submit work');
         await pressBackButton(page);
         await pressBackButton(page);
-        await page.getByRole('tab', { name: ru ? /Заработок|Earnings/ : 'Earnings' }).click();
+        await page.getByRole('tab', { name: ru ? 'Доход' : 'Earnings' }).click();
         await page
           .getByRole('region', { name: ru ? 'Ваши деньги' : 'Your money' })
           .getByText(ru ? 'Ожидается' : 'Pending')
