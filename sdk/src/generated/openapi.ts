@@ -3320,6 +3320,8 @@ export interface components {
                 firstName: string;
             } | null;
             applications?: components["schemas"]["Application"][];
+            /** @description Applications received, in any state (task lists only: GET /agents/tasks) */
+            applicationCount?: number;
             /** @description Hours you have to review a submission before it is approved for you (auto-release). This and the next three fields appear once the task uses them: created with reviewHours or location, or work was submitted; absent, the window is 72 hours */
             reviewHours?: number;
             /**
