@@ -5633,6 +5633,8 @@ export interface operations {
                              * @description ISO 8601 timestamp, UTC
                              */
                             nextAttemptAt: string | null;
+                            /** @description The JSON body sent (the same on every attempt), cut at 4000 characters (then ending in …) */
+                            requestBody?: string;
                             /**
                              * Format: date-time
                              * @description ISO 8601 timestamp, UTC
@@ -5708,6 +5710,8 @@ export interface operations {
                              * @description ISO 8601 timestamp, UTC
                              */
                             nextAttemptAt: string | null;
+                            /** @description The JSON body sent (the same on every attempt), cut at 4000 characters (then ending in …) */
+                            requestBody?: string;
                             /**
                              * Format: date-time
                              * @description ISO 8601 timestamp, UTC
