@@ -8487,6 +8487,7 @@ export interface operations {
                         recentDeposits: {
                             id: string;
                             agentId: string;
+                            agentName: string | null;
                             /**
                              * @description TON amount as a decimal string, e.g. "6.5"
                              * @example 6.5
