@@ -3,6 +3,7 @@ import type { DeliveryRow } from '../../src/db/repositories/executor.js';
 import type { NotificationKind } from '../../src/db/schema.js';
 import { APPLICATION_STATUSES, PAYMENT_STATUSES, TASK_STATUSES } from '../../src/domain/states.js';
 import { LEDGER_TYPES } from '../../src/domain/transactions.js';
+import { niceCeiling } from '../../web/console/src/chartScale.js';
 import {
   APPLICATION_LABEL,
   DELIVERY_STATUS_LABEL,
@@ -15,7 +16,6 @@ import {
   taskStatusLabel,
   wordsOf,
 } from '../../web/console/src/labels.js';
-import { niceCeiling } from '../../web/console/src/pages/SpendingChart.js';
 import { formatTon } from '../../web/console/src/ton.js';
 
 /** Words, not an enum: no underscores, not all capitals, starting with a capital letter. */
@@ -26,7 +26,11 @@ const words = (label: string | undefined) => {
 };
 
 // Every value of the server's own lists (typed, so a new value fails to compile here until named).
-const DELIVERY_STATUSES: Record<DeliveryRow['status'], true> = { pending: true, delivered: true, failed: true };
+const DELIVERY_STATUSES: Record<DeliveryRow['status'], true> = {
+  pending: true,
+  delivered: true,
+  failed: true,
+};
 const LEDGER_STATUSES = ['confirmed', 'pending'];
 const TRANSFER_STATUSES = ['pending', 'sent'];
 const NOTIFICATION_STATUSES = ['pending', 'sent', 'failed', 'recorded'];

@@ -1,4 +1,5 @@
 import type { Json } from '../api';
+import { niceCeiling } from '../chartScale';
 import { formatTon } from '../ton';
 
 const WIDTH = 640;
@@ -7,14 +8,6 @@ const HEIGHT = 200;
 const LEFT = 56;
 const BOTTOM = 28;
 const TOP = 10;
-
-/** A round top for the value axis (1, 2 or 5 times a power of ten) at or above `max`. */
-export function niceCeiling(max: number): number {
-  if (max <= 0) return 1;
-  const power = 10 ** Math.floor(Math.log10(max));
-  for (const step of [1, 2, 5, 10]) if (step * power >= max) return step * power;
-  return 10 * power;
-}
 
 /** "Nov 3" from "2026-11-03", in UTC like the days themselves. */
 const dayLabel = (day: string) =>
