@@ -39,17 +39,32 @@ export async function seriousViolations(page: Page): Promise<string[]> {
     .flatMap((v) => v.nodes.map((n) => `${v.id} (${v.impact}): ${v.help} at ${n.target.join(' ')}`));
 }
 
-/** The page's widths, and the element reaching furthest right (named in a failure). */
+/**
+ * The page's widths, and the element reaching furthest right outside any container that scrolls
+ * or clips sideways by itself (named in a failure, with its parent chain).
+ */
 const WIDTHS_SCRIPT = `(() => {
   const root = document.documentElement;
+  const contained = (el) => {
+    for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) {
+      const x = getComputedStyle(p).overflowX;
+      if (x === 'auto' || x === 'scroll' || x === 'hidden' || x === 'clip') return true;
+    }
+    return false;
+  };
+  const name = (el) => {
+    const cls = typeof el.className === 'string' && el.className ? '.' + el.className.trim().split(/\\s+/).join('.') : '';
+    return el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') + cls;
+  };
   let widest = '';
   let right = root.clientWidth;
   for (const el of document.body.querySelectorAll('*')) {
     const r = el.getBoundingClientRect().right;
-    if (r > right + 0.5) {
+    if (r > right + 0.5 && !contained(el)) {
       right = r;
-      const cls = typeof el.className === 'string' && el.className ? '.' + el.className.trim().split(/\\s+/).join('.') : '';
-      widest = el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') + cls;
+      const chain = [];
+      for (let p = el; p && p !== document.body && chain.length < 5; p = p.parentElement) chain.unshift(name(p));
+      widest = chain.join(' > ') + ' (' + Math.round(r) + ' px)';
     }
   }
   return { scrollWidth: root.scrollWidth, clientWidth: root.clientWidth, widest };

@@ -37,7 +37,7 @@ export function NewKey({ apiKey, onDone }: { apiKey: string; onDone: () => void 
       <p>
         <strong>Your new API key.</strong> Copy it now: it is shown only once.
       </p>
-      <textarea className="secret" aria-label="API key" value={apiKey} readOnly rows={2} spellCheck={false} />
+      <textarea className="secret" aria-label="API key" value={apiKey} readOnly rows={3} spellCheck={false} />
       <div className="row">
         <CopyButton value={apiKey} what="key" />
         <button type="button" onClick={onDone}>

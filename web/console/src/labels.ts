@@ -89,7 +89,7 @@ export const LEDGER_STATUS_LABEL: Record<string, string> = {
 };
 
 export const DELIVERY_STATUS_LABEL: Record<string, string> = {
-  pending: 'Waiting to retry',
+  pending: 'Waiting to send',
   delivered: 'Delivered',
   failed: 'Failed',
 };

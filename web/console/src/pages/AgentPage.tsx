@@ -425,7 +425,10 @@ function Deliveries({ agentId }: { agentId: string }) {
             {d.requestBody ? (
               <details>
                 <summary>Request body</summary>
-                <pre className="code body">{pretty(d.requestBody)}</pre>
+                {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a long body scrolls; the keyboard must reach it */}
+                <pre className="code body" tabIndex={0} aria-label={`Request body of ${d.event}`}>
+                  {pretty(d.requestBody)}
+                </pre>
               </details>
             ) : null}
             {d.status === 'failed' ? (
