@@ -296,7 +296,10 @@ describe('the owner console for people who pay', () => {
 
         // Complete without a submission: a confirmation naming the money, then paid.
         await page.getByRole('button', { name: 'Complete and pay' }).click();
-        await page.getByRole('region', { name: 'Confirm completion' }).getByText('2 TON', { exact: true }).waitFor();
+        await page
+          .getByRole('region', { name: 'Confirm completion' })
+          .getByText('2 TON', { exact: true })
+          .waitFor();
         await page.getByRole('button', { name: 'Pay 2 TON and complete' }).click();
         await page.getByRole('status').filter({ hasText: 'Completed: the reward is on its way' }).waitFor();
         await status(page).getByText('Completed', { exact: true }).waitFor();
@@ -306,7 +309,10 @@ describe('the owner console for people who pay', () => {
         const before = (await ok(t, agent(), 'GET', '/agents/me')).agent.balance;
         await openTask(page, tasks.benches!, 'Count the benches in the park');
         await page.getByRole('button', { name: 'Cancel task' }).click();
-        await page.getByRole('region', { name: 'Confirm cancellation' }).getByText(/1\.95 TON \(reward and fee\)/).waitFor();
+        await page
+          .getByRole('region', { name: 'Confirm cancellation' })
+          .getByText(/1\.95 TON \(reward and fee\)/)
+          .waitFor();
         await page.getByRole('button', { name: 'Cancel the task' }).click();
         await page
           .getByRole('status')
@@ -391,7 +397,7 @@ describe('the owner console for people who pay', () => {
         await logPage.getByRole('link', { name: 'Storefront scout' }).click();
         const log = logPage.getByRole('list', { name: 'Webhook deliveries' });
         const failed = log.getByRole('listitem').filter({ hasText: 'HTTP 500' });
-        await failed.getByText('Waiting to send').waitFor();
+        await failed.getByText('Will retry').waitFor();
         await failed.getByText('Next retry').waitFor();
         await failed.getByText('Request body').click();
         await failed.getByText(`"taskId": "${tasks.flyers}"`).waitFor();
@@ -410,7 +416,7 @@ describe('the owner console for people who pay', () => {
         ['agents', '#/', 'Your agents'],
         ['agent', `#/agents/${agentId}`, 'Storefront scout'],
         ['task', `#/agents/${agentId}/tasks/${tasks.storefront}`, 'Photograph the storefront'],
-        ['task-review', `#/agents/${agentId}/tasks/${tasks.menu}`, 'Photograph the lunch menu'],
+        ['task-reviewed', `#/agents/${agentId}/tasks/${tasks.menu}`, 'Photograph the lunch menu'],
       ];
       for (const theme of ['light', 'dark'] as const) {
         for (const viewport of [PHONE, DESKTOP]) {

@@ -108,16 +108,24 @@ export function StatementList({ statements }: { statements: Json[] }) {
 
 /**
  * A chat, read-only, oldest first: who wrote what and when, with attached files (images as
- * previews, other files as chips with their size). `workerName` names the worker's side.
+ * previews, other files as chips with their size). `workerName` and `agentLabel` name the sides.
  */
-export function ChatLog({ messages, workerName }: { messages: Json[]; workerName?: string }) {
+export function ChatLog({
+  messages,
+  workerName,
+  agentLabel = 'Agent',
+}: {
+  messages: Json[];
+  workerName?: string;
+  agentLabel?: string;
+}) {
   return (
     <ol className="chat" aria-label="Chat messages">
       {messages.map((m: Json) => (
         <li key={m.id} className={m.senderType === 'AGENT' ? 'mine' : ''}>
           <div className="bubble">
             <span className="muted">
-              {m.senderType === 'AGENT' ? 'Your agent' : (workerName ?? 'Worker')} · {when(m.createdAt)}
+              {m.senderType === 'AGENT' ? agentLabel : (workerName ?? 'Worker')} · {when(m.createdAt)}
             </span>
             {m.content ? <div className="description">{m.content}</div> : null}
             {m.fileUrl ? (

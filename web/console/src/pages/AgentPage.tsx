@@ -398,7 +398,9 @@ function Deliveries({ agentId }: { agentId: string }) {
               <span
                 className={`badge ${d.status === 'delivered' ? 'ok' : d.status === 'failed' ? 'bad' : 'warn'}`}
               >
-                {labelOf(DELIVERY_STATUS_LABEL, d.status)}
+                {d.status === 'pending' && d.attempts > 0
+                  ? 'Will retry'
+                  : labelOf(DELIVERY_STATUS_LABEL, d.status)}
               </span>
               <span className="muted">{when(d.createdAt)}</span>
             </div>

@@ -2,7 +2,9 @@ import type { Json } from '../api';
 import { niceCeiling } from '../chartScale';
 import { formatTon } from '../ton';
 
-const WIDTH = 640;
+/** Drawn in these units; a phone gets a narrower drawing, so its text is not scaled down to nothing. */
+const WIDE = 640;
+const NARROW = 340;
 const HEIGHT = 200;
 /** Room for the value axis on the left and the day axis below. */
 const LEFT = 56;
@@ -18,6 +20,9 @@ const dayLabel = (day: string) =>
  * numbers behind the bars are in a table under "Daily numbers". An SVG drawn here, no library.
  */
 export function SpendingChart({ days }: { days: Json[] }) {
+  const narrow = window.matchMedia('(max-width: 640px)').matches;
+  const WIDTH = narrow ? NARROW : WIDE;
+  const every = narrow ? 10 : 7;
   const values = days.flatMap((d) => [Number(d.deposited), Number(d.spent)]);
   const top = niceCeiling(Math.max(0, ...values));
   const plotW = WIDTH - LEFT - 8;
@@ -28,8 +33,11 @@ export function SpendingChart({ days }: { days: Json[] }) {
   const spentTotal = days.reduce((sum, d) => sum + Number(d.spent), 0);
   const depositTotal = days.reduce((sum, d) => sum + Number(d.deposited), 0);
   const moved = days.filter((d) => d.deposited !== '0' || d.spent !== '0');
-  // A day label every week, and the last day, so labels never collide.
-  const labelled = new Set(days.map((_, i) => i).filter((i) => i % 7 === 0 || i === days.length - 1));
+  // A day label every week (ten days on a phone), and the last day unless it would touch the one before.
+  const last = days.length - 1;
+  const labelled = new Set(
+    days.map((_, i) => i).filter((i) => i % every === 0 || (i === last && last % every >= every / 2)),
+  );
   const total = (n: number) => formatTon(String(Number(n.toFixed(9))));
   return (
     <figure className="card chart" aria-labelledby="spending-title">

@@ -111,7 +111,7 @@ export function TaskPage({ agentId, taskId, network }: { agentId: string; taskId
         <p className="muted">Read-only here: your agent writes through the API.</p>
         {messages === null ? <p className="muted">No chat: the task has no assigned worker.</p> : null}
         {messages && messages.length === 0 ? <p className="muted">No messages yet.</p> : null}
-        <ChatLog messages={messages ?? []} workerName={task.worker?.firstName} />
+        <ChatLog messages={messages ?? []} workerName={task.worker?.firstName} agentLabel="Your agent" />
       </section>
 
       <section className="card" aria-labelledby="ledger-title">
