@@ -461,6 +461,12 @@ describe('the owner console for people who pay', () => {
               path: path.join(SCREENSHOTS, `console-operator${suffix}.png`),
               fullPage: true,
             });
+            // Names next to ids: the workers the notifications went to.
+            await page
+              .getByRole('table', { name: 'Notifications to workers' })
+              .getByRole('cell', { name: /^Ana wrk_/ })
+              .first()
+              .waitFor();
             // A tile leads where it says.
             await page.getByRole('link', { name: 'Unmatched deposits' }).click();
             await expect

@@ -3798,6 +3798,8 @@ export interface components {
         Notification: {
             id: string;
             workerId: string;
+            /** @description The worker’s first name, from Telegram */
+            workerName?: string;
             /** @description The Telegram chat (the worker’s Telegram user id) */
             chatId: string;
             taskId: string | null;

@@ -48,7 +48,10 @@ export function listDueNotifications(db: Executor, now: string, limit: number) {
     .execute();
 }
 
-/** Newest first, with the worker's telegram_id (the chat the notification goes to). */
+/**
+ * Newest first, with the worker's telegram_id (the chat the notification goes to) and first name
+ * (the operator page shows names next to ids).
+ */
 export function listNotifications(
   db: Executor,
   filter: { workerId?: string; status?: NotificationRow['status'] },
@@ -59,7 +62,7 @@ export function listNotifications(
     .selectFrom('notifications as n')
     .innerJoin('workers as w', 'w.id', 'n.worker_id')
     .selectAll('n')
-    .select('w.telegram_id');
+    .select(['w.telegram_id', 'w.first_name as worker_first_name']);
   if (filter.workerId) query = query.where('n.worker_id', '=', filter.workerId);
   if (filter.status) query = query.where('n.status', '=', filter.status);
   if (after) query = query.where(olderThan(after, 'n'));
