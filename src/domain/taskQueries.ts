@@ -1,5 +1,9 @@
 import { findAgent } from '../db/repositories/agents.js';
-import { listTaskApplications, listWorkerApplications } from '../db/repositories/applications.js';
+import {
+  countApplicationsByTask,
+  listTaskApplications,
+  listWorkerApplications,
+} from '../db/repositories/applications.js';
 import type { TaskRow } from '../db/repositories/executor.js';
 import { findWorkerRatingOfTask } from '../db/repositories/ratings.js';
 import { latestSubmission } from '../db/repositories/submissions.js';
@@ -103,14 +107,20 @@ export async function taskParties(
 export async function taskPartiesForPage(
   db: DomainContext['db'],
   agentId: string,
-  tasks: { worker_id: string | null }[],
+  tasks: { id: string; worker_id: string | null }[],
 ) {
   const agent = await findAgent(db, agentId);
   const ids = [...new Set(tasks.map((t) => t.worker_id).filter((id): id is string => id !== null))];
   const workers = new Map((await findWorkers(db, ids)).map((w) => [w.id, w]));
+  const applications = await countApplicationsByTask(
+    db,
+    tasks.map((t) => t.id),
+  );
   return {
     agentName: agent?.name ?? null,
     workerOf: (id: string | null) => (id ? (workers.get(id) ?? null) : null),
+    /** Applications of a task on this page: the console's tasks table shows the count. */
+    applicationCountOf: (taskId: string) => applications.get(taskId) ?? 0,
   };
 }
 

@@ -99,5 +99,11 @@ export async function redeliver(ctx: DomainContext, agentId: string, deliveryId:
   const now = ctx.clock.now().toISOString();
   const requeued = await requeueDelivery(ctx.db, delivery.id, url, endpointOrigin(url), now);
   if (!requeued) throw conflict('This delivery was redelivered already');
-  return { ...requeued, event_type: event.type, event_task_id: event.task_id };
+  return {
+    ...requeued,
+    event_type: event.type,
+    event_task_id: event.task_id,
+    event_data_json: event.data_json,
+    event_created_at: event.created_at,
+  };
 }

@@ -55,6 +55,8 @@ describe('GET /admin/overview', () => {
     expect(o.topAgents[0].ownerWallet).toMatch(/^0Q|^kQ|^EQ|^UQ/);
     expect(o.topAgents[1].ownerWallet).toBeNull();
     expect(o.recentDeposits.map((d: { amount: string }) => d.amount)).toEqual(['3', '7']);
+    // Names next to ids: the owned agent's name; the operator's agent has none.
+    expect(o.recentDeposits.map((d: { agentName: string | null }) => d.agentName)).toEqual([null, 'Owned']);
     expect(o.deposits).toEqual({ unmatched: 0 });
     expect(o.transfers).toEqual({ pending: 0, failed: 0 });
     expect(o.openTransfers).toEqual([]);

@@ -90,6 +90,13 @@ describe('owners, agents and API keys', () => {
       ['GET', `/agents/${agent.id}/api/agents/me`],
       ['GET', `/agents/${agent.id}/api/agents/tasks`],
       ['GET', `/agents/${agent.id}/api/transactions`],
+      // The task actions the console offers: accept an application, cancel, complete, review.
+      ['GET', `/agents/${agent.id}/api/tasks/tsk_any`],
+      ['PATCH', `/agents/${agent.id}/api/applications/app_any`, {}],
+      ['DELETE', `/agents/${agent.id}/api/tasks/tsk_any`],
+      ['POST', `/agents/${agent.id}/api/tasks/tsk_any/complete`],
+      ['POST', `/agents/${agent.id}/api/tasks/tsk_any/revisions`, { reason: 'redo' }],
+      ['POST', `/agents/${agent.id}/api/tasks/tsk_any/dispute`, { reason: 'bad' }],
     ];
     for (const [method, url, body] of tries) {
       const res = await consoleCall(t, bob, method as 'GET', url, body);
@@ -103,6 +110,36 @@ describe('owners, agents and API keys', () => {
     const operatorAgent = admin.json().agent.id;
     expect((await consoleCall(t, bob, 'GET', `/agents/${operatorAgent}`)).statusCode).toBe(404);
     expect((await me(admin.json().apiKey)).statusCode).toBe(200);
+  });
+
+  it("refuses the task actions on another owner's task, through the owner's own agent too", async () => {
+    const alice = await signInOwner(t);
+    const bob = await signInOwner(t);
+    const { agent, apiKey } = await ownedAgent(alice);
+    const { agent: bobAgent } = await ownedAgent(bob);
+    await consoleOk(t, alice, 'POST', `/agents/${agent.id}/faucet`, { amount: '5' }, 201);
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/tasks',
+      headers: asKey(apiKey),
+      payload: { title: 'Count the benches', description: 'In the park', reward: '1' },
+    });
+    const taskId = created.json().task.id;
+    for (const [method, path, body] of [
+      ['GET', `/tasks/${taskId}`],
+      ['DELETE', `/tasks/${taskId}`],
+      ['POST', `/tasks/${taskId}/complete`],
+      ['POST', `/tasks/${taskId}/revisions`, { reason: 'redo' }],
+    ] as [string, string, unknown?][]) {
+      // Through his own agent it is the agent API's answer for another agent's task: 403.
+      const viaOwn = await consoleCall(t, bob, method as 'GET', `/agents/${bobAgent.id}/api${path}`, body);
+      expect(viaOwn.statusCode, `${method} ${path}`).toBe(403);
+      const viaHers = await consoleCall(t, bob, method as 'GET', `/agents/${agent.id}/api${path}`, body);
+      expect(viaHers.statusCode, `${method} ${path}`).toBe(404);
+    }
+    // Nothing changed: the task is still open and funded for Alice.
+    const task = await consoleOk(t, alice, 'GET', `/agents/${agent.id}/api/tasks/${taskId}`);
+    expect(task.task.status).toBe('FUNDED');
   });
 
   it('tops up through the sandbox faucet, acts as the agent in the console, and charts the money', async () => {

@@ -387,6 +387,8 @@ describe('webhooks', () => {
         deliveredAt: null,
       });
       expect(Date.parse(entry.nextAttemptAt) - t.clock.now().getTime()).toBe(RETRY_DELAYS_MS[0]);
+      // The log shows the very body the receiver got (the console's delivery log displays it).
+      expect(entry.requestBody).toBe(receiver.requests[0]!.rawBody.toString('utf8'));
 
       // Not due yet: nothing is sent before the first retry delay has passed.
       expect(await dispatch(t)).toBe(0);

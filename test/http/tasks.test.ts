@@ -587,8 +587,11 @@ describe('GET /agents/tasks', () => {
       status: 'COMPLETED',
       paymentStatus: 'RELEASED',
       worker: { id: worker.id },
+      applicationCount: 1,
     });
     expect(listed).not.toHaveProperty('applications');
+    const fundedListed = (await ok(t, agent, 'GET', '/agents/tasks?status=FUNDED')).tasks[0];
+    expect(fundedListed.applicationCount).toBe(0);
 
     for (const query of ['status=DONE', 'paymentStatus=PAID', 'status=funded']) {
       const res = await call(t, agent, 'GET', `/agents/tasks?${query}`);

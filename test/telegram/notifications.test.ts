@@ -374,6 +374,7 @@ describe('without a bot token', () => {
     expect(row).toEqual({
       id: expect.stringMatching(/^ntf_/),
       workerId: worker.id,
+      workerName: expect.any(String),
       chatId: String(worker.telegramId),
       taskId: offer.task.id,
       kind: 'offer',

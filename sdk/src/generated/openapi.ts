@@ -3400,6 +3400,8 @@ export interface components {
                 firstName: string;
             } | null;
             applications?: components["schemas"]["Application"][];
+            /** @description Applications received, in any state (task lists only: GET /agents/tasks) */
+            applicationCount?: number;
             /** @description Hours you have to review a submission before it is approved for you (auto-release). This and the next three fields appear once the task uses them: created with reviewHours or location, or work was submitted; absent, the window is 72 hours */
             reviewHours?: number;
             /**
@@ -3889,6 +3891,8 @@ export interface components {
         Notification: {
             id: string;
             workerId: string;
+            /** @description The worker’s first name, from Telegram */
+            workerName?: string;
             /** @description The Telegram chat (the worker’s Telegram user id) */
             chatId: string;
             taskId: string | null;
@@ -5724,6 +5728,8 @@ export interface operations {
                              * @description ISO 8601 timestamp, UTC
                              */
                             nextAttemptAt: string | null;
+                            /** @description The JSON body sent (the same on every attempt), cut at 4000 characters (then ending in …) */
+                            requestBody?: string;
                             /**
                              * Format: date-time
                              * @description ISO 8601 timestamp, UTC
@@ -5799,6 +5805,8 @@ export interface operations {
                              * @description ISO 8601 timestamp, UTC
                              */
                             nextAttemptAt: string | null;
+                            /** @description The JSON body sent (the same on every attempt), cut at 4000 characters (then ending in …) */
+                            requestBody?: string;
                             /**
                              * Format: date-time
                              * @description ISO 8601 timestamp, UTC
@@ -8782,6 +8790,7 @@ export interface operations {
                         recentDeposits: {
                             id: string;
                             agentId: string;
+                            agentName: string | null;
                             /**
                              * @description TON amount as a decimal string, e.g. "6.5"
                              * @example 6.5

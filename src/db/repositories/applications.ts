@@ -143,3 +143,16 @@ export function rejectWaitingApplications(db: Executor, taskId: string, now: str
     .returning(['id', 'worker_id'])
     .execute();
 }
+
+/** How many applications each of these tasks has (any state), for a page of task rows. */
+export async function countApplicationsByTask(db: Executor, taskIds: string[]): Promise<Map<string, number>> {
+  if (taskIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('applications')
+    .select(['task_id', (eb) => eb.fn.countAll<number | string | bigint>().as('n')])
+    .where('task_id', 'in', taskIds)
+    .groupBy('task_id')
+    .execute();
+  // PostgreSQL's count is a bigint, read back as a string.
+  return new Map(rows.map((r) => [r.task_id, Number(r.n)]));
+}

@@ -57,7 +57,12 @@ export function listAgentDeliveries(
     .selectFrom('webhook_deliveries as d')
     .innerJoin('events as e', 'e.id', 'd.event_id')
     .selectAll('d')
-    .select(['e.type as event_type', 'e.task_id as event_task_id'])
+    .select([
+      'e.type as event_type',
+      'e.task_id as event_task_id',
+      'e.data_json as event_data_json',
+      'e.created_at as event_created_at',
+    ])
     .where('d.agent_id', '=', agentId);
   if (status) query = query.where('d.status', '=', status);
   if (after) query = query.where(olderThan(after, 'd'));

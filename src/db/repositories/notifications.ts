@@ -50,7 +50,7 @@ export function listDueNotifications(db: Executor, now: string, limit: number) {
 
 /**
  * Newest first, with the worker's telegram_id (the chat the notification goes to), language and
- * time zone (what it is written in).
+ * time zone (what it is written in) and first name (the operator page shows names next to ids).
  */
 export function listNotifications(
   db: Executor,
@@ -62,7 +62,7 @@ export function listNotifications(
     .selectFrom('notifications as n')
     .innerJoin('workers as w', 'w.id', 'n.worker_id')
     .selectAll('n')
-    .select(['w.telegram_id', 'w.language', 'w.timezone']);
+    .select(['w.telegram_id', 'w.language', 'w.timezone', 'w.first_name as worker_first_name']);
   if (filter.workerId) query = query.where('n.worker_id', '=', filter.workerId);
   if (filter.status) query = query.where('n.status', '=', filter.status);
   if (after) query = query.where(olderThan(after, 'n'));

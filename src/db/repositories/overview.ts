@@ -34,13 +34,16 @@ export function topAgentsByBalance(db: Executor, limit: number) {
     .execute();
 }
 
+/** The newest deposits with their agent's name (the operator page shows names next to ids). */
 export function recentDeposits(db: Executor, limit: number) {
   return db
     .selectFrom('transactions')
-    .selectAll()
-    .where('type', '=', 'DEPOSIT')
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
+    .leftJoin('agents', 'agents.id', 'transactions.agent_id')
+    .selectAll('transactions')
+    .select('agents.name as agent_name')
+    .where('transactions.type', '=', 'DEPOSIT')
+    .orderBy('transactions.created_at', 'desc')
+    .orderBy('transactions.id', 'desc')
     .limit(limit)
     .execute();
 }

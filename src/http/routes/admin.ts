@@ -185,6 +185,7 @@ const Overview = Type.Object({
     Type.Object({
       id: Type.String(),
       agentId: Type.String(),
+      agentName: Nullable(Type.String()),
       amount: Amount,
       fromAddress: Nullable(Type.String()),
       txHash: Nullable(Type.String()),
@@ -251,6 +252,7 @@ export const adminOverviewRoutes: Routes = async (app, { ctx }) => {
         recentDeposits: o.deposits.map((d) => ({
           id: d.id,
           agentId: d.agent_id,
+          agentName: d.agent_name,
           amount: formatTon(d.amount_nano),
           fromAddress: d.from_address,
           txHash: d.tx_hash,

@@ -104,9 +104,10 @@ export const taskRoutes: Routes = async (app, { ctx }) => {
     async (request) => {
       const result = await listTasksOfAgent(ctx, request.agentId, request.query);
       const parties = await taskPartiesForPage(ctx.db, request.agentId, result.items);
-      return pageView(result, 'tasks', (task) =>
-        taskView(task, parties.agentName, parties.workerOf(task.worker_id)),
-      );
+      return pageView(result, 'tasks', (task) => ({
+        ...taskView(task, parties.agentName, parties.workerOf(task.worker_id)),
+        applicationCount: parties.applicationCountOf(task.id),
+      }));
     },
   );
 

@@ -1,7 +1,9 @@
 import { Type } from 'typebox';
 import type { DeliveryRow } from '../../db/repositories/executor.js';
+import { eventPayload } from '../../domain/events.js';
 import { listEndpoints, resumeEndpoints } from '../../domain/webhookEndpoints.js';
 import { listDeliveries, redeliver, sendTestWebhook, setAgentWebhook } from '../../domain/webhooks.js';
+import { envelopeBody } from '../../events/signer.js';
 import { pageView } from '../pageView.js';
 import { AGENT_SECURITY, type Routes } from '../routeTypes.js';
 import { errors, IdParam, NextCursor, Nullable, Timestamp } from '../schemas/common.js';
@@ -10,6 +12,15 @@ import { webhookConfigView } from '../views.js';
 
 const tags = ['Webhooks'];
 const security = AGENT_SECURITY;
+
+/** A delivery's body is shown up to this many characters (the log is a page of 20 or more). */
+const REQUEST_BODY_SHOWN = 4000;
+
+/** The body the receiver gets (the dispatcher's own bytes: envelopeBody), bounded for the log. */
+function sentBody(event: string, timestamp: string, dataJson: string): string {
+  const body = envelopeBody({ event, timestamp, data: eventPayload(dataJson).data });
+  return body.length > REQUEST_BODY_SHOWN ? `${body.slice(0, REQUEST_BODY_SHOWN)}…` : body;
+}
 
 const Delivery = Type.Object({
   id: Type.String({ description: 'Sent as X-Service-Delivery-Id; the same on every retry' }),
@@ -22,6 +33,11 @@ const Delivery = Type.Object({
   lastStatusCode: Nullable(Type.Integer()),
   lastError: Nullable(Type.String()),
   nextAttemptAt: Nullable(Timestamp),
+  requestBody: Type.Optional(
+    Type.String({
+      description: `The JSON body sent (the same on every attempt), cut at ${REQUEST_BODY_SHOWN} characters (then ending in …)`,
+    }),
+  ),
   deliveredAt: Nullable(Timestamp),
   createdAt: Timestamp,
 });
@@ -51,7 +67,14 @@ export function endpointView(e: Awaited<ReturnType<typeof listEndpoints>>[number
   };
 }
 
-export function deliveryView(d: DeliveryRow & { event_type: string; event_task_id: string | null }) {
+export function deliveryView(
+  d: DeliveryRow & {
+    event_type: string;
+    event_task_id: string | null;
+    event_data_json?: string;
+    event_created_at?: string;
+  },
+) {
   return {
     id: d.id,
     eventId: d.event_id,
@@ -63,6 +86,9 @@ export function deliveryView(d: DeliveryRow & { event_type: string; event_task_i
     lastStatusCode: d.last_status_code,
     lastError: d.last_error,
     nextAttemptAt: d.status === 'pending' ? d.next_attempt_at : null,
+    ...(d.event_data_json && d.event_created_at
+      ? { requestBody: sentBody(d.event_type, d.event_created_at, d.event_data_json) }
+      : {}),
     deliveredAt: d.delivered_at,
     createdAt: d.created_at,
   };

@@ -31,6 +31,7 @@ export const NotificationQuery = Type.Object({
 export const Notification = Type.Object({
   id: Type.String(),
   workerId: Type.String(),
+  workerName: Type.Optional(Type.String({ description: 'The worker’s first name, from Telegram' })),
   chatId: Type.String({ description: 'The Telegram chat (the worker’s Telegram user id)' }),
   taskId: Nullable(Type.String()),
   kind: Type.Enum(KINDS),
@@ -46,10 +47,14 @@ export const Notification = Type.Object({
   createdAt: Timestamp,
 });
 
-export function notificationView(row: NotificationRow & { telegram_id: string }, message: BotMessage) {
+export function notificationView(
+  row: NotificationRow & { telegram_id: string; worker_first_name?: string },
+  message: BotMessage,
+) {
   return {
     id: row.id,
     workerId: row.worker_id,
+    ...(row.worker_first_name ? { workerName: row.worker_first_name } : {}),
     chatId: row.telegram_id,
     taskId: row.task_id,
     kind: row.kind,

@@ -60,6 +60,9 @@ export const Task = Type.Object({
   agent: Type.Object({ id: Type.String(), name: Nullable(Type.String()) }),
   worker: Nullable(WorkerRef),
   applications: Type.Optional(Type.Array(Application)),
+  applicationCount: Type.Optional(
+    Type.Integer({ description: 'Applications received, in any state (task lists only: GET /agents/tasks)' }),
+  ),
   reviewHours: Type.Optional(
     Type.Integer({
       description:

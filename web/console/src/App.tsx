@@ -59,9 +59,12 @@ export function App() {
 function Main({ route, session }: { route: string[]; session: Session }) {
   const [first, agentId, section, taskId] = route;
   if (first === 'agents' && agentId && section === 'tasks' && taskId) {
-    return <TaskPage agentId={agentId} taskId={taskId} network={session.network} />;
+    return (
+      <TaskPage key={`${agentId}/${taskId}`} agentId={agentId} taskId={taskId} network={session.network} />
+    );
   }
-  if (first === 'agents' && agentId) return <AgentPage agentId={agentId} network={session.network} />;
+  if (first === 'agents' && agentId)
+    return <AgentPage key={agentId} agentId={agentId} network={session.network} />;
   return <AgentsPage />;
 }
 

@@ -1,22 +1,45 @@
+import type React from 'react';
 import { useState } from 'react';
+import { taskStatusTone } from './labels';
 
-/** A newly created key, shown once, with a copy button. */
-export function NewKey({ apiKey, onDone }: { apiKey: string; onDone: () => void }) {
-  const [copied, setCopied] = useState(false);
+/**
+ * Copies `value` and says so. The visible word is "Copy" (or "Copied"); `what` completes the
+ * accessible name ("Copy deposit address") for screen readers, kept in the text so the visible
+ * label is part of the name.
+ */
+export function CopyButton({ value, what }: { value: string; what: string }) {
+  const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
   const copy = async () => {
-    await navigator.clipboard.writeText(apiKey).catch(() => undefined);
-    setCopied(true);
+    try {
+      await navigator.clipboard.writeText(value);
+      setState('copied');
+    } catch {
+      setState('failed');
+    }
   };
+  return (
+    <>
+      <button type="button" className="copy" onClick={copy}>
+        {state === 'copied' ? 'Copied' : 'Copy'}
+        <span className="sr-only"> {what}</span>
+      </button>
+      <span role="status" className="muted">
+        {state === 'failed' ? 'Copying is blocked here: select the text and copy it.' : ''}
+      </span>
+    </>
+  );
+}
+
+/** A newly created key, shown once and whole (it wraps), with a copy button. */
+export function NewKey({ apiKey, onDone }: { apiKey: string; onDone: () => void }) {
   return (
     <section className="card notice" aria-label="New API key">
       <p>
         <strong>Your new API key.</strong> Copy it now: it is shown only once.
       </p>
-      <input className="secret" aria-label="API key" value={apiKey} readOnly size={70} />
+      <textarea className="secret" aria-label="API key" value={apiKey} readOnly rows={3} spellCheck={false} />
       <div className="row">
-        <button type="button" onClick={copy}>
-          {copied ? 'Copied' : 'Copy key'}
-        </button>
+        <CopyButton value={apiKey} what="key" />
         <button type="button" onClick={onDone}>
           Done
         </button>
@@ -25,16 +48,49 @@ export function NewKey({ apiKey, onDone }: { apiKey: string; onDone: () => void 
   );
 }
 
-/** One number that matters, with its label. */
-export function Stat({ label, value, unit }: { label: string; value: string | number; unit?: string }) {
+/** A task's status as a coloured badge in words. */
+export function StatusBadge({ status, label }: { status: string; label: string }) {
+  return <span className={`badge ${taskStatusTone(status)}`}>{label}</span>;
+}
+
+/**
+ * One number that matters, with its label. With `target` (an element id on the page) the tile
+ * leads there: its label is a link and the whole tile is its click area. Routes live in the hash,
+ * so the link scrolls instead of changing the hash.
+ */
+export function Stat({
+  label,
+  value,
+  unit,
+  target,
+}: {
+  label: string;
+  value: string | number;
+  unit?: string;
+  target?: string;
+}) {
+  const go = (event: React.MouseEvent) => {
+    event.preventDefault();
+    const element = target ? document.getElementById(target) : null;
+    element?.scrollIntoView({ block: 'start' });
+    element?.focus({ preventScroll: true });
+  };
   return (
     // biome-ignore lint/a11y/useSemanticElements: a value and its label, not form controls (fieldset)
-    <div className="stat" role="group" aria-label={label}>
+    <div className={target ? 'stat linked' : 'stat'} role="group" aria-label={label}>
       <div className="stat-value">
         {value}
         {unit ? <small> {unit}</small> : null}
       </div>
-      <div className="stat-label">{label}</div>
+      <div className="stat-label">
+        {target ? (
+          <a href={`#${target}`} onClick={go}>
+            {label}
+          </a>
+        ) : (
+          label
+        )}
+      </div>
     </div>
   );
 }

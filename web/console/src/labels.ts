@@ -65,9 +65,61 @@ export function reviewLeftLabel(deadline: string | null | undefined, nowMs: numb
 }
 
 export const APPLICATION_LABEL: Record<string, string> = {
-  PENDING: 'applied',
-  OFFERED: 'offered',
-  ACCEPTED: 'accepted',
-  DECLINED: 'declined',
-  REJECTED: 'not chosen',
+  PENDING: 'Applied',
+  OFFERED: 'Offered',
+  ACCEPTED: 'Accepted',
+  DECLINED: 'Declined',
+  REJECTED: 'Not chosen',
 };
+
+/** Ledger lines: what moved the money, from the agent's side. */
+export const LEDGER_TYPE_LABEL: Record<string, string> = {
+  DEPOSIT: 'Deposit',
+  TASK_ESCROW: 'Held for a task',
+  PAYOUT: 'Paid to the worker',
+  REFUND: 'Returned to balance',
+  FEE: 'Platform fee',
+};
+
+/** A ledger line's or a chain transfer's state. */
+export const LEDGER_STATUS_LABEL: Record<string, string> = {
+  confirmed: 'Confirmed',
+  pending: 'Waiting for the chain',
+  sent: 'Sent',
+};
+
+export const DELIVERY_STATUS_LABEL: Record<string, string> = {
+  pending: 'Waiting to send',
+  delivered: 'Delivered',
+  failed: 'Failed',
+};
+
+export const NOTIFICATION_STATUS_LABEL: Record<string, string> = {
+  pending: 'Waiting',
+  sent: 'Sent',
+  failed: 'Failed',
+  recorded: 'Recorded (no bot)',
+};
+
+/**
+ * A lower-case machine word ("task_cancelled", "offer") as words ("Task cancelled"): for kinds the
+ * server may add to (notification kinds), where a newer kind still reads as words.
+ */
+export function wordsOf(value: string | null | undefined): string {
+  if (!value) return 'Other';
+  const words = value.replace(/[_.]+/g, ' ').trim().toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** The status tile's words: an open dispute outranks the task's own status. */
+export function taskStatusLabel(task: { status: string; dispute?: { status: string } | null }): string {
+  return task.dispute?.status === 'OPEN' ? 'In dispute' : labelOf(TASK_STATUS_LABEL, task.status);
+}
+
+/** A badge's colour class for a task status: waiting on you, under way, done, stopped. */
+export function taskStatusTone(status: string): 'warn' | 'ok' | 'info' | 'off' {
+  if (status === 'REVIEW') return 'warn';
+  if (status === 'COMPLETED') return 'ok';
+  if (status === 'CANCELLED') return 'off';
+  return 'info';
+}

@@ -14,3 +14,14 @@ export function tonOf(nano: bigint | string): string {
   const fraction = (value % NANO).toString().padStart(9, '0').replace(/0+$/, '');
   return `${value / NANO}${fraction ? `.${fraction}` : ''}`;
 }
+
+/**
+ * A TON decimal string for reading: thousands grouped ("12,500.25"), exact (no float rounding);
+ * anything that is not an amount is shown as it came.
+ */
+export function formatTon(ton: string | null | undefined): string {
+  if (ton === null || ton === undefined || ton === '') return '—';
+  const match = /^(-?)(\d+)(\.\d+)?$/.exec(String(ton));
+  if (!match) return String(ton);
+  return `${match[1]}${match[2]!.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}${match[3] ?? ''}`;
+}

@@ -16,7 +16,7 @@ export function Files({ files }: { files: Json[] }) {
               <img src={f.fileUrl} alt={f.name} loading="lazy" />
             </a>
           ) : (
-            <a href={f.fileUrl} download={f.name}>
+            <a className="file-chip" href={f.fileUrl} download={f.name}>
               {f.name}
             </a>
           )}
@@ -106,23 +106,36 @@ export function StatementList({ statements }: { statements: Json[] }) {
   );
 }
 
-/** A chat, read-only: who wrote what and when, with attached files. */
-export function ChatLog({ messages }: { messages: Json[] }) {
+/**
+ * A chat, read-only, oldest first: who wrote what and when, with attached files (images as
+ * previews, other files as chips with their size). `workerName` and `agentLabel` name the sides.
+ */
+export function ChatLog({
+  messages,
+  workerName,
+  agentLabel = 'Agent',
+}: {
+  messages: Json[];
+  workerName?: string;
+  agentLabel?: string;
+}) {
   return (
     <ol className="chat" aria-label="Chat messages">
       {messages.map((m: Json) => (
         <li key={m.id} className={m.senderType === 'AGENT' ? 'mine' : ''}>
-          <span className="muted">
-            {m.senderType === 'AGENT' ? 'Agent' : 'Worker'} · {when(m.createdAt)}
-          </span>
-          <div className="description">{m.content}</div>
-          {m.fileUrl ? (
-            <Files
-              files={[
-                { fileUrl: m.fileUrl, name: m.fileName, contentType: m.mimeType ?? '', size: m.fileSize },
-              ]}
-            />
-          ) : null}
+          <div className="bubble">
+            <span className="muted">
+              {m.senderType === 'AGENT' ? agentLabel : (workerName ?? 'Worker')} · {when(m.createdAt)}
+            </span>
+            {m.content ? <div className="description">{m.content}</div> : null}
+            {m.fileUrl ? (
+              <Files
+                files={[
+                  { fileUrl: m.fileUrl, name: m.fileName, contentType: m.mimeType ?? '', size: m.fileSize },
+                ]}
+              />
+            ) : null}
+          </div>
         </li>
       ))}
     </ol>

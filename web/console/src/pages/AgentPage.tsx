@@ -1,8 +1,11 @@
 import { type FormEvent, useCallback, useEffect, useState } from 'react';
 import { ErrorLine } from '../App';
 import { agentApi, api, type Json } from '../api';
-import { NewKey, Stat } from '../components';
-import { labelOf, TASK_STATUS_LABEL } from '../labels';
+import { NewKey, Stat, StatusBadge } from '../components';
+import { DELIVERY_STATUS_LABEL, labelOf, TASK_STATUS_LABEL, taskStatusLabel } from '../labels';
+import { formatTon } from '../ton';
+import { when } from '../trust';
+import { Onboarding, SdkQuickStart } from './Onboarding';
 import { SpendingChart } from './SpendingChart';
 import { TopUp } from './TopUp';
 
@@ -22,14 +25,16 @@ const REFRESH_MS = 5_000;
 
 export function AgentPage({ agentId }: { agentId: string; network: string }) {
   const [detail, setDetail] = useState<Json | null>(null);
+  const [anyTask, setAnyTask] = useState<boolean | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const load = useCallback(
-    () =>
-      api('GET', `/agents/${agentId}`)
-        .then(setDetail)
-        .catch((e) => setError(e.message)),
-    [agentId],
-  );
+  const load = useCallback(() => {
+    api('GET', `/agents/${agentId}`)
+      .then(setDetail)
+      .catch((e) => setError(e.message));
+    agentApi(agentId, 'GET', '/agents/tasks?limit=1')
+      .then((r) => setAnyTask(r.tasks.length > 0))
+      .catch(() => undefined);
+  }, [agentId]);
   useEffect(() => {
     load();
     const timer = setInterval(load, REFRESH_MS);
@@ -48,12 +53,19 @@ export function AgentPage({ agentId }: { agentId: string; network: string }) {
         <code>{agent.id}</code>
       </p>
       <div className="stats">
-        <Stat label="Balance" value={agent.balance} unit="TON" />
-        <Stat label="Locked in tasks" value={agent.lockedByTasks} unit="TON" />
-        <Stat label="Deposited" value={agent.deposited} unit="TON" />
-        <Stat label="Spent" value={agent.spent} unit="TON" />
+        <Stat label="Balance" value={formatTon(agent.balance)} unit="TON" />
+        <Stat label="Locked in tasks" value={formatTon(agent.lockedByTasks)} unit="TON" />
+        <Stat label="Deposited" value={formatTon(agent.deposited)} unit="TON" />
+        <Stat label="Spent" value={formatTon(agent.spent)} unit="TON" />
       </div>
       <ErrorLine error={error} />
+      {anyTask !== null ? (
+        <Onboarding
+          hasKey={detail.keys.some((k: Json) => !k.revokedAt)}
+          toppedUp={agent.deposited !== '0'}
+          posted={anyTask}
+        />
+      ) : null}
       <Keys agentId={agentId} keys={detail.keys} onChange={load} />
       <TopUp agentId={agentId} deposit={detail.deposit} deposited={agent.deposited} onCredited={load} />
       <Webhook agentId={agentId} url={agent.webhookUrl} onChange={load} />
@@ -61,6 +73,7 @@ export function AgentPage({ agentId }: { agentId: string; network: string }) {
       <Tasks agentId={agentId} />
       <Deliveries agentId={agentId} />
       <Spending agentId={agentId} moneyMoved={`${agent.deposited}/${agent.spent}`} />
+      <SdkQuickStart />
     </main>
   );
 }
@@ -97,7 +110,7 @@ function Keys({ agentId, keys, onChange }: { agentId: string; keys: Json[]; onCh
     <section className="card" aria-labelledby="keys-title">
       <h2 id="keys-title">API keys</h2>
       {created ? <NewKey apiKey={created} onDone={() => setCreated(null)} /> : null}
-      <table aria-label="API keys">
+      <table aria-label="API keys" className="reflow">
         <thead>
           <tr>
             <th>Name</th>
@@ -108,15 +121,15 @@ function Keys({ agentId, keys, onChange }: { agentId: string; keys: Json[]; onCh
           </tr>
         </thead>
         <tbody>
-          {keys.map((k) => (
-            <tr key={k.id}>
-              <td>{k.name ?? '(unnamed)'}</td>
-              <td>
+          {liveFirst(keys).map((k) => (
+            <tr key={k.id} className={k.revokedAt ? 'revoked' : ''}>
+              <td data-label="Name">{k.name ?? '(unnamed)'}</td>
+              <td data-label="Key">
                 <code>{k.hint}</code>
               </td>
-              <td>{k.createdAt.slice(0, 16).replace('T', ' ')}</td>
-              <td>{k.lastUsedAt ? k.lastUsedAt.slice(0, 16).replace('T', ' ') : 'never'}</td>
-              <td>
+              <td data-label="Created">{when(k.createdAt)}</td>
+              <td data-label="Last used">{k.lastUsedAt ? when(k.lastUsedAt) : 'never'}</td>
+              <td data-label="Status">
                 {k.revokedAt ? (
                   `revoked ${k.revokedAt.slice(0, 10)}`
                 ) : (
@@ -138,6 +151,11 @@ function Keys({ agentId, keys, onChange }: { agentId: string; keys: Json[]; onCh
       <ErrorLine error={error} />
     </section>
   );
+}
+
+/** Live keys first (newest first, as listed), then the revoked ones: what can still be used leads. */
+function liveFirst(keys: Json[]): Json[] {
+  return [...keys.filter((k) => !k.revokedAt), ...keys.filter((k) => k.revokedAt)];
 }
 
 function Webhook({ agentId, url, onChange }: { agentId: string; url: string | null; onChange: () => void }) {
@@ -243,62 +261,109 @@ function QuarantineNotice({ agentId }: { agentId: string }) {
   );
 }
 
+/** The deadline a task row shows: the worker's, once assigned; else the one set at creation. */
+function deadlineOf(t: Json): string {
+  if (t.executionDeadline) return when(t.executionDeadline);
+  if (t.deadline) return when(t.deadline);
+  return t.executionDeadlineDays ? `${t.executionDeadlineDays} d once assigned` : '—';
+}
+
+/** Does a task match the search words (title, id or worker's name), case-insensitively? */
+export function taskMatches(t: Json, search: string): boolean {
+  const words = search.trim().toLowerCase();
+  if (!words) return true;
+  const worker = t.worker ? `${t.worker.firstName} ${t.worker.username ?? ''}` : '';
+  return `${t.title} ${t.id} ${worker}`.toLowerCase().includes(words);
+}
+
 function Tasks({ agentId }: { agentId: string }) {
   const [status, setStatus] = useState('');
+  const [search, setSearch] = useState('');
   const [tasks, setTasks] = useState<Json[]>([]);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     const load = () =>
-      agentApi(agentId, 'GET', `/agents/tasks?limit=50${status ? `&status=${status}` : ''}`)
+      agentApi(agentId, 'GET', `/agents/tasks?limit=100${status ? `&status=${status}` : ''}`)
         .then((r) => setTasks(r.tasks))
         .catch((e) => setError(e.message));
     load();
     const timer = setInterval(load, REFRESH_MS);
     return () => clearInterval(timer);
   }, [agentId, status]);
+  const shown = tasks.filter((t) => taskMatches(t, search));
   return (
     <section className="card" aria-labelledby="tasks-title">
       <h2 id="tasks-title">Tasks</h2>
-      <label>
-        Status{' '}
-        <select value={status} onChange={(e) => setStatus(e.target.value)}>
-          {TASK_STATUSES.map((s) => (
-            <option key={s} value={s}>
-              {s ? labelOf(TASK_STATUS_LABEL, s) : 'All'}
-            </option>
-          ))}
-        </select>
-      </label>
-      <table aria-label="Tasks">
+      <div className="row">
+        <label>
+          Status{' '}
+          <select value={status} onChange={(e) => setStatus(e.target.value)}>
+            {TASK_STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {s ? labelOf(TASK_STATUS_LABEL, s) : 'All'}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Search{' '}
+          <input
+            type="search"
+            value={search}
+            onChange={(e) => setSearch(e.target.value)}
+            placeholder="Title, task id or worker"
+          />
+        </label>
+      </div>
+      <table aria-label="Tasks" className="reflow">
         <thead>
           <tr>
             <th>Title</th>
             <th>Status</th>
-            <th>Reward</th>
+            <th>Worker</th>
+            <th className="num">Applicants</th>
+            <th>Deadline</th>
+            <th className="num">Reward</th>
             <th>Created</th>
           </tr>
         </thead>
         <tbody>
-          {tasks.map((t) => (
+          {shown.map((t) => (
             <tr key={t.id}>
-              <td>
+              <td data-label="Title" className="breakable">
                 <a href={`#/agents/${agentId}/tasks/${t.id}`}>{t.title}</a>
               </td>
-              <td>{labelOf(TASK_STATUS_LABEL, t.status)}</td>
-              <td>{t.reward} TON</td>
-              <td>{t.createdAt.slice(0, 10)}</td>
+              <td data-label="Status">
+                <StatusBadge status={t.status} label={taskStatusLabel(t)} />
+              </td>
+              <td data-label="Worker">{t.worker ? t.worker.firstName : <span className="muted">—</span>}</td>
+              <td data-label="Applicants" className="num">
+                {t.applicationCount ?? '—'}
+              </td>
+              <td data-label="Deadline">{deadlineOf(t)}</td>
+              <td data-label="Reward" className="num">
+                {formatTon(t.reward)} TON
+              </td>
+              <td data-label="Created">{t.createdAt.slice(0, 10)}</td>
             </tr>
           ))}
         </tbody>
       </table>
-      {tasks.length === 0 ? (
+      {shown.length === 0 ? (
         <p className="muted">
-          No tasks{status ? ` with status “${labelOf(TASK_STATUS_LABEL, status)}”` : ''}.
+          No tasks{status ? ` with status “${labelOf(TASK_STATUS_LABEL, status)}”` : ''}
+          {search.trim() ? ` matching “${search.trim()}”` : ''}.
         </p>
       ) : null}
       <ErrorLine error={error} />
     </section>
   );
+}
+
+/** A delivery's last answer in words: the status code, or what went wrong. */
+function answerOf(d: Json): string {
+  if (d.lastStatusCode) return `HTTP ${d.lastStatusCode}`;
+  return d.lastError ?? (d.attempts === 0 ? 'Not sent yet' : '—');
 }
 
 function Deliveries({ agentId }: { agentId: string }) {
@@ -325,40 +390,68 @@ function Deliveries({ agentId }: { agentId: string }) {
   return (
     <section className="card" aria-labelledby="deliveries-title">
       <h2 id="deliveries-title">Webhook deliveries</h2>
-      <table aria-label="Webhook deliveries">
-        <thead>
-          <tr>
-            <th>Event</th>
-            <th>Status</th>
-            <th>Attempts</th>
-            <th>Last answer</th>
-            <th>Created</th>
-            <th />
-          </tr>
-        </thead>
-        <tbody>
-          {deliveries.map((d) => (
-            <tr key={d.id}>
-              <td>{d.event}</td>
-              <td>{d.status}</td>
-              <td>{d.attempts}</td>
-              <td>{d.lastStatusCode ?? d.lastError ?? '—'}</td>
-              <td>{d.createdAt.slice(0, 16).replace('T', ' ')}</td>
-              <td>
-                {d.status === 'failed' ? (
-                  <button type="button" onClick={() => redeliver(d.id)}>
-                    Redeliver
-                  </button>
-                ) : null}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <ol className="deliveries" aria-label="Webhook deliveries">
+        {deliveries.map((d) => (
+          <li key={d.id} className="delivery">
+            <div className="row">
+              <strong>{d.event}</strong>
+              <span
+                className={`badge ${d.status === 'delivered' ? 'ok' : d.status === 'failed' ? 'bad' : 'warn'}`}
+              >
+                {d.status === 'pending' && d.attempts > 0
+                  ? 'Will retry'
+                  : labelOf(DELIVERY_STATUS_LABEL, d.status)}
+              </span>
+              <span className="muted">{when(d.createdAt)}</span>
+            </div>
+            <dl className="facts">
+              <dt>Attempts</dt>
+              <dd>{d.attempts}</dd>
+              <dt>Last answer</dt>
+              <dd>{answerOf(d)}</dd>
+              {d.nextAttemptAt ? (
+                <>
+                  <dt>Next retry</dt>
+                  <dd>{when(d.nextAttemptAt)}</dd>
+                </>
+              ) : null}
+              {d.deliveredAt ? (
+                <>
+                  <dt>Delivered</dt>
+                  <dd>{when(d.deliveredAt)}</dd>
+                </>
+              ) : null}
+              <dt>To</dt>
+              <dd className="breakable">{d.url}</dd>
+            </dl>
+            {d.requestBody ? (
+              <details>
+                <summary>Request body</summary>
+                {/* Wrapped, not scrolled (the body is at most 4,000 characters): nothing to reach by keyboard. */}
+                <pre className="code body">{pretty(d.requestBody)}</pre>
+              </details>
+            ) : null}
+            {d.status === 'failed' ? (
+              <button type="button" onClick={() => redeliver(d.id)} aria-label={`Redeliver ${d.event}`}>
+                Redeliver
+              </button>
+            ) : null}
+          </li>
+        ))}
+      </ol>
       {deliveries.length === 0 ? <p className="muted">No deliveries yet.</p> : null}
       <ErrorLine error={error} />
     </section>
   );
+}
+
+/** JSON indented for reading; a body cut for length (ending in …) is shown as it is. */
+function pretty(body: string): string {
+  try {
+    return JSON.stringify(JSON.parse(body), null, 2);
+  } catch {
+    return body;
+  }
 }
 
 /** Re-read when the agent's deposited or spent totals change (`moneyMoved`). */

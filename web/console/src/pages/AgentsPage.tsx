@@ -2,6 +2,8 @@ import { type FormEvent, useCallback, useEffect, useState } from 'react';
 import { ErrorLine } from '../App';
 import { api, type Json } from '../api';
 import { NewKey, Stat } from '../components';
+import { formatTon, nanoOf, tonOf } from '../ton';
+import { Onboarding } from './Onboarding';
 
 export function AgentsPage() {
   const [agents, setAgents] = useState<Json[] | null>(null);
@@ -33,10 +35,11 @@ export function AgentsPage() {
     }
   };
 
-  const total = (field: string) =>
-    (agents ?? [])
-      .reduce((sum, a) => sum + Number(a[field]), 0)
-      .toLocaleString('en', { maximumFractionDigits: 9 });
+  // Summed exactly in nanotons (the API's decimal strings have at most 9 decimals).
+  const total = (field: string) => {
+    const nano = (agents ?? []).reduce((sum, a) => sum + nanoOf(String(a[field])), 0n);
+    return formatTon(tonOf(nano));
+  };
 
   return (
     <main>
@@ -59,26 +62,33 @@ export function AgentsPage() {
         </button>
       </form>
       <ErrorLine error={error} />
-      <table aria-label="Agents">
+      {agents && agents.length === 0 ? <Onboarding hasKey={false} toppedUp={false} posted={false} /> : null}
+      <table aria-label="Agents" className="reflow">
         <thead>
           <tr>
             <th>Name</th>
-            <th>Balance</th>
-            <th>Locked</th>
-            <th>Spent</th>
+            <th className="num">Balance</th>
+            <th className="num">Locked</th>
+            <th className="num">Spent</th>
             <th>Created</th>
           </tr>
         </thead>
         <tbody>
           {(agents ?? []).map((a) => (
             <tr key={a.id}>
-              <td>
+              <td data-label="Name" className="breakable">
                 <a href={`#/agents/${a.id}`}>{a.name ?? a.id}</a>
               </td>
-              <td>{a.balance} TON</td>
-              <td>{a.lockedByTasks} TON</td>
-              <td>{a.spent} TON</td>
-              <td>{a.createdAt.slice(0, 10)}</td>
+              <td data-label="Balance" className="num">
+                {formatTon(a.balance)} TON
+              </td>
+              <td data-label="Locked" className="num">
+                {formatTon(a.lockedByTasks)} TON
+              </td>
+              <td data-label="Spent" className="num">
+                {formatTon(a.spent)} TON
+              </td>
+              <td data-label="Created">{a.createdAt.slice(0, 10)}</td>
             </tr>
           ))}
         </tbody>

@@ -7,7 +7,7 @@ import {
   watcherBacklogLabel,
   watcherProblemsLabel,
 } from '../chainLabels';
-import { tonOf } from '../ton';
+import { formatTon, tonOf } from '../ton';
 
 const when = (iso: string) => iso.slice(0, 16).replace('T', ' ');
 const short = (hash: string) => `${hash.slice(0, 12)}…`;
@@ -106,7 +106,7 @@ export function ReconciliationCard({
         </span>
       </div>
       {result && result.differences.length > 0 ? (
-        <table aria-label="Reconciliation differences">
+        <table aria-label="Reconciliation differences" className="reflow">
           <thead>
             <tr>
               <th>Kind</th>
@@ -118,12 +118,12 @@ export function ReconciliationCard({
           <tbody>
             {result.differences.map((d: Json) => (
               <tr key={`${d.kind}-${d.ledgerId}-${d.txHash}`}>
-                <td>{d.kind}</td>
-                <td>{d.ledgerId ?? '—'}</td>
-                <td>
+                <td data-label="Kind">{d.kind}</td>
+                <td data-label="Ledger row">{d.ledgerId ?? '—'}</td>
+                <td data-label="Chain">
                   <code>{d.txHash ? short(d.txHash) : '—'}</code>
                 </td>
-                <td>{d.detail}</td>
+                <td data-label="Detail">{d.detail}</td>
               </tr>
             ))}
           </tbody>
@@ -173,7 +173,7 @@ export function UnmatchedDeposits({
   return (
     <section className="card" aria-labelledby="op-unmatched">
       <h2 id="op-unmatched">Unmatched deposits</h2>
-      <table aria-label="Unmatched deposits">
+      <table aria-label="Unmatched deposits" className="reflow">
         <thead>
           <tr>
             <th>When</th>
@@ -188,17 +188,21 @@ export function UnmatchedDeposits({
         <tbody>
           {deposits.map((d: Json) => (
             <tr key={d.txHash}>
-              <td>{when(d.createdAt)}</td>
-              <td>
+              <td data-label="When">{when(d.createdAt)}</td>
+              <td data-label="From">
                 <code title={d.fromAddress}>{shortAddress(d.fromAddress)}</code>
               </td>
-              <td>{d.amount} TON</td>
-              <td className="breakable">{d.memo === '' ? '(none)' : d.memo}</td>
-              <td>{unmatchedReasonLabel(d.reason)}</td>
-              <td>
+              <td data-label="Amount" className="num">
+                {formatTon(d.amount)} TON
+              </td>
+              <td data-label="Memo" className="breakable">
+                {d.memo === '' ? '(none)' : d.memo}
+              </td>
+              <td data-label="Why">{unmatchedReasonLabel(d.reason)}</td>
+              <td data-label="Chain transaction">
                 <code>{short(d.txHash)}</code>
               </td>
-              <td>
+              <td data-label="Action">
                 <form className="row nowrap" onSubmit={assign(d)}>
                   <input
                     name="agentId"

@@ -46,7 +46,7 @@ export function DisputeQueue({ token, onRejected }: { token: string; onRejected:
       </div>
       <section className="card" aria-labelledby="queue-title">
         <h2 id="queue-title">{status === 'OPEN' ? 'Waiting for a decision' : 'Decided'}</h2>
-        <table aria-label="Disputes">
+        <table aria-label="Disputes" className="reflow">
           <thead>
             <tr>
               <th>Task</th>
@@ -61,17 +61,17 @@ export function DisputeQueue({ token, onRejected }: { token: string; onRejected:
           <tbody>
             {(disputes ?? []).map((d: Json) => (
               <tr key={d.id}>
-                <td className="breakable">
+                <td data-label="Task" className="breakable">
                   <a href={`#/operator/disputes/${d.id}`}>{d.task?.title ?? d.taskId}</a>
                 </td>
-                <td>{d.agent?.name ?? d.agent?.id ?? '—'}</td>
-                <td>{workerName(d.worker)}</td>
-                <td>{d.task?.reward ?? d.reward ?? '—'} TON</td>
-                <td>{labelOf(PARTY_LABEL, d.openedBy)}</td>
-                <td className="breakable" title={d.reason}>
+                <td data-label="Agent">{d.agent?.name ?? d.agent?.id ?? '—'}</td>
+                <td data-label="Worker">{workerName(d.worker)}</td>
+                <td data-label="Reward">{d.task?.reward ?? d.reward ?? '—'} TON</td>
+                <td data-label="Opened by">{labelOf(PARTY_LABEL, d.openedBy)}</td>
+                <td data-label="Reason" className="breakable" title={d.reason}>
                   {clip(d.reason ?? '', 90)}
                 </td>
-                <td>{ageOf(d)}</td>
+                <td data-label="Waiting">{ageOf(d)}</td>
               </tr>
             ))}
           </tbody>

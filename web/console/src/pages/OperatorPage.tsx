@@ -2,6 +2,15 @@ import { type FormEvent, useCallback, useEffect, useState } from 'react';
 import { ErrorLine } from '../App';
 import { adminApi, type Json } from '../api';
 import { Stat } from '../components';
+import {
+  LEDGER_STATUS_LABEL,
+  LEDGER_TYPE_LABEL,
+  labelOf,
+  NOTIFICATION_STATUS_LABEL,
+  wordsOf,
+} from '../labels';
+import { formatTon } from '../ton';
+import { when } from '../trust';
 import { ChainStatus, type Reconciliation, ReconciliationCard, UnmatchedDeposits } from './OperatorChain';
 import { DisputeQueue, OperatorDispute } from './OperatorDisputes';
 
@@ -163,49 +172,71 @@ function OperatorOverview({
         <>
           <div className="stats">
             <Stat label="Health" value={o.health.database === 'ok' ? 'OK' : 'DOWN'} />
-            <Stat label="Agents" value={o.agents.count} />
-            <Stat label="Agent balances" value={o.agents.balance} unit="TON" />
-            <Stat label="Locked in tasks" value={o.agents.locked} unit="TON" />
-            <Stat label="Deposited" value={o.agents.deposited} unit="TON" />
-            <Stat label="Spent" value={o.agents.spent} unit="TON" />
-            <Stat label="Hot wallet" value={o.chain.hotWalletBalance} unit="TON" />
-            <Stat label="Unmatched deposits" value={o.deposits.unmatched} />
-            <Stat label="Pending transfers" value={o.transfers.pending} />
-            <Stat label="Failed transfers" value={o.transfers.failed} />
+            <Stat label="Agents" value={o.agents.count} target="op-agents" />
+            <Stat label="Agent balances" value={formatTon(o.agents.balance)} unit="TON" target="op-agents" />
+            <Stat label="Locked in tasks" value={formatTon(o.agents.locked)} unit="TON" target="op-agents" />
+            <Stat label="Deposited" value={formatTon(o.agents.deposited)} unit="TON" target="op-deposits" />
+            <Stat label="Spent" value={formatTon(o.agents.spent)} unit="TON" target="op-agents" />
+            <Stat
+              label="Hot wallet"
+              value={formatTon(o.chain.hotWalletBalance)}
+              unit="TON"
+              target="op-chain"
+            />
+            <Stat label="Unmatched deposits" value={o.deposits.unmatched} target="op-unmatched" />
+            <Stat label="Pending transfers" value={o.transfers.pending} target="op-transfers" />
+            <Stat label="Failed transfers" value={o.transfers.failed} target="op-transfers" />
             <Stat label="Ledger audit" value={o.audit.ok ? 'OK' : `${o.audit.problems} problems`} />
-            <Stat label="Reconciliation" value={reconciliationSummary(reconciliation, reconciling)} />
+            <Stat
+              label="Reconciliation"
+              value={reconciliationSummary(reconciliation, reconciling)}
+              target="op-reconciliation"
+            />
             <Stat
               label="Watcher lag"
               value={chain?.watcher ? (chain.watcher.lagSec ?? '—') : 'n/a'}
               unit={chain?.watcher?.lagSec != null ? 's' : undefined}
+              target="op-chain"
             />
             <Stat label="Webhooks pending" value={o.webhooks.pending} />
             <Stat label="Webhooks failed" value={o.webhooks.failed} />
-            <Stat label="Notifications pending" value={o.notifications.pending} />
-            <Stat label="Notifications failed" value={o.notifications.failed} />
+            <Stat label="Notifications pending" value={o.notifications.pending} target="op-notifications" />
+            <Stat label="Notifications failed" value={o.notifications.failed} target="op-notifications" />
           </div>
           <section className="card" aria-labelledby="op-agents">
             <h2 id="op-agents">Agents by balance</h2>
-            <table aria-label="Agents and balances">
+            <table aria-label="Agents and balances" className="reflow">
               <thead>
                 <tr>
                   <th>Agent</th>
                   <th>Owner wallet</th>
-                  <th>Balance</th>
-                  <th>Locked</th>
-                  <th>Deposited</th>
-                  <th>Spent</th>
+                  <th className="num">Balance (TON)</th>
+                  <th className="num">Locked (TON)</th>
+                  <th className="num">Deposited (TON)</th>
+                  <th className="num">Spent (TON)</th>
                 </tr>
               </thead>
               <tbody>
                 {o.topAgents.map((a: Json) => (
                   <tr key={a.id}>
-                    <td>{a.name ?? a.id}</td>
-                    <td>{a.ownerWallet ?? '(operator)'}</td>
-                    <td>{a.balance}</td>
-                    <td>{a.lockedByTasks}</td>
-                    <td>{a.deposited}</td>
-                    <td>{a.spent}</td>
+                    <td data-label="Agent">
+                      <NameAndId name={a.name} id={a.id} />
+                    </td>
+                    <td data-label="Owner wallet" className="breakable">
+                      {a.ownerWallet ? <code>{a.ownerWallet}</code> : '(operator)'}
+                    </td>
+                    <td data-label="Balance (TON)" className="num">
+                      {formatTon(a.balance)}
+                    </td>
+                    <td data-label="Locked (TON)" className="num">
+                      {formatTon(a.lockedByTasks)}
+                    </td>
+                    <td data-label="Deposited (TON)" className="num">
+                      {formatTon(a.deposited)}
+                    </td>
+                    <td data-label="Spent (TON)" className="num">
+                      {formatTon(a.spent)}
+                    </td>
                   </tr>
                 ))}
               </tbody>
@@ -213,11 +244,11 @@ function OperatorOverview({
           </section>
           <section className="card" aria-labelledby="op-deposits">
             <h2 id="op-deposits">Recent deposits</h2>
-            <table aria-label="Recent deposits">
+            <table aria-label="Recent deposits" className="reflow">
               <thead>
                 <tr>
                   <th>Agent</th>
-                  <th>Amount</th>
+                  <th className="num">Amount</th>
                   <th>From</th>
                   <th>Chain transaction</th>
                   <th>When</th>
@@ -226,13 +257,19 @@ function OperatorOverview({
               <tbody>
                 {o.recentDeposits.map((d: Json) => (
                   <tr key={d.id}>
-                    <td>{d.agentId}</td>
-                    <td>{d.amount} TON</td>
-                    <td>{d.fromAddress ?? '—'}</td>
-                    <td>
+                    <td data-label="Agent">
+                      <NameAndId name={d.agentName} id={d.agentId} />
+                    </td>
+                    <td data-label="Amount" className="num">
+                      {formatTon(d.amount)} TON
+                    </td>
+                    <td data-label="From" className="breakable">
+                      {d.fromAddress ? <code>{d.fromAddress}</code> : '—'}
+                    </td>
+                    <td data-label="Chain transaction">
                       <code>{d.txHash ? `${d.txHash.slice(0, 12)}…` : '—'}</code>
                     </td>
-                    <td>{d.createdAt.slice(0, 16).replace('T', ' ')}</td>
+                    <td data-label="When">{when(d.createdAt)}</td>
                   </tr>
                 ))}
               </tbody>
@@ -241,28 +278,38 @@ function OperatorOverview({
           <UnmatchedDeposits token={token} deposits={unmatched} onChange={load} />
           <section className="card" aria-labelledby="op-transfers">
             <h2 id="op-transfers">Pending and failed transfers</h2>
-            <table aria-label="Pending and failed transfers">
+            <table aria-label="Pending and failed transfers" className="reflow">
               <thead>
                 <tr>
                   <th>Transfer</th>
                   <th>Kind</th>
-                  <th>Amount</th>
+                  <th className="num">Amount</th>
                   <th>To</th>
                   <th>Status</th>
-                  <th>Attempts</th>
+                  <th className="num">Attempts</th>
                   <th>Last error</th>
                 </tr>
               </thead>
               <tbody>
                 {o.openTransfers.map((t: Json) => (
                   <tr key={t.id}>
-                    <td>{t.id}</td>
-                    <td>{t.kind}</td>
-                    <td>{t.amount} TON</td>
-                    <td>{t.toAddress}</td>
-                    <td>{t.status}</td>
-                    <td>{t.attempts}</td>
-                    <td>{t.lastError ?? '—'}</td>
+                    <td data-label="Transfer" className="breakable">
+                      <code>{t.id}</code>
+                    </td>
+                    <td data-label="Kind">{labelOf(LEDGER_TYPE_LABEL, t.kind)}</td>
+                    <td data-label="Amount" className="num">
+                      {formatTon(t.amount)} TON
+                    </td>
+                    <td data-label="To" className="breakable">
+                      <code>{t.toAddress}</code>
+                    </td>
+                    <td data-label="Status">{labelOf(LEDGER_STATUS_LABEL, t.status)}</td>
+                    <td data-label="Attempts" className="num">
+                      {t.attempts}
+                    </td>
+                    <td data-label="Last error" className="breakable">
+                      {t.lastError ?? '—'}
+                    </td>
                   </tr>
                 ))}
               </tbody>
@@ -277,7 +324,7 @@ function OperatorOverview({
       ) : null}
       <section className="card" aria-labelledby="op-notifications">
         <h2 id="op-notifications">Notifications to workers</h2>
-        <table aria-label="Notifications to workers">
+        <table aria-label="Notifications to workers" className="reflow">
           <thead>
             <tr>
               <th>Kind</th>
@@ -289,10 +336,12 @@ function OperatorOverview({
           <tbody>
             {notifications.map((n: Json) => (
               <tr key={n.id}>
-                <td>{n.kind}</td>
-                <td>{n.workerId}</td>
-                <td>{n.status}</td>
-                <td>{n.createdAt.slice(0, 16).replace('T', ' ')}</td>
+                <td data-label="Kind">{wordsOf(n.kind)}</td>
+                <td data-label="Worker">
+                  <NameAndId name={n.workerName ?? null} id={n.workerId} />
+                </td>
+                <td data-label="Status">{labelOf(NOTIFICATION_STATUS_LABEL, n.status)}</td>
+                <td data-label="When">{when(n.createdAt)}</td>
               </tr>
             ))}
           </tbody>
@@ -309,4 +358,15 @@ function reconciliationSummary(reconciliation: Reconciliation, running: boolean)
   if ('error' in reconciliation) return 'n/a';
   const { ok, differences } = reconciliation.result;
   return ok ? 'OK' : `${differences.length} differences`;
+}
+
+/** A name with its id in small type beside it; just the id when there is no name. */
+function NameAndId({ name, id }: { name: string | null; id: string }) {
+  return name ? (
+    <span>
+      {name} <code className="muted">{id}</code>
+    </span>
+  ) : (
+    <code>{id}</code>
+  );
 }

@@ -1,20 +1,32 @@
 import { useCallback, useEffect, useState } from 'react';
 import { ErrorLine } from '../App';
-import { agentApi, type Json } from '../api';
+import { ApiError, agentApi, type Json } from '../api';
 import { explorerLink, Stat } from '../components';
-import { APPLICATION_LABEL, labelOf, PAYMENT_STATUS_LABEL, TASK_STATUS_LABEL } from '../labels';
-import { ChatLog } from '../trust';
+import {
+  APPLICATION_LABEL,
+  LEDGER_STATUS_LABEL,
+  LEDGER_TYPE_LABEL,
+  labelOf,
+  PAYMENT_STATUS_LABEL,
+  taskStatusLabel,
+} from '../labels';
+import { formatTon } from '../ton';
+import { ChatLog, when } from '../trust';
+import { TaskActions } from './TaskActions';
 import { OwnerDispute, TaskReview } from './TaskReview';
 
 /** The task is re-read this often, so a new submission or statement shows up without a reload. */
 const REFRESH_MS = 5_000;
 
 /**
- * One task: its numbers, the submitted work with Approve / Request revision / Open dispute, the
- * dispute, applications, the chat (read-only here) and its ledger lines.
+ * One task: its numbers, what the owner can do now (accept an application, cancel, complete), the
+ * submitted work with Approve / Request revision / Open dispute, the dispute, applications, the
+ * chat (oldest first, with the worker's files) and its ledger lines. App mounts it per task id
+ * (a `key`), so another task's page never shows this one's title while it loads.
  */
 export function TaskPage({ agentId, taskId, network }: { agentId: string; taskId: string; network: string }) {
   const [task, setTask] = useState<Json | null>(null);
+  const [missing, setMissing] = useState(false);
   const [messages, setMessages] = useState<Json[] | null>(null);
   const [ledger, setLedger] = useState<Json[]>([]);
   const [submissions, setSubmissions] = useState<Json[]>([]);
@@ -23,12 +35,17 @@ export function TaskPage({ agentId, taskId, network }: { agentId: string; taskId
   const load = useCallback(() => {
     agentApi(agentId, 'GET', `/tasks/${taskId}`)
       .then((r) => setTask(r.task))
-      .catch((e) => setError(e.message));
+      .catch((e) => {
+        // 404 (no such task) and 403 (another agent's) read the same to the owner: not here.
+        if (e instanceof ApiError && (e.status === 404 || e.status === 403)) setMissing(true);
+        else setError(e.message);
+      });
     agentApi(agentId, 'GET', `/tasks/${taskId}/submissions`)
       .then((r) => setSubmissions(r.submissions))
       .catch(() => setSubmissions([]));
     agentApi(agentId, 'GET', `/chat/${taskId}/messages?limit=100`)
-      .then((r) => setMessages(r.messages))
+      // The API pages newest first; a conversation reads oldest first.
+      .then((r) => setMessages([...r.messages].reverse()))
       .catch(() => setMessages(null));
     agentApi(agentId, 'GET', '/transactions?limit=100')
       .then((r) => setLedger(r.transactions.filter((t: Json) => t.task?.id === taskId)))
@@ -40,23 +57,44 @@ export function TaskPage({ agentId, taskId, network }: { agentId: string; taskId
     return () => clearInterval(timer);
   }, [load]);
 
-  if (!task) return <ErrorLine error={error} />;
+  if (missing) {
+    return (
+      <main>
+        <p>
+          <a href={`#/agents/${agentId}`}>← Agent</a>
+        </p>
+        <h1>Task not found</h1>
+        <p>
+          There is no task <code>{taskId}</code> for this agent. It may belong to another agent, or the link
+          is mistyped.
+        </p>
+      </main>
+    );
+  }
+  if (!task) return error ? <ErrorLine error={error} /> : <p className="muted">Loading the task…</p>;
+  const applications: Json[] = task.applications ?? [];
   return (
     <main>
       <p>
         <a href={`#/agents/${agentId}`}>← Agent</a>
       </p>
       <h1>{task.title}</h1>
+      <p className="muted">
+        <code>{task.id}</code> · created {when(task.createdAt)}
+      </p>
       <div className="stats wide">
-        <Stat
-          label="Status"
-          value={task.dispute?.status === 'OPEN' ? 'In dispute' : labelOf(TASK_STATUS_LABEL, task.status)}
-        />
-        <Stat label="Reward" value={task.reward} unit="TON" />
-        <Stat label="Fee" value={task.platformFee} unit="TON" />
+        <Stat label="Status" value={taskStatusLabel(task)} />
+        <Stat label="Reward" value={formatTon(task.reward)} unit="TON" />
+        <Stat label="Fee" value={formatTon(task.platformFee)} unit="TON" />
         <Stat label="Payment" value={labelOf(PAYMENT_STATUS_LABEL, task.paymentStatus)} />
+        <Stat label="Worker" value={task.worker ? task.worker.firstName : 'Not chosen yet'} />
+        <Stat
+          label="Deadline"
+          value={task.executionDeadline ? when(task.executionDeadline) : deadlineBeforeAssignment(task)}
+        />
       </div>
       <p className="description">{task.description}</p>
+      <TaskActions agentId={agentId} task={task} onChanged={load} />
       {submissions.length > 0 || task.status === 'REVIEW' ? (
         <TaskReview agentId={agentId} task={task} submissions={submissions} onChanged={load} />
       ) : null}
@@ -64,30 +102,25 @@ export function TaskPage({ agentId, taskId, network }: { agentId: string; taskId
 
       <section className="card" aria-labelledby="applications-title">
         <h2 id="applications-title">Applications</h2>
-        {(task.applications ?? []).length === 0 ? <p className="muted">No applications yet.</p> : null}
-        <ul>
-          {(task.applications ?? []).map((a: Json) => (
-            <li key={a.id}>
-              <strong>{a.user.firstName}</strong> ({labelOf(APPLICATION_LABEL, a.status)}) — {a.message}
-            </li>
-          ))}
-        </ul>
+        {applications.length === 0 ? <p className="muted">No applications yet.</p> : null}
+        <ApplicationList agentId={agentId} task={task} applications={applications} onChanged={load} />
       </section>
 
       <section className="card" aria-labelledby="chat-title">
-        <h2 id="chat-title">Chat (read-only)</h2>
+        <h2 id="chat-title">Chat with the worker</h2>
+        <p className="muted">Read-only here: your agent writes through the API.</p>
         {messages === null ? <p className="muted">No chat: the task has no assigned worker.</p> : null}
         {messages && messages.length === 0 ? <p className="muted">No messages yet.</p> : null}
-        <ChatLog messages={messages ?? []} />
+        <ChatLog messages={messages ?? []} workerName={task.worker?.firstName} agentLabel="Your agent" />
       </section>
 
       <section className="card" aria-labelledby="ledger-title">
         <h2 id="ledger-title">Ledger</h2>
-        <table aria-label="Ledger lines">
+        <table aria-label="Ledger lines" className="reflow">
           <thead>
             <tr>
               <th>Type</th>
-              <th>Amount</th>
+              <th className="num">Amount</th>
               <th>Status</th>
               <th>Chain transaction</th>
               <th>When</th>
@@ -96,11 +129,13 @@ export function TaskPage({ agentId, taskId, network }: { agentId: string; taskId
           <tbody>
             {ledger.map((t) => (
               <tr key={t.id}>
-                <td>{t.type}</td>
-                <td>{t.amount} TON</td>
-                <td>{t.status}</td>
-                <td>{explorerLink(network, t.txHash)}</td>
-                <td>{t.createdAt.slice(0, 16).replace('T', ' ')}</td>
+                <td data-label="Type">{labelOf(LEDGER_TYPE_LABEL, t.type)}</td>
+                <td data-label="Amount" className="num">
+                  {formatTon(t.amount)} TON
+                </td>
+                <td data-label="Status">{labelOf(LEDGER_STATUS_LABEL, t.status)}</td>
+                <td data-label="Chain transaction">{explorerLink(network, t.txHash)}</td>
+                <td data-label="When">{when(t.createdAt)}</td>
               </tr>
             ))}
           </tbody>
@@ -108,5 +143,82 @@ export function TaskPage({ agentId, taskId, network }: { agentId: string; taskId
       </section>
       <ErrorLine error={error} />
     </main>
+  );
+}
+
+/** Before a worker is assigned: the absolute deadline, or the days the worker will have. */
+function deadlineBeforeAssignment(task: Json): string {
+  if (task.deadline) return when(task.deadline);
+  if (task.executionDeadlineDays) return `${task.executionDeadlineDays} days once assigned`;
+  return '—';
+}
+
+const APPLICATION_TONE: Record<string, string> = { PENDING: 'info', OFFERED: 'info', ACCEPTED: 'ok' };
+
+/** Applications with their state; a waiting one on a funded task can be accepted here. */
+function ApplicationList({
+  agentId,
+  task,
+  applications,
+  onChanged,
+}: {
+  agentId: string;
+  task: Json;
+  applications: Json[];
+  onChanged: () => void;
+}) {
+  const [busy, setBusy] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+  const accept = async (application: Json) => {
+    setBusy(application.id);
+    setError(null);
+    try {
+      await agentApi(agentId, 'PATCH', `/applications/${application.id}`, { status: 'ACCEPTED' });
+      setDone(`${application.user.firstName} is now working on the task; a chat with them is open.`);
+      onChanged();
+    } catch (e) {
+      setError((e as Error).message);
+    } finally {
+      setBusy(null);
+    }
+  };
+  return (
+    <>
+      {done ? (
+        <p role="status" className="ok-line">
+          {done}
+        </p>
+      ) : null}
+      <ul className="applications">
+        {applications.map((a: Json) => (
+          <li key={a.id}>
+            <div className="row">
+              <strong>
+                {a.user.firstName}
+                {a.user.lastName ? ` ${a.user.lastName}` : ''}
+              </strong>
+              {a.user.username ? <span className="muted">@{a.user.username}</span> : null}
+              <span className={`badge ${APPLICATION_TONE[a.status] ?? 'off'}`}>
+                {labelOf(APPLICATION_LABEL, a.status)}
+              </span>
+              <span className="muted">{when(a.createdAt)}</span>
+            </div>
+            <p className="description">{a.message}</p>
+            {a.status === 'PENDING' && task.status === 'FUNDED' ? (
+              <button
+                type="button"
+                className="primary"
+                disabled={busy !== null}
+                onClick={() => void accept(a)}
+              >
+                Accept {a.user.firstName}
+              </button>
+            ) : null}
+          </li>
+        ))}
+      </ul>
+      <ErrorLine error={error} />
+    </>
   );
 }

@@ -3,6 +3,7 @@ import qrcode from 'qrcode-generator';
 import { useEffect, useMemo, useState } from 'react';
 import { ErrorLine } from '../App';
 import { api, type Json } from '../api';
+import { CopyButton } from '../components';
 import { nanoOf, tonOf } from '../ton';
 
 /** How long a wallet may take to send the transfer before it must not any more. */
@@ -74,12 +75,14 @@ export function TopUp({
         <img src={qr} alt="QR code of the deposit transfer" width={164} height={164} />
         <dl>
           <dt>Deposit address</dt>
-          <dd>
+          <dd className="copyable">
             <code>{deposit.address}</code>
+            <CopyButton value={deposit.address} what="deposit address" />
           </dd>
           <dt>Memo (transfer comment)</dt>
-          <dd>
+          <dd className="copyable">
             <code>{deposit.memo}</code>
+            <CopyButton value={deposit.memo} what="memo" />
           </dd>
           <dd className="muted">
             Send TON to this address with this memo, or the deposit cannot be matched.

@@ -1,0 +1,7 @@
+/** A round top for the value axis (1, 2 or 5 times a power of ten) at or above `max`. */
+export function niceCeiling(max: number): number {
+  if (max <= 0) return 1;
+  const power = 10 ** Math.floor(Math.log10(max));
+  for (const step of [1, 2, 5, 10]) if (step * power >= max) return step * power;
+  return 10 * power;
+}

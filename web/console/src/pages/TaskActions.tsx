@@ -1,0 +1,132 @@
+import { useState } from 'react';
+import { ErrorLine } from '../App';
+import { agentApi, type Json } from '../api';
+import { formatTon } from '../ton';
+
+/** Nobody works on the task yet: cancelling is plain (DELETE /tasks/:id). */
+const UNASSIGNED = ['OPEN', 'FUNDED', 'OFFERED'];
+/** A worker holds it and has not handed in work: cancelling refunds (POST /tasks/:id/refund). */
+const ASSIGNED = ['ASSIGNED', 'IN_PROGRESS'];
+
+type Pending = 'cancel' | 'complete' | null;
+
+/**
+ * What the owner can do with a task outside the review of submitted work (TaskReview does that):
+ * cancel it (the total returns to the balance) while no work waits, or complete it and pay the
+ * worker while they hold it. Each asks for a confirmation naming the money that moves. The calls
+ * are the agent API's own routes (the console acts as the owner's agent), so validation, limits
+ * and idempotency are the API's.
+ */
+export function TaskActions({
+  agentId,
+  task,
+  onChanged,
+}: {
+  agentId: string;
+  task: Json;
+  onChanged: () => void;
+}) {
+  const [pending, setPending] = useState<Pending>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+  const disputed = task.dispute?.status === 'OPEN';
+  const canCancel = !disputed && (UNASSIGNED.includes(task.status) || ASSIGNED.includes(task.status));
+  const canComplete = !disputed && ASSIGNED.includes(task.status);
+  if (!canCancel && !canComplete && !done && !error) return null;
+
+  const run = async (method: string, path: string, message: string) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await agentApi(agentId, method, path);
+      setDone(message);
+      setPending(null);
+      onChanged();
+    } catch (e) {
+      setError((e as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const cancel = () =>
+    UNASSIGNED.includes(task.status)
+      ? run(
+          'DELETE',
+          `/tasks/${task.id}`,
+          `Cancelled: ${formatTon(task.totalAmount)} TON is back in the balance.`,
+        )
+      : run(
+          'POST',
+          `/tasks/${task.id}/refund`,
+          `Cancelled: ${formatTon(task.totalAmount)} TON is back in the balance; the worker was told.`,
+        );
+
+  return (
+    <section className="card" aria-labelledby="actions-title">
+      <h2 id="actions-title">Actions</h2>
+      {done ? (
+        <p role="status" className="ok-line">
+          {done}
+        </p>
+      ) : null}
+      <div className="row">
+        {canComplete ? (
+          <button type="button" className="primary" disabled={busy} onClick={() => setPending('complete')}>
+            Complete and pay
+          </button>
+        ) : null}
+        {canCancel ? (
+          <button type="button" disabled={busy} onClick={() => setPending('cancel')}>
+            Cancel task
+          </button>
+        ) : null}
+      </div>
+      {pending === 'complete' ? (
+        <section className="confirm" aria-label="Confirm completion">
+          <p>
+            Complete the task without waiting for submitted work, and pay{' '}
+            {task.worker?.firstName ?? 'the worker'} <strong>{formatTon(task.reward)} TON</strong>? This
+            cannot be undone.
+          </p>
+          <div className="row">
+            <button
+              type="button"
+              className="primary"
+              disabled={busy}
+              onClick={() =>
+                void run(
+                  'POST',
+                  `/tasks/${task.id}/complete`,
+                  'Completed: the reward is on its way to the worker.',
+                )
+              }
+            >
+              Pay {formatTon(task.reward)} TON and complete
+            </button>
+            <button type="button" onClick={() => setPending(null)}>
+              Keep the task
+            </button>
+          </div>
+        </section>
+      ) : null}
+      {pending === 'cancel' ? (
+        <section className="confirm" aria-label="Confirm cancellation">
+          <p>
+            Cancel the task? {formatTon(task.totalAmount)} TON (reward and fee) returns to the agent's balance
+            {ASSIGNED.includes(task.status) ? ', and the worker loses the task' : ''}.
+          </p>
+          <div className="row">
+            <button type="button" className="primary" disabled={busy} onClick={() => void cancel()}>
+              Cancel the task
+            </button>
+            <button type="button" onClick={() => setPending(null)}>
+              Keep the task
+            </button>
+          </div>
+        </section>
+      ) : null}
+      <ErrorLine error={error} />
+    </section>
+  );
+}
