@@ -4,14 +4,14 @@ import type { HighloadMessage } from '../highloadWallet.js';
 import { jettonTransferBody } from './messages.js';
 
 /**
- * TON attached to each jetton transfer the hot wallet sends. Measured in the sandbox with the
- * stablecoin contracts (test/chain/jettonGas.test.ts; numbers in ./README.md): a transfer to a
- * recipient whose jetton wallet does not exist yet consumes about 0.0151 TON in fees plus the
- * storage reserve the new jetton wallet keeps (about 0.0029 TON at today's config), 0.018 TON in
- * all; to an existing one, 0.0105 TON. The contract itself refuses less than its own worst-case
- * estimate (about 0.0229 TON with a forward amount). 0.05 TON is the estimate with more than a
- * 2x margin, for fee changes by network config votes (fees are config parameters); what is not
- * consumed comes back to the hot wallet as `excesses`, so the margin costs nothing.
+ * TON attached to each jetton transfer the hot wallet sends. Measured on the emulator with the
+ * stablecoin contracts (test/chain/jettonGas.test.ts; the table is in ./README.md): a payout to a
+ * recipient whose jetton wallet does not exist yet consumes 0.0196 TON of it (fees 0.0135 plus the
+ * 0.0061 the new jetton wallet keeps for storage), to an existing one 0.0135 TON; the jetton wallet
+ * refuses anything under 0.0161 TON (its own worst-case estimate, exit code 48). 0.05 TON is 2.5x
+ * the most consumed: fees are network config parameters that validators can vote up, and a
+ * transfer refused for too little TON would have to be re-issued. The margin costs nothing: what
+ * is not consumed comes back to the hot wallet as `excesses` in the same trace.
  */
 export const JETTON_TRANSFER_TON_NANO = 50_000_000n;
 /**
