@@ -10,6 +10,7 @@ import { computeJettonWalletAddress } from '../../src/chain/jetton/contracts.js'
 import type { JettonGateway } from '../../src/chain/jetton/gateway.js';
 import { HOT_WALLET_USDT } from '../../src/chain/jetton/sandboxJetton.js';
 import { createSandboxGateway } from '../../src/chain/sandboxGateway.js';
+import { GuardedSandbox } from '../../src/sandboxGuard.js';
 
 /** A pinned chain clock (see sandboxGateway.test.ts): storage fees per second would make TON balances drift. */
 const NOW_SEC = Math.floor(Date.now() / 1000);
@@ -126,5 +127,20 @@ describe('sandbox USDT', () => {
     expect(listed.map((d) => [d.memo, d.amount, d.txHash])).toEqual([
       ['agt_memo_1', 7n * USDT, deposit.txHash],
     ]);
+  });
+
+  it('sends nothing while the instance does not hold its sandbox lease', async () => {
+    const { chain } = await open();
+    let held = false;
+    const guarded = new GuardedSandbox(chain, { holds: async () => held }).jetton!;
+    const to = freshAddress();
+    const req = { transferId: 'txn_guarded', toAddress: to, amount: USDT, comment: 'guarded' };
+    await expect(guarded.transfer(req)).rejects.toThrow(/does not hold its lease: jetton transfer not sent/);
+    await expect(guarded.mint(to, USDT)).rejects.toThrow(/does not hold its lease/);
+    await expect(guarded.sendTestDeposit('agt', USDT)).rejects.toThrow(/does not hold its lease/);
+    expect(await guarded.balance(to)).toBe(0n);
+    held = true;
+    await guarded.transfer(req);
+    expect(await guarded.balance(to)).toBe(USDT);
   });
 });
