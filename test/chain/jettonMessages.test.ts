@@ -5,6 +5,7 @@ import { readJettonDeposit } from '../../src/chain/jetton/deposits.js';
 import {
   JETTON_OP,
   jettonTransferBody,
+  readExcesses,
   readInternalTransfer,
   readTransferNotification,
   readTransferRequest,
@@ -91,6 +92,8 @@ describe('TEP-74 bodies', () => {
       expect(readInternalTransfer(body)).toBeNull();
     }
     expect(readTransferNotification(missingRef)?.comment.kind).toBe('unreadable');
+    expect(readExcesses(wrongOp)).toEqual({ queryId: 0n });
+    for (const body of [Cell.EMPTY, truncated, badAddress]) expect(readExcesses(body)).toBeNull();
   });
 
   it('gives each transfer id its own stable 64-bit query id', () => {

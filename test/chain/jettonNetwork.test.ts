@@ -6,8 +6,8 @@ import type { ChainGateway } from '../../src/chain/gateway.js';
 import { type HighloadMessage, readBatchSeq } from '../../src/chain/highloadWallet.js';
 import { computeJettonWalletAddress } from '../../src/chain/jetton/contracts.js';
 import type { JettonGateway } from '../../src/chain/jetton/gateway.js';
-import { JETTON_OP } from '../../src/chain/jetton/messages.js';
-import { jettonPayoutMessage } from '../../src/chain/jetton/payout.js';
+import { JETTON_OP, readExcesses } from '../../src/chain/jetton/messages.js';
+import { jettonPayoutMessage, jettonQueryId } from '../../src/chain/jetton/payout.js';
 import { USDT_METADATA_URI } from '../../src/chain/jetton/sandboxMaster.js';
 import type { LiveChain } from '../../src/chain/liveChain.js';
 import { createNetworkGateway } from '../../src/chain/networkGateway.js';
@@ -127,6 +127,11 @@ describe('USDT in network mode against the toncenter fake', () => {
         );
       }
     }
+    // Each payout's unused TON came back to the hot wallet once, named by its query id (not a deposit).
+    const refunds = fake
+      .history(hot)
+      .flatMap((t) => (t.inMessage ? (readExcesses(t.inMessage.body)?.queryId ?? []) : []));
+    for (const id of ids) expect(refunds.filter((q) => q === jettonQueryId(id))).toHaveLength(1);
     // The workers were notified with the comment (forward_ton_amount > 0).
     const notice = fake.history(workers[0]!)[0]?.inMessage?.body.beginParse();
     expect(notice?.loadUint(32)).toBe(JETTON_OP.transferNotification);

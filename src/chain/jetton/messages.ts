@@ -147,6 +147,17 @@ export function readInternalTransfer(body: Cell): InternalTransferHead | null {
   });
 }
 
+/**
+ * excesses#d53276db query_id:uint64: the TON a jetton wallet returns to the response destination
+ * (our hot wallet) after a payout; its query id names the payout (jettonQueryId). Not a deposit.
+ */
+export function readExcesses(body: Cell): { queryId: bigint } | null {
+  return total(body, (s) => {
+    if (s.loadUint(32) !== JETTON_OP.excesses) return null;
+    return { queryId: s.loadUintBig(64) };
+  });
+}
+
 /** Either Cell ^Cell: bit 0 and the payload inline, or bit 1 and the payload in the next reference. */
 function readForwardPayload(s: Slice): CommentReading {
   if (s.remainingBits === 0) return { kind: 'none' }; // an empty payload with its Either bit omitted
