@@ -80,8 +80,9 @@ export class ToncenterClient {
   /**
    * Runs a get method with integer, cell and slice arguments (v2 stack entries `num`, `tvm.Cell`,
    * `tvm.Slice`) and returns its stack. Cells and slices come back as `cell` or `slice` entries
-   * holding a base64 BOC in `bytes` (toncenter answers a slice as `cell`; the reader takes the
-   * bits either way); tuples and lists are not read (a jetton's get methods return none).
+   * holding a base64 BOC in `bytes` (toncenter answers a slice as `cell`; the readers take the
+   * bits either way); tuples and lists are not read (a jetton's get methods return none). A
+   * non-zero exit code throws (toncenter's C++ server answers it as an error itself).
    */
   async runGetMethodStack(address: Address, method: string, args: TupleItem[]): Promise<TupleItem[]> {
     const stack = args.map((a) => {
@@ -103,11 +104,13 @@ export class ToncenterClient {
         return { type: 'int', value: value.startsWith('-') ? -BigInt(value.slice(1)) : BigInt(value) };
       }
       if (type === 'null') return { type: 'null' };
-      const bytes = (value as { bytes?: unknown } | null)?.bytes;
-      if ((type === 'cell' || type === 'slice') && typeof bytes === 'string') {
+      // {bytes: base64} as toncenter answers; a bare base64 string as some v2 servers do.
+      const bytes = typeof value === 'string' ? value : (value as { bytes?: unknown } | null)?.bytes;
+      const kind = type.toLowerCase().replace(/^tvm\./, '');
+      if ((kind === 'cell' || kind === 'slice') && typeof bytes === 'string') {
         try {
           const cell = Cell.fromBase64(bytes);
-          return type === 'cell' ? { type: 'cell', cell } : { type: 'slice', cell };
+          return kind === 'cell' ? { type: 'cell', cell } : { type: 'slice', cell };
         } catch {
           // falls through to the error below
         }
