@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { DelegatingGateway } from './chain/delegatingGateway.js';
 import type { ChainGateway, TransferRequest, TransferResult } from './chain/gateway.js';
+import type { JettonGateway, JettonTransferRequest } from './chain/jetton/gateway.js';
 import type { DataDirLock } from './dataDirLock.js';
 import type { LeaseRow } from './db/repositories/leases.js';
 import type { Database } from './db/schema.js';
@@ -103,4 +104,44 @@ export class GuardedSandbox extends DelegatingGateway {
     }
     return this.inner.sendTestDeposit(memo, amountNano);
   }
+
+  private guardedJetton: JettonGateway | undefined;
+
+  /** The jetton side, refusing its sends (payouts, mints, test deposits) in the same way. */
+  override get jetton(): JettonGateway | undefined {
+    const inner = this.inner.jetton;
+    if (!inner) return undefined;
+    this.guardedJetton ??= guardJetton(inner, this.guard);
+    return this.guardedJetton;
+  }
+}
+
+function guardJetton(inner: JettonGateway, guard: Pick<SandboxGuard, 'holds'>): JettonGateway {
+  const held = async (what: string) => {
+    if (!(await guard.holds()))
+      throw new Error(`this sandbox instance does not hold its lease: ${what} not sent`);
+  };
+  return {
+    symbol: inner.symbol,
+    decimals: inner.decimals,
+    masterAddress: inner.masterAddress,
+    walletAddress: (owner) => inner.walletAddress(owner),
+    balance: (owner) => inner.balance(owner),
+    jettonData: () => inner.jettonData(),
+    listDeposits: (opts) => inner.listDeposits(opts),
+    confirmTransfer: (ref) => inner.confirmTransfer(ref),
+    findTransfer: (transferId) => inner.findTransfer(transferId),
+    async transfer(req: JettonTransferRequest) {
+      await held('jetton transfer');
+      return inner.transfer(req);
+    },
+    async mint(owner, amount) {
+      await held('mint');
+      return inner.mint(owner, amount);
+    },
+    async sendTestDeposit(memo, amount) {
+      await held('deposit');
+      return inner.sendTestDeposit(memo, amount);
+    },
+  };
 }

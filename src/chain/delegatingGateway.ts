@@ -20,6 +20,10 @@ export class DelegatingGateway implements ChainGateway {
   get feeAddress() {
     return this.inner.feeAddress;
   }
+  /** Passed on as it is: the sandbox guard and the fault wrappers cover TON sends only. */
+  get jetton() {
+    return this.inner.jetton;
+  }
 
   transfer(req: TransferRequest): Promise<TransferResult> {
     return this.inner.transfer(req);

@@ -6,6 +6,7 @@
  * Amounts are integer nanotons. Addresses are user-friendly strings as produced by
  * `formatAddress` in ./address.ts. Transaction hashes are lowercase hex.
  */
+import type { JettonGateway } from './jetton/gateway.js';
 import type { LiveChain } from './liveChain.js';
 
 export type TonNetwork = 'sandbox' | 'testnet' | 'mainnet';
@@ -72,6 +73,12 @@ export interface ChainGateway {
    * src/domain/chainFollower.ts, not through `transfer`.
    */
   readonly live?: LiveChain;
+
+  /**
+   * The USDT jetton (src/chain/jetton/gateway.ts): always in the sandbox, which deploys its own
+   * "USDT (sandbox)"; on the networks when a master is configured. Absent: USDT is not enabled.
+   */
+  readonly jetton?: JettonGateway;
 
   /** Persists state and releases resources. */
   close(): Promise<void>;

@@ -58,6 +58,26 @@ export interface HighloadTransfer {
   comment: string;
 }
 
+/**
+ * Any other message a batch can carry, with its own body: a jetton payout is one to the hot
+ * wallet's jetton wallet (src/chain/jetton/payout.ts), bounceable so a refused one returns its TON.
+ */
+export interface HighloadMessage {
+  to: Address;
+  valueNano: bigint;
+  bounce: boolean;
+  body: Cell;
+}
+
+function isMessage(t: HighloadTransfer | HighloadMessage): t is HighloadMessage {
+  return 'body' in t;
+}
+
+/** The TON a batch entry sends (a jetton payout's attached TON; its jettons are not TON). */
+export function entryValueNano(t: HighloadTransfer | HighloadMessage): bigint {
+  return isMessage(t) ? t.valueNano : t.amountNano;
+}
+
 export interface SignedBatch {
   /** The external message as a base64 BOC: what sendBoc takes, and what a resend sends again. */
   boc: string;
@@ -93,7 +113,7 @@ export class HighloadWallet {
   signBatch(opts: {
     seq: number;
     createdAt: number;
-    transfers: HighloadTransfer[];
+    transfers: (HighloadTransfer | HighloadMessage)[];
     withInit: boolean;
   }): SignedBatch {
     if (opts.transfers.length === 0 || opts.transfers.length > MAX_BATCH) {
@@ -102,11 +122,13 @@ export class HighloadWallet {
     const actions: OutActionSendMsg[] = opts.transfers.map((t) => ({
       type: 'sendMsg',
       mode: SendMode.PAY_GAS_SEPARATELY | SendMode.IGNORE_ERRORS,
-      outMsg: internal({ to: t.to, value: t.amountNano, bounce: false, body: t.comment }),
+      outMsg: isMessage(t)
+        ? internal({ to: t.to, value: t.valueNano, bounce: t.bounce, body: t.body })
+        : internal({ to: t.to, value: t.amountNano, bounce: false, body: t.comment }),
     }));
     const actionsCell = beginCell();
     storeOutList(actions)(actionsCell);
-    const total = opts.transfers.reduce((sum, t) => sum + t.amountNano, 0n);
+    const total = opts.transfers.reduce((sum, t) => sum + entryValueNano(t), 0n);
     const toSelf: MessageRelaxed = internal({
       to: this.address,
       // The batch's value plus headroom for its forwarding fees; it stays in this wallet.

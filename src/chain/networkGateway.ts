@@ -3,6 +3,7 @@ import { mnemonicToPrivateKey, mnemonicValidate } from '@ton/crypto';
 import { formatAddress } from './address.js';
 import type { ChainDeposit, ChainGateway, TonNetwork, TransferResult } from './gateway.js';
 import { HighloadWallet } from './highloadWallet.js';
+import { NetworkJettonGateway } from './jetton/networkJetton.js';
 import { type LiveChain, walkRequestsPerRound } from './liveChain.js';
 import { RequestBudget } from './requestBudget.js';
 import { ToncenterClient } from './toncenterClient.js';
@@ -14,6 +15,8 @@ export interface NetworkGatewayOptions {
   /** 24 words: the platform's hot (payout) wallet, which is also the deposit address. */
   mnemonic: string[];
   feeAddress: string;
+  /** The USDT jetton master (TEP-74); unset: USDT is not enabled (`jetton` is absent). */
+  usdtMaster?: string;
   requestsPerSecond: number;
   /** Seconds a Highload query id is remembered; part of the wallet address, so keep it fixed. */
   walletTimeoutSec: number;
@@ -59,7 +62,15 @@ export async function createNetworkGateway(opts: NetworkGatewayOptions): Promise
     resendMs: opts.resendMs ?? Math.max(opts.pollMs * 3, 1_000),
     walkRequestsPerRound: walkRequestsPerRound(opts.requestsPerSecond, opts.pollMs),
   };
-  const gateway = new NetworkGateway(opts.network, live);
+  const jetton = opts.usdtMaster
+    ? new NetworkJettonGateway({
+        network: opts.network,
+        client,
+        master: Address.parse(opts.usdtMaster),
+        hotWallet: wallet.address,
+      })
+    : undefined;
+  const gateway = new NetworkGateway(opts.network, live, jetton);
   opts.log?.(
     `TON ${opts.network} through ${opts.apiUrl}; Highload v3 hot wallet ${gateway.hotWalletAddress}`,
   );
@@ -74,6 +85,7 @@ class NetworkGateway implements ChainGateway {
   constructor(
     readonly network: Exclude<TonNetwork, 'sandbox'>,
     readonly live: LiveChain,
+    readonly jetton?: NetworkJettonGateway,
   ) {
     this.hotWalletAddress = formatAddress(live.wallet.address, network);
     // Deposits go straight to the hot wallet: they fund payouts without a sweep.

@@ -2,6 +2,9 @@ import { internal, SendMode, comment as textComment } from '@ton/core';
 import { Blockchain, snapshotFromSerializable, snapshotToSerializable } from '@ton/sandbox';
 import { formatAddress } from './address.js';
 import type { ChainDeposit, ChainGateway, TransferRequest, TransferResult } from './gateway.js';
+import type { JettonTransferResult } from './jetton/gateway.js';
+import { TransactionLog } from './jetton/history.js';
+import { ensureSandboxUsdt, SandboxJettonGateway, type SandboxJettonHost } from './jetton/sandboxJetton.js';
 import { Mutex } from './mutex.js';
 import { assertComment, assertPositiveAmount, assertTransferId, parseAddress } from './requestChecks.js';
 import {
@@ -45,11 +48,19 @@ export async function createSandboxGateway(opts: SandboxGatewayOptions): Promise
   blockchain.now = Math.max(nowSeconds(), blockchain.now ?? 0);
   const wallets = await openWallets(blockchain, await loadOrDeriveKeyPairs(opts.stateDir, mnemonics));
   if (!saved) await deployWallets(wallets);
+  // A chain saved before the jetton existed gets it now; after that this is one account lookup.
+  const log = new TransactionLog();
+  const usdt = await ensureSandboxUsdt(blockchain, wallets, log);
   const transfers = new Map(Object.entries(saved?.transfers ?? {}));
-  const gateway = new SandboxGateway(blockchain, wallets, opts.stateDir, transfers, nowSeconds);
+  const jettonTransfers = new Map(Object.entries(saved?.jettonTransfers ?? {}));
+  const gateway = new SandboxGateway(blockchain, wallets, opts.stateDir, transfers, nowSeconds, (host) => {
+    return new SandboxJettonGateway({ ...host, log }, usdt.admin, usdt.master, jettonTransfers);
+  });
   await gateway.saveNow(); // a first start is durable before anything is reported from it
   const how = saved ? 'loaded from' : 'created in';
-  opts.log?.(`sandbox chain ${how} ${opts.stateDir}; hot wallet ${gateway.hotWalletAddress}`);
+  opts.log?.(
+    `sandbox chain ${how} ${opts.stateDir}; hot wallet ${gateway.hotWalletAddress}; USDT (sandbox) master ${gateway.jetton.masterAddress}`,
+  );
   return gateway;
 }
 
@@ -58,6 +69,7 @@ class SandboxGateway implements ChainGateway {
   readonly hotWalletAddress: string;
   readonly depositAddress: string;
   readonly feeAddress: string;
+  readonly jetton: SandboxJettonGateway;
   private readonly mutex = new Mutex();
   private closed = false;
   /** Set while in-memory state is ahead of the saved file; nothing is reported until it is saved. */
@@ -69,10 +81,25 @@ class SandboxGateway implements ChainGateway {
     private readonly stateDir: string,
     private readonly transfers: Map<string, TransferResult>,
     private readonly nowSeconds: () => number,
+    makeJetton: (host: Omit<SandboxJettonHost, 'log'>) => SandboxJettonGateway,
   ) {
     this.hotWalletAddress = formatAddress(wallets.hot.address, NETWORK);
     this.depositAddress = formatAddress(wallets.deposit.address, NETWORK);
     this.feeAddress = formatAddress(wallets.fee, NETWORK);
+    this.jetton = makeJetton({
+      blockchain,
+      wallets,
+      read: (task) => this.exclusive(() => task()),
+      write: (task) =>
+        this.exclusive(async (nowSec) => {
+          this.dirty = true;
+          try {
+            return await task(nowSec);
+          } finally {
+            await this.save();
+          }
+        }),
+    });
   }
 
   async transfer(req: TransferRequest): Promise<TransferResult> {
@@ -171,7 +198,12 @@ class SandboxGateway implements ChainGateway {
     snapshot.contracts = snapshot.contracts.filter((c) => c.account.account != null);
     snapshot.transactions = [];
     const transfers = Object.fromEntries(this.transfers);
-    await saveState(this.stateDir, { snapshot: snapshotToSerializable(snapshot), transfers });
+    const jettonTransfers: Record<string, JettonTransferResult> = Object.fromEntries(this.jetton.transfers);
+    await saveState(this.stateDir, {
+      snapshot: snapshotToSerializable(snapshot),
+      transfers,
+      jettonTransfers,
+    });
     this.dirty = false;
     if (historyLength > MAX_KEPT_TRANSACTIONS) await this.blockchain.loadFrom(snapshot);
   }

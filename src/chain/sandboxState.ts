@@ -10,6 +10,7 @@ import {
 } from '@ton/crypto';
 import type { snapshotToSerializable } from '@ton/sandbox';
 import type { TransferResult } from './gateway.js';
+import type { JettonTransferResult } from './jetton/gateway.js';
 
 /**
  * Files the sandbox gateway keeps in its state directory. The mnemonics live apart from the
@@ -36,7 +37,12 @@ export interface WalletMnemonics {
 export interface SandboxState {
   snapshot: SerializableSnapshot;
   transfers: Record<string, TransferResult>;
+  /** Jetton payouts made, by transfer id (absent in files saved before the jetton existed). */
+  jettonTransfers: Record<string, JettonTransferResult>;
 }
+
+/** JettonTransferResult with its amount as a decimal string (JSON has no bigint). */
+type StoredJettonTransfer = Omit<JettonTransferResult, 'amount'> & { amount: string };
 
 /** Loads the wallets' mnemonics, generating and saving fresh ones on first start. */
 export async function loadOrCreateMnemonics(stateDir: string): Promise<WalletMnemonics> {
@@ -110,11 +116,18 @@ export async function loadState(stateDir: string): Promise<SandboxState | null> 
   if (parsed.version !== STATE_VERSION || !parsed.snapshot || typeof parsed.transfers !== 'object') {
     throw new Error(`${file}: unrecognized sandbox state (expected version ${STATE_VERSION})`);
   }
-  return { snapshot: parsed.snapshot, transfers: parsed.transfers ?? {} };
+  const stored = (parsed as { jettonTransfers?: Record<string, StoredJettonTransfer> }).jettonTransfers ?? {};
+  const jettonTransfers = Object.fromEntries(
+    Object.entries(stored).map(([id, t]) => [id, { ...t, amount: BigInt(t.amount) }]),
+  );
+  return { snapshot: parsed.snapshot, transfers: parsed.transfers ?? {}, jettonTransfers };
 }
 
 export async function saveState(stateDir: string, state: SandboxState): Promise<void> {
-  const text = JSON.stringify({ version: STATE_VERSION, ...state });
+  const jettonTransfers = Object.fromEntries(
+    Object.entries(state.jettonTransfers).map(([id, t]) => [id, { ...t, amount: t.amount.toString() }]),
+  );
+  const text = JSON.stringify({ version: STATE_VERSION, ...state, jettonTransfers });
   await writeFileAtomic(path.join(stateDir, STATE_FILE), text, 0o600);
 }
 

@@ -1,4 +1,4 @@
-import { Address, Cell, loadTransaction, type Transaction } from '@ton/core';
+import { Address, Cell, loadTransaction, type Transaction, type TupleItem } from '@ton/core';
 import { clipText } from '../domain/text.js';
 import { type RequestBudget, retryAfterMs } from './requestBudget.js';
 
@@ -74,6 +74,48 @@ export class ToncenterClient {
       if (type !== 'num' || typeof value !== 'string')
         throw new ProviderError(`${method}: non-integer result`, null);
       return value.startsWith('-') ? -BigInt(value.slice(1)) : BigInt(value);
+    });
+  }
+
+  /**
+   * Runs a get method with integer, cell and slice arguments (v2 stack entries `num`, `tvm.Cell`,
+   * `tvm.Slice`) and returns its stack. Cells and slices come back as `cell` or `slice` entries
+   * holding a base64 BOC in `bytes` (toncenter answers a slice as `cell`; the readers take the
+   * bits either way); tuples and lists are not read (a jetton's get methods return none). A
+   * non-zero exit code throws (toncenter's C++ server answers it as an error itself).
+   */
+  async runGetMethodStack(address: Address, method: string, args: TupleItem[]): Promise<TupleItem[]> {
+    const stack = args.map((a) => {
+      if (a.type === 'int')
+        return ['num', `${a.value < 0n ? '-' : ''}0x${(a.value < 0n ? -a.value : a.value).toString(16)}`];
+      if (a.type === 'cell') return ['tvm.Cell', a.cell.toBoc().toString('base64')];
+      if (a.type === 'slice') return ['tvm.Slice', a.cell.toBoc().toString('base64')];
+      throw new Error(`${method}: unsupported argument type ${a.type}`);
+    });
+    const r = (await this.call('runGetMethod', { address: address.toString(), method, stack })) as {
+      exit_code: number;
+      stack: [string, unknown][];
+    };
+    if (r.exit_code !== 0 && r.exit_code !== 1) {
+      throw new ProviderError(`get method ${method} exited with code ${r.exit_code}`, null);
+    }
+    return r.stack.map(([type, value]): TupleItem => {
+      if (type === 'num' && typeof value === 'string') {
+        return { type: 'int', value: value.startsWith('-') ? -BigInt(value.slice(1)) : BigInt(value) };
+      }
+      if (type === 'null') return { type: 'null' };
+      // {bytes: base64} as toncenter answers; a bare base64 string as some v2 servers do.
+      const bytes = typeof value === 'string' ? value : (value as { bytes?: unknown } | null)?.bytes;
+      const kind = type.toLowerCase().replace(/^tvm\./, '');
+      if ((kind === 'cell' || kind === 'slice') && typeof bytes === 'string') {
+        try {
+          const cell = Cell.fromBase64(bytes);
+          return kind === 'cell' ? { type: 'cell', cell } : { type: 'slice', cell };
+        } catch {
+          // falls through to the error below
+        }
+      }
+      throw new ProviderError(`${method}: unreadable ${type} result`, null);
     });
   }
 

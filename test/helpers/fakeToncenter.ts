@@ -15,6 +15,8 @@ import {
   toNano,
 } from '@ton/core';
 import { Blockchain, type SandboxContract, type TreasuryContract } from '@ton/sandbox';
+import { jettonTransferBody } from '../../src/chain/jetton/messages.js';
+import { deployJettonMaster, mintJettons } from '../../src/chain/jetton/sandboxMaster.js';
 
 /**
  * A toncenter-HTTP-API-v2-compatible server (POST /api/v2/jsonRPC and GET /api/v2/<method>)
@@ -72,6 +74,18 @@ export interface FakeToncenter {
     transfers: { amountNano: bigint; comment: string }[],
   ): Promise<{ lt: bigint; hash: string }[]>;
   balance(address: Address): Promise<bigint>;
+  /**
+   * Deploys a jetton master with the stablecoin code (admin: a treasury named by `adminSeed`), as
+   * the real USDT master or a look-alike; idempotent. The jetton's transactions are served like any.
+   */
+  deployJetton(metadataUri: string, adminSeed?: string): Promise<Address>;
+  /** The master's admin mints `amount` to `owner`. */
+  mintJetton(master: Address, owner: Address, amount: bigint): Promise<void>;
+  /**
+   * The faucet (an agent's wallet) sends `amount` of the master's jetton to `to` with `comment`:
+   * a real TEP-74 transfer through its own jetton wallet (minted to it first if it has too little).
+   */
+  sendJettonFromFaucet(master: Address, to: Address, amount: bigint, comment: string): Promise<void>;
   /** Every transaction of `address` the chain has recorded, oldest first (what a test checks the ledger against). */
   history(address: Address): Transaction[];
   /** Waits until no external message is queued. */
@@ -122,6 +136,7 @@ export async function startFakeToncenter(opts: { blockMs?: number } = {}): Promi
   const faults = new Map<string, Fault[]>();
   const requests = new Map<string, number>();
   const lastPage = new Map<string, unknown>();
+  const jettonAdmins = new Map<string, SandboxContract<TreasuryContract>>();
   let down = false;
   let queue: Cell[] = [];
   let chainWork: Promise<void> = Promise.resolve();
@@ -175,13 +190,27 @@ export async function startFakeToncenter(opts: { blockMs?: number } = {}): Promi
       ),
     runGetMethod: (p) =>
       onChain(async () => {
-        const stack = (p.stack as [string, string][]).map(
-          ([, v]): TupleItem => ({ type: 'int', value: parseNum(v) }),
-        );
-        const r = await blockchain.runGetMethod(Address.parse(String(p.address)), String(p.method), stack);
-        const out = r.stack.map((item) =>
-          item.type === 'int' ? ['num', formatNum(item.value)] : [item.type, null],
-        );
+        // v2 stack entries: ["num", "0x.."], ["tvm.Slice", base64 BOC], ["tvm.Cell", base64 BOC].
+        const stack = (p.stack as [string, string][]).map(([type, v]): TupleItem => {
+          if (type === 'tvm.Slice') return { type: 'slice', cell: Cell.fromBase64(v) };
+          if (type === 'tvm.Cell') return { type: 'cell', cell: Cell.fromBase64(v) };
+          return { type: 'int', value: parseNum(v) };
+        });
+        const address = Address.parse(String(p.address));
+        const account = await blockchain.getContract(address);
+        // toncenter runs get methods only on active accounts; an uninitialized one answers -13.
+        if (account.accountState?.type !== 'active') {
+          return { '@type': 'smc.runResult', gas_used: 0, stack: [], exit_code: -13 };
+        }
+        const r = await blockchain.runGetMethod(address, String(p.method), stack);
+        // As toncenter answers: integers as hex "num"; cells and slices both as "cell" with the BOC in `bytes`.
+        const out = r.stack.map((item) => {
+          if (item.type === 'int') return ['num', formatNum(item.value)];
+          if (item.type === 'cell' || item.type === 'slice') {
+            return ['cell', { bytes: item.cell.toBoc().toString('base64'), object: {} }];
+          }
+          return [item.type, null];
+        });
         return { '@type': 'smc.runResult', gas_used: Number(r.gasUsed), stack: out, exit_code: r.exitCode };
       }),
     sendBoc: async (p) => {
@@ -364,6 +393,42 @@ export async function startFakeToncenter(opts: { blockMs?: number } = {}): Promi
         return made.map((t) => ({ lt: t.lt, hash: t.hash.toString('hex') }));
       }),
     balance: (address) => onChain(async () => (await blockchain.getContract(address)).balance),
+    deployJetton: (metadataUri, adminSeed = 'jetton-admin') =>
+      onChain(async () => {
+        const admin = await blockchain.treasury(adminSeed);
+        const master = await deployJettonMaster(blockchain, admin, metadataUri);
+        record(master.transactions);
+        jettonAdmins.set(master.address.toRawString(), admin);
+        return master.address;
+      }),
+    mintJetton: (master, owner, amount) =>
+      onChain(async () => {
+        const admin = jettonAdmins.get(master.toRawString());
+        if (!admin) throw new Error('mintJetton: deploy the jetton with deployJetton first');
+        record(await mintJettons(admin, master, owner, amount));
+      }),
+    sendJettonFromFaucet: (master, to, amount, comment) =>
+      onChain(async () => {
+        const admin = jettonAdmins.get(master.toRawString());
+        if (!admin) throw new Error('sendJettonFromFaucet: deploy the jetton with deployJetton first');
+        record(await mintJettons(admin, master, faucet.address, amount));
+        const wallet = await blockchain.runGetMethod(master, 'get_wallet_address', [
+          { type: 'slice', cell: beginCell().storeAddress(faucet.address).endCell() },
+        ]);
+        const faucetJettonWallet = wallet.stackReader.readAddress();
+        const body = jettonTransferBody({
+          queryId: BigInt(Date.now()),
+          amount,
+          destination: to,
+          responseDestination: faucet.address,
+          forwardTonNano: 1n,
+          comment,
+        });
+        record(
+          (await faucet.send({ to: faucetJettonWallet, value: toNano('0.1'), bounce: true, body }))
+            .transactions,
+        );
+      }),
     history: (address) =>
       (txs.get(address.hash.toString('hex')) ?? []).map((t) =>
         loadTransaction(Cell.fromBase64(t.boc).beginParse()),
