@@ -166,7 +166,13 @@ async function nextMinute(page?: Page) {
 
 const host = (): MiniAppHost => ({ t, origin, browser, external, pageErrors });
 
-async function open(theme: 'light' | 'dark', who: TelegramUser, startParam?: string, width = PHONE.width) {
+async function open(
+  theme: 'light' | 'dark',
+  who: TelegramUser,
+  startParam?: string,
+  width = PHONE.width,
+  height = PHONE.height,
+) {
   await nextMinute();
   const opened = await openMiniApp(host(), {
     theme: theme === 'light' ? LIGHT_THEME : DARK_THEME,
@@ -176,7 +182,7 @@ async function open(theme: 'light' | 'dark', who: TelegramUser, startParam?: str
       await page.context().clock.setFixedTime(t.clock.now());
       await page.addInitScript(injectedWalletScript(WALLET_KEY));
       await page.exposeFunction('__walletConnect', walletAnswers);
-      if (width !== PHONE.width) await page.setViewportSize({ width, height: PHONE.height });
+      if (width !== PHONE.width || height !== PHONE.height) await page.setViewportSize({ width, height });
     },
   });
   return opened;
@@ -523,6 +529,36 @@ describe('the Mini App tells the truth (issue 27)', () => {
       throw await explained(error, page);
     } finally {
       await context.close();
+    }
+  });
+
+  it('fits a 1280 px window (Telegram Desktop, full screen), light and dark', async () => {
+    for (const theme of ['light', 'dark'] as const) {
+      const { context, page } = await open(theme, ana, undefined, 1280, 800);
+      try {
+        await page.getByRole('heading', { name: 'Tasks', level: 1 }).waitFor();
+        await settled(page);
+        await checkScreen(page, `tasks at 1280 px, ${theme}`);
+        for (const [tab, heading] of [
+          ['My tasks', 'My tasks'],
+          ['Earnings', 'Earnings'],
+          ['Profile', 'Profile'],
+        ] as const) {
+          await page.getByRole('tab', { name: tab, exact: true }).click();
+          await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
+          await settled(page);
+          await checkScreen(page, `${tab} at 1280 px, ${theme}`);
+        }
+        await page.getByRole('tab', { name: 'Tasks', exact: true }).click();
+        await card(page, TITLES.open, 'Open').click();
+        await page.getByRole('heading', { name: TITLES.open, level: 1 }).waitFor();
+        await settled(page);
+        await checkScreen(page, `a task at 1280 px, ${theme}`);
+      } catch (error) {
+        throw await explained(error, page);
+      } finally {
+        await context.close();
+      }
     }
   });
 
