@@ -15,6 +15,7 @@ import * as chainWalk from './migrations/0015_chain_walk.js';
 import * as submissions from './migrations/0016_submissions.js';
 import * as disputes from './migrations/0017_disputes.js';
 import * as chainLease from './migrations/0018_chain_lease.js';
+import * as currencies from './migrations/0020_currencies.js';
 import type { Database } from './schema.js';
 
 // Migrations are listed here rather than read from disk, so they work the same from tsx, a
@@ -36,6 +37,7 @@ const migrations: Record<string, Migration> = {
   '0016_submissions': submissions,
   '0017_disputes': disputes,
   '0018_chain_lease': chainLease,
+  '0020_currencies': currencies,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
