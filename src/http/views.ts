@@ -247,6 +247,10 @@ export function workerSelfView(w: WorkerRow) {
     telegramUsername: w.username,
     walletAddress: w.wallet_address,
     showTelegram: w.show_telegram === 1,
+    earnings: {
+      TON: formatAmount('TON', w.total_earned_nano),
+      USDT: formatAmount('USDT', w.usdt_earned_micro),
+    },
   };
 }
 

@@ -64,6 +64,11 @@ function clip(text: string, max: number): string {
   return clipText(text, max, { unit: 'utf16', ellipsis: '…' });
 }
 
+/** The currency of the amounts in `data` (issue 29): notifications written before it are TON. */
+function unit(data: Record<string, unknown>): 'TON' | 'USDT' {
+  return data.currency === 'USDT' ? 'USDT' : 'TON';
+}
+
 function field(data: Record<string, unknown>, key: string): string | null {
   const value = data[key];
   return typeof value === 'string' && value !== '' ? value : null;
@@ -115,7 +120,7 @@ function renderKind(
         text: [
           `📩 <b>New offer</b> from ${agent}`,
           title,
-          `Reward: <b>${escapeHtml(field(data, 'reward') ?? '?')} TON</b>`,
+          `Reward: <b>${escapeHtml(field(data, 'reward') ?? '?')} ${unit(data)}</b>`,
           '',
           'Accept to take the task; its execution deadline starts when you accept.',
         ].join('\n'),
@@ -140,7 +145,7 @@ function renderKind(
       return messageText(data, title, agent);
     case 'payment_sent':
       return plain(
-        `💸 Payment sent: <b>${escapeHtml(field(data, 'amount') ?? '?')} TON</b> for ${title}.`,
+        `💸 Payment sent: <b>${escapeHtml(field(data, 'amount') ?? '?')} ${unit(data)}</b> for ${title}.`,
         `Transaction: <code>${escapeHtml(field(data, 'txHash') ?? 'unknown')}</code>`,
       );
     case 'task_expired':
@@ -204,7 +209,7 @@ function reviewText(
     case 'auto_released':
       return plain(
         `✅ The review window of ${title} ended without an answer from the agent: the work is approved.`,
-        `<b>${escapeHtml(field(data, 'amount') ?? '?')} TON</b> is on its way to your wallet.`,
+        `<b>${escapeHtml(field(data, 'amount') ?? '?')} ${unit(data)}</b> is on its way to your wallet.`,
       );
   }
 }
@@ -226,7 +231,7 @@ function disputeResolvedText(data: Record<string, unknown>, title: string): BotM
   return plain(
     amount === '0'
       ? `⚖️ The dispute about ${title} was decided: no payment to you; the reward went back to the agent.`
-      : `⚖️ The dispute about ${title} was decided: <b>${escapeHtml(amount)} TON</b> is being sent to your wallet.`,
+      : `⚖️ The dispute about ${title} was decided: <b>${escapeHtml(amount)} ${unit(data)}</b> is being sent to your wallet.`,
     note ? `Operator’s note: ${escapeHtml(clip(note, CLIP.preview))}` : null,
   );
 }

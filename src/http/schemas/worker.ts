@@ -53,6 +53,10 @@ export const WorkerSelf = Type.Object({
   telegramUsername: Nullable(Type.String()),
   walletAddress: Nullable(Type.String()),
   showTelegram: Type.Boolean(),
+  earnings: Type.Object(
+    { TON: Amount, USDT: Amount },
+    { description: 'What you earned per currency (totalEarned is the TON one); never added together' },
+  ),
 });
 
 export const CatalogQuery = Type.Object({
