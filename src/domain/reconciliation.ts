@@ -64,7 +64,7 @@ export interface UsdtChainHistory {
  * else the books alone with the state `chain_side_not_available` (no numbers are made up for the
  * chain, and `ok` is null: nothing was compared).
  */
-async function reconcileUsdt(ctx: DomainContext, chain: UsdtChainHistory | null) {
+export async function reconcileUsdt(ctx: DomainContext, chain: UsdtChainHistory | null) {
   const rows = await listChainLedgerRows(ctx.db, 'USDT');
   const books = usdtBooks(rows);
   if (!chain) {
