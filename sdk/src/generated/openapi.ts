@@ -610,8 +610,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Where to send TON to top up your balance: a transfer to the address with your memo as the comment is credited once it is on chain
-         * @description Where to send TON to top up your balance: a transfer to the address with your memo as the comment is credited once it is on chain. Authenticated with your API key: `Authorization: Bearer hr_...`. Errors: 401, each as JSON `{error}`.
+         * Where to send TON (or, with ?currency=USDT, USDT) to top up your balance: a transfer to the address with your memo as the comment is credited once it is on chain
+         * @description Where to send TON (or, with ?currency=USDT, USDT) to top up your balance: a transfer to the address with your memo as the comment is credited once it is on chain. Authenticated with your API key: `Authorization: Bearer hr_...`. Errors: 400, 401, 409, each as JSON `{error}`.
          */
         get: operations["getDepositInfo"];
         put?: never;
@@ -1166,8 +1166,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Compare the books with the hot wallet’s history: every incoming transfer booked once, every outgoing one a payout or fee of ours, confirmed rows on chain, pending rows older than an hour
-         * @description Compare the books with the hot wallet’s history: every incoming transfer booked once, every outgoing one a payout or fee of ours, confirmed rows on chain, pending rows older than an hour. Operator only: `Authorization: Bearer <ADMIN_TOKEN>`. Errors: 401, 409, each as JSON `{error}`.
+         * Compare the books with the hot wallet’s history: every incoming transfer booked once, every outgoing one a payout or fee of ours, confirmed rows on chain, pending rows older than an hour; per currency in `currencies` (USDT against its jetton wallets, or its books alone while the jetton layer is not available)
+         * @description Compare the books with the hot wallet’s history: every incoming transfer booked once, every outgoing one a payout or fee of ours, confirmed rows on chain, pending rows older than an hour; per currency in `currencies` (USDT against its jetton wallets, or its books alone while the jetton layer is not available). Operator only: `Authorization: Bearer <ADMIN_TOKEN>`. Errors: 401, 409, each as JSON `{error}`.
          */
         get: operations["adminReconcile"];
         put?: never;
@@ -1840,13 +1840,16 @@ export interface webhooks {
                             taskId: string;
                             deposit: {
                                 /**
-                                 * @description TON amount as a decimal string, e.g. "6.5"
+                                 * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                                  * @example 6.5
                                  */
                                 amount: string;
                                 txHash: null;
-                                /** @constant */
-                                currency: "TON";
+                                /**
+                                 * @description The currency of the amounts beside it: TON (9 decimals) or USDT on TON (a jetton, 6 decimals)
+                                 * @enum {unknown}
+                                 */
+                                currency: "TON" | "USDT";
                             };
                         };
                     };
@@ -1917,13 +1920,16 @@ export interface webhooks {
                             taskId: string;
                             payment: {
                                 /**
-                                 * @description TON amount as a decimal string, e.g. "6.5"
+                                 * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                                  * @example 6.5
                                  */
                                 amount: string;
                                 toAddress: string;
-                                /** @constant */
-                                currency: "TON";
+                                /**
+                                 * @description The currency of the amounts beside it: TON (9 decimals) or USDT on TON (a jetton, 6 decimals)
+                                 * @enum {unknown}
+                                 */
+                                currency: "TON" | "USDT";
                             };
                             /** @description true when the review window ended without your answer */
                             autoReleased?: boolean;
@@ -2210,14 +2216,17 @@ export interface webhooks {
                             taskId: string;
                             payment: {
                                 /**
-                                 * @description TON amount as a decimal string, e.g. "6.5"
+                                 * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                                  * @example 6.5
                                  */
                                 amount: string;
                                 toAddress: string;
                                 txHash: string;
-                                /** @constant */
-                                currency: "TON";
+                                /**
+                                 * @description The currency of the amounts beside it: TON (9 decimals) or USDT on TON (a jetton, 6 decimals)
+                                 * @enum {unknown}
+                                 */
+                                currency: "TON" | "USDT";
                             };
                         };
                     };
@@ -2288,15 +2297,18 @@ export interface webhooks {
                             taskId: string;
                             refund: {
                                 /**
-                                 * @description TON amount as a decimal string, e.g. "6.5"
+                                 * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                                  * @example 6.5
                                  */
                                 amount: string;
                                 /** @constant */
                                 destination: "agent_balance";
                                 reason: string | null;
-                                /** @constant */
-                                currency: "TON";
+                                /**
+                                 * @description The currency of the amounts beside it: TON (9 decimals) or USDT on TON (a jetton, 6 decimals)
+                                 * @enum {unknown}
+                                 */
+                                currency: "TON" | "USDT";
                             };
                         };
                     };
@@ -2440,14 +2452,18 @@ export interface webhooks {
                         data: {
                             deposit: {
                                 /**
-                                 * @description TON amount as a decimal string, e.g. "6.5"
+                                 * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                                  * @example 6.5
                                  */
                                 amount: string;
                                 fromAddress: string;
-                                txHash: string;
-                                /** @constant */
-                                currency: "TON";
+                                /** @description The chain transaction; null only for a sandbox USDT faucet credit made in the books before the jetton chain layer exists */
+                                txHash: string | null;
+                                /**
+                                 * @description The currency of the amounts beside it: TON (9 decimals) or USDT on TON (a jetton, 6 decimals)
+                                 * @enum {unknown}
+                                 */
+                                currency: "TON" | "USDT";
                             };
                         };
                     };
@@ -2604,33 +2620,7 @@ export interface webhooks {
                                  * @description ISO 8601 timestamp, UTC
                                  */
                                 createdAt: string;
-                                /** DisputeResolution */
-                                resolution: {
-                                    /**
-                                     * @description Sent to the worker’s wallet on chain, in TON
-                                     * @example 6.5
-                                     */
-                                    workerAmount: string;
-                                    /**
-                                     * @description The platform fee in proportion: fee x workerAmount / reward, rounded down to the nanoton
-                                     * @example 6.5
-                                     */
-                                    platformFee: string;
-                                    /**
-                                     * @description Returned to the agent’s balance: the rest of the escrowed total
-                                     * @example 6.5
-                                     */
-                                    agentAmount: string;
-                                    /** @description The operator’s explanation to both sides */
-                                    note: string;
-                                    /**
-                                     * Format: date-time
-                                     * @description ISO 8601 timestamp, UTC
-                                     */
-                                    resolvedAt: string;
-                                    /** @constant */
-                                    currency: "TON";
-                                } | null;
+                                resolution: components["schemas"]["DisputeResolution"];
                             };
                         };
                     };
@@ -2711,33 +2701,7 @@ export interface webhooks {
                                  * @description ISO 8601 timestamp, UTC
                                  */
                                 createdAt: string;
-                                /** DisputeResolution */
-                                resolution: {
-                                    /**
-                                     * @description Sent to the worker’s wallet on chain, in TON
-                                     * @example 6.5
-                                     */
-                                    workerAmount: string;
-                                    /**
-                                     * @description The platform fee in proportion: fee x workerAmount / reward, rounded down to the nanoton
-                                     * @example 6.5
-                                     */
-                                    platformFee: string;
-                                    /**
-                                     * @description Returned to the agent’s balance: the rest of the escrowed total
-                                     * @example 6.5
-                                     */
-                                    agentAmount: string;
-                                    /** @description The operator’s explanation to both sides */
-                                    note: string;
-                                    /**
-                                     * Format: date-time
-                                     * @description ISO 8601 timestamp, UTC
-                                     */
-                                    resolvedAt: string;
-                                    /** @constant */
-                                    currency: "TON";
-                                } | null;
+                                resolution: components["schemas"]["DisputeResolution"];
                             };
                         };
                     };
@@ -2837,6 +2801,36 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /**
+         * Balances
+         * @description Your balances per currency; balance and lockedByTasks above are the TON ones
+         */
+        Balances: {
+            TON: {
+                /**
+                 * @description Available to spend, in this currency
+                 * @example 6.5
+                 */
+                balance: string;
+                /**
+                 * @description Escrowed by your open tasks of this currency
+                 * @example 6.5
+                 */
+                lockedByTasks: string;
+            };
+            USDT: {
+                /**
+                 * @description Available to spend, in this currency
+                 * @example 6.5
+                 */
+                balance: string;
+                /**
+                 * @description Escrowed by your open tasks of this currency
+                 * @example 6.5
+                 */
+                lockedByTasks: string;
+            };
+        };
         /** AgentMe */
         AgentMe: {
             /** @description Agent id (agt_...) */
@@ -2855,6 +2849,7 @@ export interface components {
              * @example 6.5
              */
             lockedByTasks: string;
+            balances: components["schemas"]["Balances"];
             /**
              * Format: date-time
              * @description ISO 8601 timestamp, UTC
@@ -2933,7 +2928,7 @@ export interface components {
                 deposits: {
                     count: number;
                     /**
-                     * @description TON amount as a decimal string, e.g. "6.5"
+                     * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                      * @example 6.5
                      */
                     total: string;
@@ -2941,7 +2936,7 @@ export interface components {
                 payouts: {
                     count: number;
                     /**
-                     * @description TON amount as a decimal string, e.g. "6.5"
+                     * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                      * @example 6.5
                      */
                     total: string;
@@ -2949,7 +2944,7 @@ export interface components {
                 refunds: {
                     count: number;
                     /**
-                     * @description TON amount as a decimal string, e.g. "6.5"
+                     * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                      * @example 6.5
                      */
                     total: string;
@@ -2957,17 +2952,17 @@ export interface components {
             };
             summary: {
                 /**
-                 * @description TON amount as a decimal string, e.g. "6.5"
+                 * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                  * @example 6.5
                  */
                 totalDeposited: string;
                 /**
-                 * @description TON amount as a decimal string, e.g. "6.5"
+                 * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                  * @example 6.5
                  */
                 totalSpent: string;
                 /**
-                 * @description TON amount as a decimal string, e.g. "6.5"
+                 * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                  * @example 6.5
                  */
                 platformFeesCollected: string;
@@ -2984,10 +2979,15 @@ export interface components {
              */
             type: "DEPOSIT" | "TASK_ESCROW" | "PAYOUT" | "REFUND" | "FEE";
             /**
-             * @description In TON, always positive; the type says the direction
+             * @description In `currency`, always positive; the type says the direction
              * @example 6.5
              */
             amount: string;
+            /**
+             * @description Present when the amounts are in USDT; absent, they are in TON (the spec’s objects)
+             * @enum {string}
+             */
+            currency?: "USDT";
             /** @description Sending TON address, for on-chain entries */
             fromAddress: string | null;
             /** @description Receiving TON address, for on-chain entries */
@@ -3018,7 +3018,7 @@ export interface components {
             timezone: string | null;
             skills: string[];
             /**
-             * @description TON amount as a decimal string, e.g. "6.5"
+             * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
              * @example 6.5
              */
             hourlyRate: string | null;
@@ -3055,14 +3055,14 @@ export interface components {
                 youtube?: string;
             };
             /**
-             * @description TON amount as a decimal string, e.g. "6.5"
+             * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
              * @example 6.5
              */
             hourlyRate: string | null;
             available: boolean;
             completedTasks: number;
             /**
-             * @description TON amount as a decimal string, e.g. "6.5"
+             * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
              * @example 6.5
              */
             totalEarned: string;
@@ -3091,8 +3091,13 @@ export interface components {
             title: string;
             /** @description The details a worker needs */
             description: string;
-            /** @description The worker’s pay in TON, 0.01 to 1,000,000; a 30% fee is added on top */
+            /** @description The worker’s pay in the task’s currency, 0.01 to 1,000,000 (TON: up to 9 decimals; USDT: up to 6); a 30% fee is added on top */
             reward: string | number;
+            /**
+             * @description What the task is paid in: TON (default) or USDT. Reward, fee and total are in it and are escrowed from your balance of it; a 400 "USDT is not enabled" when this service does not take USDT
+             * @enum {unknown}
+             */
+            currency?: "TON" | "USDT";
             /** @description Days the worker has once assigned (default 7); exclusive with deadline */
             executionDeadlineDays?: number;
             /**
@@ -3190,12 +3195,12 @@ export interface components {
             statements: components["schemas"]["DisputeStatement"][];
             resolution: {
                 /**
-                 * @description Sent to the worker’s wallet on chain, in TON
+                 * @description Sent to the worker’s wallet on chain, in the task’s currency (`currency`)
                  * @example 6.5
                  */
                 workerAmount: string;
                 /**
-                 * @description The platform fee in proportion: fee x workerAmount / reward, rounded down to the nanoton
+                 * @description The platform fee in proportion: fee x workerAmount / reward, rounded down to the currency’s smallest unit
                  * @example 6.5
                  */
                 platformFee: string;
@@ -3211,8 +3216,11 @@ export interface components {
                  * @description ISO 8601 timestamp, UTC
                  */
                 resolvedAt: string;
-                /** @enum {string} */
-                currency: "TON";
+                /**
+                 * @description The currency of the amounts beside it: TON (9 decimals) or USDT on TON (a jetton, 6 decimals)
+                 * @enum {unknown}
+                 */
+                currency: "TON" | "USDT";
             } | null;
         };
         /** SubmissionAttachment */
@@ -3267,17 +3275,22 @@ export interface components {
             /** @description Up to 10,000 characters */
             description: string;
             /**
-             * @description What the worker receives, in TON
+             * @description Present when the amounts are in USDT; absent, they are in TON (the spec’s objects)
+             * @enum {string}
+             */
+            currency?: "USDT";
+            /**
+             * @description What the worker receives, in the task’s currency
              * @example 6.5
              */
             reward: string;
             /**
-             * @description The platform’s 30% of the reward, in TON
+             * @description The platform’s 30% of the reward, in the task’s currency
              * @example 6.5
              */
             platformFee: string;
             /**
-             * @description reward + platformFee, escrowed from your balance at creation
+             * @description reward + platformFee, escrowed at creation from your balance of the task’s currency
              * @example 6.5
              */
             totalAmount: string;
@@ -3355,15 +3368,20 @@ export interface components {
             /** @enum {string} */
             error: "Insufficient balance";
             /**
-             * @description Your available balance now, in TON
+             * @description Your available balance of the task’s currency now
              * @example 6.5
              */
             currentBalance: string;
             /**
-             * @description What the task costs (reward + fee), in TON
+             * @description What the task costs (reward + fee), in that currency
              * @example 6.5
              */
             requiredAmount: string;
+            /**
+             * @description Present when the amounts are in USDT; absent, they are in TON (the spec’s objects)
+             * @enum {string}
+             */
+            currency?: "USDT";
             /** @description The arithmetic, and what to do */
             message: string;
         };
@@ -3387,12 +3405,17 @@ export interface components {
             };
             refund: {
                 /**
-                 * @description The whole escrowed total, back on your balance, in TON
+                 * @description The whole escrowed total, back on your balance of the task’s currency
                  * @example 6.5
                  */
                 amount: string;
                 /** @enum {string} */
                 destination: "agent_balance";
+                /**
+                 * @description Present when the amounts are in USDT; absent, they are in TON (the spec’s objects)
+                 * @enum {string}
+                 */
+                currency?: "USDT";
             };
         };
         /** RefundBody */
@@ -3410,10 +3433,15 @@ export interface components {
             };
             payment: {
                 /**
-                 * @description The reward sent to the worker, in TON
+                 * @description The reward sent to the worker, in the task’s currency
                  * @example 6.5
                  */
                 amount: string;
+                /**
+                 * @description Present when the amounts are in USDT; absent, they are in TON (the spec’s objects)
+                 * @enum {string}
+                 */
+                currency?: "USDT";
                 /** @description The worker’s TON wallet */
                 toAddress: string;
                 /** @description null while the transfer is pending; it is retried */
@@ -3426,10 +3454,15 @@ export interface components {
             };
             fee: {
                 /**
-                 * @description The platform fee, in TON
+                 * @description The platform fee, in the task’s currency
                  * @example 6.5
                  */
                 amount: string;
+                /**
+                 * @description Present when the amounts are in USDT; absent, they are in TON (the spec’s objects)
+                 * @enum {string}
+                 */
+                currency?: "USDT";
                 /** @description The platform’s fee address */
                 toAddress: string;
                 /** @description null while the fee transfer is pending */
@@ -3606,14 +3639,14 @@ export interface components {
                 youtube?: string;
             };
             /**
-             * @description TON amount as a decimal string, e.g. "6.5"
+             * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
              * @example 6.5
              */
             hourlyRate: string | null;
             available: boolean;
             completedTasks: number;
             /**
-             * @description TON amount as a decimal string, e.g. "6.5"
+             * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
              * @example 6.5
              */
             totalEarned: string;
@@ -3626,6 +3659,19 @@ export interface components {
             memberSince: string;
             walletAddress: string | null;
             showTelegram: boolean;
+            /** @description What you earned per currency (totalEarned is the TON one); never added together */
+            earnings: {
+                /**
+                 * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
+                 * @example 6.5
+                 */
+                TON: string;
+                /**
+                 * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
+                 * @example 6.5
+                 */
+                USDT: string;
+            };
         };
         /** WorkerPatchBody */
         WorkerPatchBody: {
@@ -3641,7 +3687,7 @@ export interface components {
             socialLinks?: {
                 [key: string]: string;
             };
-            /** @description TON amount: a decimal string such as "6.5" (preferred) or a JSON number; at most 9 decimals. A JSON number that parsing would round (more digits than a double holds) is refused: send a string. */
+            /** @description Amount: a decimal string such as "6.5" (preferred) or a JSON number; at most 9 decimals for TON, 6 for USDT (the currency the request names; TON by default). A JSON number that parsing would round (more digits than a double holds) is refused: send a string. */
             hourlyRate?: string | number | null;
             available?: boolean;
             showTelegram?: boolean;
@@ -3701,7 +3747,12 @@ export interface components {
             title: string;
             description: string;
             /**
-             * @description TON amount as a decimal string, e.g. "6.5"
+             * @description The currency of the amounts beside it: TON (9 decimals) or USDT on TON (a jetton, 6 decimals)
+             * @enum {unknown}
+             */
+            currency: "TON" | "USDT";
+            /**
+             * @description What you receive, in the task’s currency
              * @example 6.5
              */
             reward: string;
@@ -3753,10 +3804,15 @@ export interface components {
                 title: string;
                 status: components["schemas"]["TaskStatus"];
                 /**
-                 * @description TON amount as a decimal string, e.g. "6.5"
+                 * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                  * @example 6.5
                  */
                 reward: string;
+                /**
+                 * @description The currency of the amounts beside it: TON (9 decimals) or USDT on TON (a jetton, 6 decimals)
+                 * @enum {unknown}
+                 */
+                currency: "TON" | "USDT";
             };
         };
         /** WorkerPayout */
@@ -3765,10 +3821,15 @@ export interface components {
             taskId: string;
             taskTitle: string;
             /**
-             * @description TON amount as a decimal string, e.g. "6.5"
+             * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
              * @example 6.5
              */
             amount: string;
+            /**
+             * @description The currency of the amounts beside it: TON (9 decimals) or USDT on TON (a jetton, 6 decimals)
+             * @enum {unknown}
+             */
+            currency: "TON" | "USDT";
             /** @enum {unknown} */
             status: "confirmed" | "pending";
             toAddress: string | null;
@@ -3833,12 +3894,12 @@ export interface components {
         /** DisputeResolution */
         DisputeResolution: {
             /**
-             * @description Sent to the worker’s wallet on chain, in TON
+             * @description Sent to the worker’s wallet on chain, in the task’s currency (`currency`)
              * @example 6.5
              */
             workerAmount: string;
             /**
-             * @description The platform fee in proportion: fee x workerAmount / reward, rounded down to the nanoton
+             * @description The platform fee in proportion: fee x workerAmount / reward, rounded down to the currency’s smallest unit
              * @example 6.5
              */
             platformFee: string;
@@ -3854,8 +3915,11 @@ export interface components {
              * @description ISO 8601 timestamp, UTC
              */
             resolvedAt: string;
-            /** @enum {string} */
-            currency: "TON";
+            /**
+             * @description The currency of the amounts beside it: TON (9 decimals) or USDT on TON (a jetton, 6 decimals)
+             * @enum {unknown}
+             */
+            currency: "TON" | "USDT";
         } | null;
         /** DisputeQueueItem */
         DisputeQueueItem: {
@@ -3877,12 +3941,17 @@ export interface components {
                 title: string;
                 status: components["schemas"]["TaskStatus"];
                 /**
-                 * @description TON amount as a decimal string, e.g. "6.5"
+                 * @description The currency of the amounts beside it: TON (9 decimals) or USDT on TON (a jetton, 6 decimals)
+                 * @enum {unknown}
+                 */
+                currency: "TON" | "USDT";
+                /**
+                 * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                  * @example 6.5
                  */
                 reward: string;
                 /**
-                 * @description TON amount as a decimal string, e.g. "6.5"
+                 * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                  * @example 6.5
                  */
                 platformFee: string;
@@ -3905,8 +3974,13 @@ export interface components {
         };
         /** ResolveBody */
         ResolveBody: {
-            /** @description What the worker gets, 0 to the task’s reward, in TON: 0 cancels and refunds, the reward completes */
+            /** @description What the worker gets, 0 to the task’s reward, in the task’s currency: 0 cancels and refunds, the reward completes */
             workerAmount: string | number;
+            /**
+             * @description The task’s currency, to confirm it: another one is a 400 and nothing is resolved
+             * @enum {unknown}
+             */
+            currency?: "TON" | "USDT";
             /** @description Your decision’s reasons, shown to both sides */
             note: string;
         };
@@ -3920,10 +3994,15 @@ export interface components {
             };
             payout: {
                 /**
-                 * @description TON amount as a decimal string, e.g. "6.5"
+                 * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                  * @example 6.5
                  */
                 amount: string;
+                /**
+                 * @description The currency of the amounts beside it: TON (9 decimals) or USDT on TON (a jetton, 6 decimals)
+                 * @enum {unknown}
+                 */
+                currency: "TON" | "USDT";
                 toAddress: string;
                 /** @description null while pending; the runner retries it */
                 txHash: string | null;
@@ -3932,10 +4011,15 @@ export interface components {
             } | null;
             fee: {
                 /**
-                 * @description TON amount as a decimal string, e.g. "6.5"
+                 * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                  * @example 6.5
                  */
                 amount: string;
+                /**
+                 * @description The currency of the amounts beside it: TON (9 decimals) or USDT on TON (a jetton, 6 decimals)
+                 * @enum {unknown}
+                 */
+                currency: "TON" | "USDT";
                 toAddress: string;
                 /** @description null while pending; the runner retries it */
                 txHash: string | null;
@@ -3945,12 +4029,17 @@ export interface components {
             /** @description Back to the agent */
             refund: {
                 /**
-                 * @description TON amount as a decimal string, e.g. "6.5"
+                 * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                  * @example 6.5
                  */
                 amount: string;
                 /** @enum {string} */
                 destination: "agent_balance";
+                /**
+                 * @description The currency of the amounts beside it: TON (9 decimals) or USDT on TON (a jetton, 6 decimals)
+                 * @enum {unknown}
+                 */
+                currency: "TON" | "USDT";
             } | null;
         };
     };
@@ -6243,7 +6332,10 @@ export interface operations {
     };
     getDepositInfo: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description TON (default) or USDT */
+                currency?: "TON" | "USDT";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -6260,18 +6352,35 @@ export interface operations {
                     "application/json": {
                         /** @description sandbox, testnet or mainnet */
                         network: string;
-                        /** @description Send TON here */
+                        /** @description Send TON here; for USDT, the jetton transfer’s recipient (your wallet app finds the jetton wallets) */
                         address: string;
                         /** @description Put this text as the transfer comment, exactly; it names your account */
                         memo: string;
-                        /** @description ton://transfer link with the memo as text, for wallet apps */
+                        /** @description ton://transfer link with the memo as text, for wallet apps; for USDT with jetton=<the USDT jetton master> */
                         link: string;
                         /**
-                         * @description TON amount as a decimal string, e.g. "6.5"
+                         * @description The smallest deposit credited, in the currency asked for
                          * @example 6.5
                          */
                         minimum: string;
+                        /**
+                         * @description Present when the amounts are in USDT; absent, they are in TON (the spec’s objects)
+                         * @enum {string}
+                         */
+                        currency?: "USDT";
+                        /** @description USDT only: the jetton master; only this jetton is credited as USDT */
+                        jettonMaster?: string;
                     };
+                };
+            };
+            /** @description The request is invalid; `details[].path` names each field to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
                 };
             };
             /** @description Missing, malformed or unknown credentials; `error` says which */
@@ -6282,6 +6391,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The resource is not in a state that allows this (see `currentStatus`), or the same Idempotency-Key is still in progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7904,8 +8023,13 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description TON amount: a decimal string such as "6.5" (preferred) or a JSON number; at most 9 decimals. A JSON number that parsing would round (more digits than a double holds) is refused: send a string. */
+                    /** @description Amount: a decimal string such as "6.5" (preferred) or a JSON number; at most 9 decimals for TON, 6 for USDT (the currency the request names; TON by default). A JSON number that parsing would round (more digits than a double holds) is refused: send a string. */
                     amount: string | number;
+                    /**
+                     * @description TON (default) or USDT. Sandbox USDT is credited in the books until the sandbox jetton is wired (no chain transaction: txHash null)
+                     * @enum {unknown}
+                     */
+                    currency?: "TON" | "USDT";
                 };
             };
         };
@@ -8206,7 +8330,7 @@ export interface operations {
                             lt: string;
                             fromAddress: string;
                             /**
-                             * @description TON amount as a decimal string, e.g. "6.5"
+                             * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                              * @example 6.5
                              */
                             amount: string;
@@ -8405,22 +8529,22 @@ export interface operations {
                         agents: {
                             count: number;
                             /**
-                             * @description TON amount as a decimal string, e.g. "6.5"
+                             * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                              * @example 6.5
                              */
                             balance: string;
                             /**
-                             * @description TON amount as a decimal string, e.g. "6.5"
+                             * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                              * @example 6.5
                              */
                             locked: string;
                             /**
-                             * @description TON amount as a decimal string, e.g. "6.5"
+                             * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                              * @example 6.5
                              */
                             deposited: string;
                             /**
-                             * @description TON amount as a decimal string, e.g. "6.5"
+                             * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                              * @example 6.5
                              */
                             spent: string;
@@ -8428,7 +8552,7 @@ export interface operations {
                         chain: {
                             hotWalletAddress: string;
                             /**
-                             * @description TON amount as a decimal string, e.g. "6.5"
+                             * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                              * @example 6.5
                              */
                             hotWalletBalance: string;
@@ -8458,22 +8582,22 @@ export interface operations {
                             name: string | null;
                             ownerWallet: string | null;
                             /**
-                             * @description TON amount as a decimal string, e.g. "6.5"
+                             * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                              * @example 6.5
                              */
                             balance: string;
                             /**
-                             * @description TON amount as a decimal string, e.g. "6.5"
+                             * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                              * @example 6.5
                              */
                             lockedByTasks: string;
                             /**
-                             * @description TON amount as a decimal string, e.g. "6.5"
+                             * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                              * @example 6.5
                              */
                             deposited: string;
                             /**
-                             * @description TON amount as a decimal string, e.g. "6.5"
+                             * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                              * @example 6.5
                              */
                             spent: string;
@@ -8482,7 +8606,7 @@ export interface operations {
                             id: string;
                             agentId: string;
                             /**
-                             * @description TON amount as a decimal string, e.g. "6.5"
+                             * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                              * @example 6.5
                              */
                             amount: string;
@@ -8494,7 +8618,7 @@ export interface operations {
                             id: string;
                             kind: string;
                             /**
-                             * @description TON amount as a decimal string, e.g. "6.5"
+                             * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                              * @example 6.5
                              */
                             amount: string;
