@@ -208,7 +208,7 @@ export function loadConfig(env: Env = process.env): { config: Config; notices: C
     ...observabilitySettings(env),
   };
   if (config.tonNetwork !== 'sandbox') config.tonLive = tonLiveSettings(env, config.tonNetwork);
-  config.usdt = usdtSettings(env, config.tonNetwork, notices);
+  config.usdt = usdtSettings(env, config.tonNetwork);
   const s3 = s3Settings(env);
   if (s3) config.s3 = s3;
   else if (databaseUrl) {

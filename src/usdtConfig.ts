@@ -16,6 +16,8 @@ export interface UsdtSettings {
   enabled: boolean;
   /** The USDT jetton master (TEP-74): only transfers of its jetton wallets count as USDT. */
   master: string | null;
+  /** Why USDT is off, for the one start-log line main.ts writes; null when it is on. */
+  disabledReason?: string | null;
   /** The smallest USDT deposit credited, in micro-USDT (USDT_MIN_DEPOSIT). */
   minDepositMicro: bigint;
   /** The most USDT one agent may have deposited in all, in micro-USDT (USDT_MAX_AGENT_DEPOSITS). */
@@ -42,9 +44,10 @@ type Env = Record<string, string | undefined>;
 /**
  * TON_USDT_MASTER (mainnet: the official master by default; testnet: required for USDT; the
  * sandbox deploys its own), USDT_MIN_DEPOSIT and USDT_MAX_AGENT_DEPOSITS. A reason USDT is off
- * goes to `notices`: one line in the start log.
+ * is kept in `disabledReason`: main.ts logs it as one line at start (an info line, not a config
+ * warning: a service that takes only TON is configured as intended).
  */
-export function usdtSettings(env: Env, network: TonNetwork, notices: { message: string }[]): UsdtSettings {
+export function usdtSettings(env: Env, network: TonNetwork): UsdtSettings {
   const given = env.TON_USDT_MASTER?.trim() || null;
   if (given) {
     try {
@@ -65,7 +68,7 @@ export function usdtSettings(env: Env, network: TonNetwork, notices: { message: 
     : network === 'testnet' && !master
       ? 'TON_USDT_MASTER is not set (on testnet it names the test USDT jetton master)'
       : null;
-  if (reason) notices.push({ message: `USDT is not enabled: ${reason}; USDT requests are answered 400` });
+  if (reason) settings.disabledReason = `USDT is not enabled: ${reason}; USDT requests are answered 400`;
   else settings.enabled = network === 'sandbox' || master !== null;
   return settings;
 }

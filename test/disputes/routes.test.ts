@@ -436,7 +436,13 @@ describe('resolving', () => {
     expect((await notificationsOf(taskId)).filter((n) => n.kind === 'dispute_resolved')).toEqual([
       {
         kind: 'dispute_resolved',
-        data: { taskId, title: 'Take a photo', workerAmount: '0', currency: 'TON', note: 'Nothing delivered' },
+        data: {
+          taskId,
+          title: 'Take a photo',
+          workerAmount: '0',
+          currency: 'TON',
+          note: 'Nothing delivered',
+        },
       },
     ]);
     // The chat closes as after a refund.
