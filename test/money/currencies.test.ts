@@ -12,6 +12,7 @@ import {
   expectBooksBalanced,
   type TestAgent,
 } from '../helpers/fixtures.js';
+import { expectAgentBooks } from '../helpers/moneyChecks.js';
 import { submittedTask } from '../helpers/submissionApi.js';
 import { call, workerMe } from '../helpers/workerApi.js';
 
@@ -122,6 +123,7 @@ describe('USDT in the books', () => {
       txHash: null,
       currency: 'USDT',
     });
+    await expectAgentBooks(t, agent);
     await expectBooksBalanced(t);
   });
 
@@ -201,6 +203,8 @@ describe('USDT in the books', () => {
         });
       }
       expect(await books(t, usdtOnly)).toEqual(usdtBefore);
+      await expectAgentBooks(t, rich);
+      await expectAgentBooks(t, usdtOnly);
       await expectBooksBalanced(t);
     });
 
@@ -228,6 +232,7 @@ describe('USDT in the books', () => {
       });
       const refunds = (await call(t, 'GET', '/transactions?type=REFUND', agent.headers)).json().transactions;
       expect(refunds.map((r: { currency?: string }) => r.currency)).toEqual(['USDT', 'USDT']);
+      await expectAgentBooks(t, agent);
       await expectBooksBalanced(t);
     });
 
@@ -304,6 +309,7 @@ describe('USDT in the books', () => {
     expect(payouts).toEqual([
       expect.objectContaining({ amount: '0.01', currency: 'USDT', status: 'pending' }),
     ]);
+    await expectAgentBooks(t, agent);
     await expectBooksBalanced(t);
   });
 
@@ -348,6 +354,7 @@ describe('USDT in the books', () => {
       USDT: { balance: '0.999994', lockedByTasks: '0' },
     });
     expect((await workerMe(t, worker.headers)).earnings).toEqual({ TON: '0', USDT: '0.000005' });
+    await expectAgentBooks(t, agent);
     await expectBooksBalanced(t);
   });
 
@@ -362,6 +369,7 @@ describe('USDT in the books', () => {
       TON: { balance: '3', lockedByTasks: '0' },
       USDT: { balance: '0', lockedByTasks: '1.3' },
     });
+    await expectAgentBooks(t, agent);
     await expectBooksBalanced(t);
   });
 
