@@ -24,6 +24,7 @@ import type { DomainContext } from '../src/domain/context.js';
 import { newId } from '../src/domain/ids.js';
 import { InProcessFanout } from '../src/events/fanout.js';
 import { closeServices, openServices } from '../src/services.js';
+import { USDT_OFF } from '../src/usdtConfig.js';
 import { startFakeToncenter } from '../test/helpers/fakeToncenter.js';
 
 const PAYOUTS = Number(process.argv[2] ?? 1000);
@@ -60,6 +61,7 @@ async function main() {
     publicUrl: config.publicUrl,
     webhooks: { allowPrivateTargets: true, timeoutMs: 1000 },
     apiKeys: new ApiKeyCache(config.apiKeyCacheTtlMs),
+    usdt: USDT_OFF,
   };
   await fake.sendFromFaucet(live.wallet.address, REWARD_NANO * BigInt(PAYOUTS) + toNano(100), 'funding');
   const { agent } = await createAgent(ctx, { name: 'bench' });
@@ -76,6 +78,7 @@ async function main() {
       agent_id: agent.id,
       task_id: null,
       type: 'PAYOUT',
+      currency: 'TON',
       amount_nano: REWARD_NANO,
       from_address: services.chain.hotWalletAddress,
       to_address: address,
@@ -87,6 +90,7 @@ async function main() {
     await insertTransfer(ctx.db, {
       txn_id: id,
       to_address: address,
+      currency: 'TON',
       amount_nano: REWARD_NANO,
       comment: `Handoff payout ${i}`,
       status: 'pending',

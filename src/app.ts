@@ -71,6 +71,7 @@ import { type FileStorage, LocalDiskStorage } from './storage/fileStorage.js';
 import { createTelegramBot, registerWebhookOnListen, telegramSettings } from './telegram/bot.js';
 import { WalletsCatalog } from './tonconnect/walletsCatalog.js';
 import { startWalletsRefresh } from './tonconnect/walletsRefresh.js';
+import { USDT_OFF } from './usdtConfig.js';
 
 export interface AppDeps {
   config: Config;
@@ -146,6 +147,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     publicUrl: config.publicUrl,
     webhooks: webhookSettings(config),
     observeAttempt: attemptObserver(app.log, metrics),
+    usdt: config.usdt ?? USDT_OFF,
   };
   app.decorate('ctx', ctx);
   const options: RouteOptions = {

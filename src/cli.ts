@@ -11,7 +11,7 @@ const USAGE = `Usage: npm run cli -- <command> [options]
 
 Commands:
   create-agent [--name NAME]        create an agent; prints its id and API key (shown once)
-  deposit <agentId> <amount>        top up an agent with <amount> TON (sandbox: a real chain transfer)
+  deposit <agentId> <amount> [USDT] top up an agent with <amount> TON (sandbox: a real chain transfer), or USDT
   agent <agentId>                   show an agent's balance
   audit                             recompute all balances from the ledger and report problems
   reconcile                         compare the books with the hot wallet's history (testnet/mainnet):
@@ -96,10 +96,13 @@ async function main(argv: string[]): Promise<void> {
     case 'create-agent':
       return print(await call(url, 'POST', '/admin/agents', values.name ? { name: values.name } : {}));
     case 'deposit':
-      if (args.length !== 2) throw new Error('deposit needs <agentId> <amount>');
+      if (args.length !== 2 && args.length !== 3)
+        throw new Error('deposit needs <agentId> <amount> [TON|USDT]');
       return print(
         await call(url, 'POST', `/admin/agents/${encodeURIComponent(args[0]!)}/deposits`, {
           amount: args[1],
+          // `deposit <agentId> <amount> USDT`: the sandbox USDT faucet.
+          ...(args[2] ? { currency: args[2] } : {}),
         }),
       );
     case 'agent':

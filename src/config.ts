@@ -7,6 +7,7 @@ import { Address } from '@ton/core';
 import type { TonNetwork } from './chain/gateway.js';
 import type { WebhookSettings } from './events/dispatcher.js';
 import { OFFICIAL_WALLETS_URL } from './tonconnect/walletsRefresh.js';
+import { type UsdtSettings, usdtSettings } from './usdtConfig.js';
 
 export interface Config {
   port: number;
@@ -41,6 +42,8 @@ export interface Config {
   tonNetwork: TonNetwork;
   /** Present exactly when tonNetwork is testnet or mainnet. */
   tonLive?: TonLiveConfig;
+  /** USDT next to TON (usdtConfig.ts); absent: off, with the default limits. */
+  usdt?: UsdtSettings;
   production: boolean;
   /** Webhooks may target loopback/private addresses (development); refused otherwise (SSRF). */
   webhookAllowPrivate: boolean;
@@ -205,6 +208,7 @@ export function loadConfig(env: Env = process.env): { config: Config; notices: C
     ...observabilitySettings(env),
   };
   if (config.tonNetwork !== 'sandbox') config.tonLive = tonLiveSettings(env, config.tonNetwork);
+  config.usdt = usdtSettings(env, config.tonNetwork);
   const s3 = s3Settings(env);
   if (s3) config.s3 = s3;
   else if (databaseUrl) {

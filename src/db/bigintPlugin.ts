@@ -38,7 +38,9 @@ function normalizeRow(row: UnknownRow): void {
 
 /** The rule, column by column (the SQLite driver applies it as it builds each row). */
 export function isMoneyColumn(name: string): boolean {
-  return name.endsWith('_nano');
+  // `_micro`: the USDT-only balance columns (micro-USDT); a `_nano` column holds the smallest
+  // unit of its row's currency (migration 0020).
+  return name.endsWith('_nano') || name.endsWith('_micro');
 }
 
 /** A money column's value: bigint, never through a float; null stays null. */

@@ -16,6 +16,7 @@ import * as submissions from './migrations/0016_submissions.js';
 import * as disputes from './migrations/0017_disputes.js';
 import * as chainLease from './migrations/0018_chain_lease.js';
 import * as workerLanguage from './migrations/0019_worker_language.js';
+import * as currencies from './migrations/0020_currencies.js';
 import * as chatReadMarker from './migrations/0022_chat_read_marker.js';
 import type { Database } from './schema.js';
 
@@ -39,6 +40,7 @@ const migrations: Record<string, Migration> = {
   '0017_disputes': disputes,
   '0018_chain_lease': chainLease,
   '0019_worker_language': workerLanguage,
+  '0020_currencies': currencies,
   '0022_chat_read_marker': chatReadMarker,
 };
 

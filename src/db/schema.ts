@@ -1,9 +1,12 @@
 import type { Generated } from 'kysely';
+import type { Currency } from '../domain/currency.js';
 import type { ApplicationStatus, PaymentStatus, TaskStatus } from '../domain/states.js';
 
 /**
  * Table types. Conventions that hold on both SQLite and PostgreSQL:
- * - money columns end in `_nano` and are bigint (see bigintPlugin.ts, which enforces this);
+ * - money columns end in `_nano` and are bigint (see bigintPlugin.ts, which enforces this); a
+ *   `_nano` amount is in the smallest unit of its row's `currency` (nanotons for TON, micro-USDT
+ *   for USDT), and the agents' USDT-only columns end in `_micro` (migration 0020);
  *   every other integer column reads as a JS number;
  * - timestamps are fixed-width ISO-8601 UTC text (sorts as time, one code path for both dialects);
  * - booleans are 0/1 integers; JSON values are text.
@@ -20,6 +23,11 @@ export interface AgentTable {
   deposited_nano: Generated<bigint>;
   /** Sum of totalAmount over COMPLETED tasks. deposited = balance + locked + spent (CHECK). */
   spent_nano: Generated<bigint>;
+  /** The same four for USDT, in micro-USDT, under the same conservation CHECK (balances.ts maps them). */
+  usdt_balance_micro: Generated<bigint>;
+  usdt_locked_micro: Generated<bigint>;
+  usdt_deposited_micro: Generated<bigint>;
+  usdt_spent_micro: Generated<bigint>;
   rating_sum: Generated<number>;
   rating_count: Generated<number>;
   /** The owner who manages the agent in the web console; null for agents an operator created. */
@@ -105,7 +113,9 @@ export interface WorkerTable {
   show_telegram: number;
   wallet_address: string | null;
   completed_tasks: Generated<number>;
+  /** TON earned (nanotons); USDT earned is `usdt_earned_micro`. */
   total_earned_nano: Generated<bigint>;
+  usdt_earned_micro: Generated<bigint>;
   rating_sum: Generated<number>;
   rating_count: Generated<number>;
   created_at: string;
@@ -123,6 +133,8 @@ export interface TaskTable {
   agent_id: string;
   title: string;
   description: string;
+  /** What reward, fee and total are in; every ledger row and transfer of the task has it too. */
+  currency: Currency;
   reward_nano: bigint;
   fee_nano: bigint;
   total_nano: bigint;
@@ -217,6 +229,8 @@ export interface TransactionTable {
   agent_id: string;
   task_id: string | null;
   type: 'DEPOSIT' | 'TASK_ESCROW' | 'PAYOUT' | 'REFUND' | 'FEE';
+  /** The task's currency for task rows; a DEPOSIT's is what arrived. */
+  currency: Currency;
   amount_nano: bigint;
   from_address: string | null;
   to_address: string | null;
@@ -231,6 +245,11 @@ export interface TransactionTable {
 export interface ChainTransferTable {
   txn_id: string;
   to_address: string;
+  /**
+   * TON goes out as a plain transfer from the hot wallet; USDT as a jetton transfer, which only
+   * the jetton sender may send: until one is wired, USDT rows wait (transfers.ts).
+   */
+  currency: Currency;
   amount_nano: bigint;
   comment: string;
   status: 'pending' | 'sent';
@@ -501,6 +520,8 @@ export interface DisputeTable {
   opened_by: DisputeParty;
   reason: string;
   status: 'OPEN' | 'RESOLVED';
+  /** The task's currency: what the split's amounts are in. */
+  currency: Currency;
   /** The resolution's split, null while open: to the worker, to the platform, back to the agent. */
   worker_amount_nano: bigint | null;
   fee_amount_nano: bigint | null;

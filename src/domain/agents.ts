@@ -1,21 +1,16 @@
-import {
-  countAgentTasks,
-  creditDeposit,
-  findAgent,
-  insertAgent,
-  totalDeposited,
-  updateAgentProfile,
-} from '../db/repositories/agents.js';
+import { countAgentTasks, findAgent, insertAgent, updateAgentProfile } from '../db/repositories/agents.js';
 import { findLiveKeyByHash, insertApiKey, touchApiKey } from '../db/repositories/apiKeys.js';
+import { balanceOf, creditDeposit, totalDeposited } from '../db/repositories/balances.js';
 import type { AgentRow, Executor, TransactionRow } from '../db/repositories/executor.js';
 import { findLedgerRowByHash, insertLedgerRow } from '../db/repositories/ledger.js';
 import { recordUncreditedDeposit } from '../db/repositories/uncreditedDeposits.js';
 import { encryptApiKey, generateApiKey, hashApiKey, keyHint, looksLikeApiKey } from './apiKeys.js';
 import type { DomainContext } from './context.js';
+import { amountText, type Currency, formatAmount, parseAmountField, requestedCurrency } from './currency.js';
 import { assertInvariant, conflict, DomainError, invalid, notFound } from './errors.js';
-import { CURRENCY, recordEvent } from './events.js';
+import { recordEvent } from './events.js';
 import { newId } from './ids.js';
-import { formatTon, NANO_PER_TON, parseTon } from './money.js';
+import { NANO_PER_TON } from './money.js';
 import { clipText, isBlank, textLength } from './text.js';
 import { inTransaction, isUniqueViolation } from './transaction.js';
 import { checkWebhookTarget } from './webhookUrl.js';
@@ -38,6 +33,35 @@ export const MAX_PLATFORM_DEPOSITED_NANO = 4_000_000_000n * NANO_PER_TON;
  * smallest reward, so nothing smaller is useful to deposit.
  */
 export const MIN_DEPOSIT_NANO = 10_000_000n;
+const MICRO_PER_USDT = 1_000_000n;
+
+/** A currency's deposit limits, in its smallest unit (USDT's from the config: UsdtSettings). */
+export interface DepositLimits {
+  min: bigint;
+  /** One deposit through the operator API: a typo guard. */
+  maxPerDeposit: bigint;
+  maxAgentDeposited: bigint;
+  /** All agents together: keeps every sum of the currency within 64 bits (as for TON above). */
+  maxPlatformDeposited: bigint;
+}
+
+export function depositLimits(ctx: Pick<DomainContext, 'usdt'>, currency: Currency): DepositLimits {
+  if (currency === 'TON') {
+    return {
+      min: MIN_DEPOSIT_NANO,
+      maxPerDeposit: MAX_DEPOSIT_NANO,
+      maxAgentDeposited: MAX_AGENT_DEPOSITED_NANO,
+      maxPlatformDeposited: MAX_PLATFORM_DEPOSITED_NANO,
+    };
+  }
+  // USDT supply is about 10^11 and 4 * 10^9 USDT is 4 * 10^15 micro-USDT: far inside 64 bits.
+  return {
+    min: ctx.usdt.minDepositMicro,
+    maxPerDeposit: 1_000_000_000n * MICRO_PER_USDT,
+    maxAgentDeposited: ctx.usdt.maxAgentDepositedMicro,
+    maxPlatformDeposited: 4_000_000_000n * MICRO_PER_USDT,
+  };
+}
 
 /**
  * Creates an agent and its first API key. The plaintext key is returned here and never again.
@@ -136,8 +160,14 @@ export function checkName(path: string, value: string): string {
  * agent's memo; the agent is credited with what the chain shows arrived, once per chain
  * transaction (the ledger's unique tx_hash makes a replay a no-op).
  */
-export async function depositFromChain(ctx: DomainContext, agentId: string, amount: string | number) {
-  const amountNano = parseDepositAmount(amount);
+export async function depositFromChain(
+  ctx: DomainContext,
+  agentId: string,
+  amount: string | number,
+  currencyField?: string,
+) {
+  const currency = requestedCurrency(ctx.usdt, 'currency', currencyField);
+  const amountNano = parseDepositAmount(ctx, amount, currency);
   const agent = await findAgent(ctx.db, agentId);
   if (!agent) throw notFound('Agent');
   if (ctx.chain.live) {
@@ -146,24 +176,51 @@ export async function depositFromChain(ctx: DomainContext, agentId: string, amou
     );
   }
   // Every limit is checked before anything is sent: a refused deposit moves nothing on chain.
-  const refusal = await depositLimitRefusal(ctx.db, agent.deposited_nano, amountNano);
+  const refusal = await depositLimitRefusal(
+    ctx,
+    ctx.db,
+    currency,
+    balanceOf(agent, currency).deposited,
+    amountNano,
+  );
   if (refusal) throw invalid('amount', refusal);
+  if (currency === 'USDT') return creditSandboxUsdt(ctx, agentId, amountNano);
   const deposit = await ctx.chain.sendTestDeposit(agentId, amountNano);
   assertInvariant(deposit.memo === agentId, 'the chain deposit carries the agent memo');
   return creditChainDeposit(ctx, agentId, deposit);
 }
 
+/**
+ * LEAD: the sandbox USDT faucet. Until the jetton chain layer is wired, the sandbox credits USDT
+ * in the books only: the same recording function as the watcher's (creditChainDeposit), with no
+ * chain transaction (txHash null) and the platform's wallet as the source. Plug the sandbox
+ * jetton mint in here: mint `amountMicro` to the deposit address with the agent's memo, then
+ * `creditChainDeposit(ctx, agentId, { ...minted, currency: 'USDT' })` with what the chain shows.
+ */
+function creditSandboxUsdt(ctx: DomainContext, agentId: string, amountMicro: bigint) {
+  return creditChainDeposit(ctx, agentId, {
+    currency: 'USDT',
+    txHash: null,
+    fromAddress: ctx.chain.hotWalletAddress,
+    toAddress: ctx.chain.depositAddress,
+    amountNano: amountMicro,
+  });
+}
+
 export async function creditChainDeposit(
   ctx: DomainContext,
   agentId: string,
-  deposit: { txHash: string; fromAddress: string; toAddress: string; amountNano: bigint },
+  deposit: Deposit,
 ): Promise<TransactionRow> {
   assertInvariant(deposit.amountNano > 0n, 'a deposit is positive');
   try {
     return await creditOnce(ctx, agentId, deposit);
   } catch (error) {
     // A concurrent replay of the same chain transaction committed first: ours is a no-op.
-    const existing = isUniqueViolation(error) ? await findLedgerRowByHash(ctx.db, deposit.txHash) : undefined;
+    const existing =
+      isUniqueViolation(error) && deposit.txHash !== null
+        ? await findLedgerRowByHash(ctx.db, deposit.txHash)
+        : undefined;
     if (existing) return sameCredit(existing, agentId);
     // Already credited (to another agent): nothing is missing from the books.
     if (error instanceof CreditedElsewhere) throw error;
@@ -171,21 +228,35 @@ export async function creditChainDeposit(
   }
 }
 
-type Deposit = { txHash: string; fromAddress: string; toAddress: string; amountNano: bigint };
+/**
+ * A transfer that reached the deposit address. `currency` is TON when not given (the watcher's
+ * TON deposits); `amountNano` is in that currency's smallest unit. `txHash` null: the sandbox
+ * USDT faucet's books-only credit (creditSandboxUsdt), which has no chain transaction yet.
+ */
+type Deposit = {
+  currency?: Currency;
+  txHash: string | null;
+  fromAddress: string;
+  toAddress: string;
+  amountNano: bigint;
+};
 
-/** Why this deposit would pass a limit, or null when it fits. */
+/** Why this deposit would pass a limit of its currency, or null when it fits. */
 async function depositLimitRefusal(
+  ctx: Pick<DomainContext, 'usdt'>,
   db: DomainContext['db'],
-  agentDepositedNano: bigint,
-  amountNano: bigint,
+  currency: Currency,
+  agentDeposited: bigint,
+  amount: bigint,
 ): Promise<string | null> {
-  if (agentDepositedNano + amountNano > MAX_AGENT_DEPOSITED_NANO) {
-    const room = MAX_AGENT_DEPOSITED_NANO - agentDepositedNano;
-    return `would take this agent's deposits past ${formatTon(MAX_AGENT_DEPOSITED_NANO)} TON; at most ${formatTon(room > 0n ? room : 0n)} TON more can be deposited`;
+  const limits = depositLimits(ctx, currency);
+  if (agentDeposited + amount > limits.maxAgentDeposited) {
+    const room = limits.maxAgentDeposited - agentDeposited;
+    return `would take this agent's ${currency} deposits past ${amountText(currency, limits.maxAgentDeposited)}; at most ${amountText(currency, room > 0n ? room : 0n)} more can be deposited`;
   }
-  const platform = await totalDeposited(db);
-  if (platform + amountNano > MAX_PLATFORM_DEPOSITED_NANO) {
-    return `would take the platform's deposits past ${formatTon(MAX_PLATFORM_DEPOSITED_NANO)} TON`;
+  const platform = await totalDeposited(db, currency);
+  if (platform + amount > limits.maxPlatformDeposited) {
+    return `would take the platform's ${currency} deposits past ${amountText(currency, limits.maxPlatformDeposited)}`;
   }
   return null;
 }
@@ -202,6 +273,8 @@ async function keepUncredited(ctx: DomainContext, agentId: string, deposit: Depo
     error instanceof DepositLimitError || error instanceof DomainError
       ? error.message
       : `the credit failed: ${(error as Error)?.message ?? String(error)}`;
+  // A books-only credit (no chain transaction) has nothing on chain to keep for the operator.
+  if (deposit.txHash === null) return error;
   try {
     await recordUncreditedDeposit(ctx.db, {
       tx_hash: deposit.txHash,
@@ -224,7 +297,7 @@ async function keepUncredited(ctx: DomainContext, agentId: string, deposit: Depo
 
 function creditOnce(ctx: DomainContext, agentId: string, deposit: Deposit): Promise<TransactionRow> {
   return inTransaction(ctx.db, async (trx) => {
-    const existing = await findLedgerRowByHash(trx, deposit.txHash);
+    const existing = deposit.txHash === null ? undefined : await findLedgerRowByHash(trx, deposit.txHash);
     if (existing) return sameCredit(existing, agentId);
     return insertDepositCredit(ctx, trx, agentId, deposit);
   });
@@ -278,11 +351,13 @@ async function insertDepositCredit(
   deposit: Deposit,
 ): Promise<TransactionRow> {
   const now = ctx.clock.now();
+  const currency = deposit.currency ?? 'TON';
   const row: TransactionRow = {
     id: newId('transaction', now.getTime()),
     agent_id: agentId,
     task_id: null,
     type: 'DEPOSIT',
+    currency,
     amount_nano: deposit.amountNano,
     from_address: deposit.fromAddress,
     to_address: deposit.toAddress,
@@ -294,19 +369,27 @@ async function insertDepositCredit(
   // The limits again, inside the transaction: another deposit may have come first.
   const before = await findAgent(trx, agentId);
   if (!before) throw notFound('Agent');
-  const refusal = await depositLimitRefusal(trx, before.deposited_nano, deposit.amountNano);
+  const refusal = await depositLimitRefusal(
+    ctx,
+    trx,
+    currency,
+    balanceOf(before, currency).deposited,
+    deposit.amountNano,
+  );
   if (refusal) throw new DepositLimitError(refusal);
   await insertLedgerRow(trx, row);
+  const { maxAgentDeposited } = depositLimits(ctx, currency);
   const agent = await creditDeposit(
     trx,
     agentId,
+    currency,
     deposit.amountNano,
-    MAX_AGENT_DEPOSITED_NANO,
+    maxAgentDeposited,
     now.toISOString(),
   );
   if (!agent)
     throw new DepositLimitError(
-      `would take this agent's deposits past ${formatTon(MAX_AGENT_DEPOSITED_NANO)} TON`,
+      `would take this agent's ${currency} deposits past ${amountText(currency, maxAgentDeposited)}`,
     );
   await recordEvent(trx, {
     agentId,
@@ -314,10 +397,10 @@ async function insertDepositCredit(
     type: 'deposit.received',
     data: {
       deposit: {
-        amount: formatTon(deposit.amountNano),
+        amount: formatAmount(currency, deposit.amountNano),
         fromAddress: deposit.fromAddress,
         txHash: deposit.txHash,
-        currency: CURRENCY,
+        currency,
       },
     },
     now,
@@ -325,15 +408,16 @@ async function insertDepositCredit(
   return row;
 }
 
-export function parseDepositAmount(amount: string | number): bigint {
-  let nano: bigint;
-  try {
-    nano = parseTon(amount);
-  } catch (error) {
-    throw invalid('amount', (error as Error).message);
-  }
-  if (nano <= 0n) throw invalid('amount', 'must be more than 0');
-  if (nano < MIN_DEPOSIT_NANO) throw invalid('amount', 'must be at least 0.01 TON');
-  if (nano > MAX_DEPOSIT_NANO) throw invalid('amount', 'must be at most 1000000000 TON per deposit');
-  return nano;
+export function parseDepositAmount(
+  ctx: Pick<DomainContext, 'usdt'>,
+  amount: string | number,
+  currency: Currency = 'TON',
+): bigint {
+  const units = parseAmountField('amount', currency, amount);
+  const limits = depositLimits(ctx, currency);
+  if (units <= 0n) throw invalid('amount', 'must be more than 0');
+  if (units < limits.min) throw invalid('amount', `must be at least ${amountText(currency, limits.min)}`);
+  if (units > limits.maxPerDeposit)
+    throw invalid('amount', `must be at most ${amountText(currency, limits.maxPerDeposit)} per deposit`);
+  return units;
 }

@@ -1,7 +1,9 @@
 import { sql } from 'kysely';
+import { balanceOf } from '../db/repositories/balances.js';
 import { listDepositBookingClashes } from '../db/repositories/reconciliationRows.js';
 import { listUncreditedDeposits } from '../db/repositories/uncreditedDeposits.js';
 import type { DomainContext } from './context.js';
+import { CURRENCIES, type Currency } from './currency.js';
 import { formatTon } from './money.js';
 import { LOCKED_STATUSES } from './states.js';
 
@@ -17,64 +19,83 @@ export interface AgentAudit {
  * proves they also agree with history. Tests run it after every step; operators via the API.
  */
 export async function auditMoney(ctx: DomainContext, agentId?: string): Promise<AgentAudit[]> {
-  let query = ctx.db.selectFrom('agents as a').select((eb) => [
-    'a.id',
-    'a.balance_nano',
-    'a.locked_nano',
-    'a.deposited_nano',
-    'a.spent_nano',
-    eb
-      .selectFrom('transactions as t')
-      .select(sql<bigint>`coalesce(sum(t.amount_nano), 0)`.as('s'))
-      .whereRef('t.agent_id', '=', 'a.id')
-      .where('t.type', '=', 'DEPOSIT')
-      .as('ledger_deposited_nano'),
-    eb
-      .selectFrom('tasks as k')
-      .select(sql<bigint>`coalesce(sum(k.total_nano), 0)`.as('s'))
-      .whereRef('k.agent_id', '=', 'a.id')
-      .where('k.status', 'in', LOCKED_STATUSES)
-      .as('tasks_locked_nano'),
-    eb
-      .selectFrom('tasks as k')
-      .select(sql<bigint>`coalesce(sum(k.total_nano), 0)`.as('s'))
-      .whereRef('k.agent_id', '=', 'a.id')
-      .where('k.status', '=', 'COMPLETED')
-      .as('tasks_completed_nano'),
-    // A dispute resolved with a split completes its task but returns part of the total.
-    eb
-      .selectFrom('transactions as t')
-      .innerJoin('tasks as k', 'k.id', 't.task_id')
-      .select(sql<bigint>`coalesce(sum(t.amount_nano), 0)`.as('s'))
-      .whereRef('t.agent_id', '=', 'a.id')
-      .where('t.type', '=', 'REFUND')
-      .where('k.status', '=', 'COMPLETED')
-      .as('completed_refunded_nano'),
-    eb
-      .selectFrom('transactions as t')
-      .select(sql<bigint>`coalesce(sum(t.amount_nano), 0)`.as('s'))
-      .whereRef('t.agent_id', '=', 'a.id')
-      .where('t.type', 'in', ['PAYOUT', 'FEE'])
-      .as('ledger_spent_nano'),
-  ]);
-  if (agentId) query = query.where('a.id', '=', agentId);
-  const rows = await query.execute();
+  const problems = new Map<string, string[]>();
+  const ids: string[] = [];
+  // Each currency's books are checked on their own: its balance columns against its own ledger
+  // rows and tasks, never a sum across currencies.
+  for (const currency of CURRENCIES) {
+    for (const r of await recomputed(ctx, currency, agentId)) {
+      if (currency === 'TON') ids.push(r.id);
+      const list = problems.get(r.id) ?? [];
+      const stored = balanceOf(r, currency);
+      const check = (what: string, kept: bigint, actual: bigint | null) => {
+        const where = currency === 'TON' ? what : `${currency} ${what}`;
+        if (kept !== (actual ?? 0n)) list.push(`${where}: stored ${kept}, recomputed ${actual ?? 0n}`);
+      };
+      check('deposited', stored.deposited, r.ledger_deposited_nano);
+      check('locked', stored.locked, r.tasks_locked_nano);
+      check('spent', stored.spent, (r.tasks_completed_nano ?? 0n) - (r.completed_refunded_nano ?? 0n));
+      check('spent vs payouts and fees', stored.spent, r.ledger_spent_nano);
+      if (stored.balance < 0n) list.push(`negative ${currency} balance ${stored.balance}`);
+      if (stored.deposited !== stored.balance + stored.locked + stored.spent)
+        list.push(`${currency} conservation broken`);
+      problems.set(r.id, list);
+    }
+  }
   const bookings = await depositBookingProblems(ctx, agentId);
-  return rows.map((r) => {
-    const problems: string[] = [];
-    const check = (what: string, stored: bigint, actual: bigint | null) => {
-      if (stored !== (actual ?? 0n)) problems.push(`${what}: stored ${stored}, recomputed ${actual ?? 0n}`);
-    };
-    check('deposited', r.deposited_nano, r.ledger_deposited_nano);
-    check('locked', r.locked_nano, r.tasks_locked_nano);
-    check('spent', r.spent_nano, (r.tasks_completed_nano ?? 0n) - (r.completed_refunded_nano ?? 0n));
-    check('spent vs payouts and fees', r.spent_nano, r.ledger_spent_nano);
-    if (r.balance_nano < 0n) problems.push(`negative balance ${r.balance_nano}`);
-    if (r.deposited_nano !== r.balance_nano + r.locked_nano + r.spent_nano)
-      problems.push('conservation broken');
-    problems.push(...(bookings.get(r.id) ?? []));
-    return { agentId: r.id, ok: problems.length === 0, problems };
+  return ids.map((id) => {
+    const list = [...(problems.get(id) ?? []), ...(bookings.get(id) ?? [])];
+    return { agentId: id, ok: list.length === 0, problems: list };
   });
+}
+
+/** Every agent's (or one agent's) row with what its ledger and tasks of `currency` add up to. */
+function recomputed(ctx: DomainContext, currency: Currency, agentId?: string) {
+  let query = ctx.db
+    .selectFrom('agents as a')
+    .selectAll('a')
+    .select((eb) => [
+      eb
+        .selectFrom('transactions as t')
+        .select(sql<bigint>`coalesce(sum(t.amount_nano), 0)`.as('s'))
+        .whereRef('t.agent_id', '=', 'a.id')
+        .where('t.currency', '=', currency)
+        .where('t.type', '=', 'DEPOSIT')
+        .as('ledger_deposited_nano'),
+      eb
+        .selectFrom('tasks as k')
+        .select(sql<bigint>`coalesce(sum(k.total_nano), 0)`.as('s'))
+        .whereRef('k.agent_id', '=', 'a.id')
+        .where('k.currency', '=', currency)
+        .where('k.status', 'in', LOCKED_STATUSES)
+        .as('tasks_locked_nano'),
+      eb
+        .selectFrom('tasks as k')
+        .select(sql<bigint>`coalesce(sum(k.total_nano), 0)`.as('s'))
+        .whereRef('k.agent_id', '=', 'a.id')
+        .where('k.currency', '=', currency)
+        .where('k.status', '=', 'COMPLETED')
+        .as('tasks_completed_nano'),
+      // A dispute resolved with a split completes its task but returns part of the total.
+      eb
+        .selectFrom('transactions as t')
+        .innerJoin('tasks as k', 'k.id', 't.task_id')
+        .select(sql<bigint>`coalesce(sum(t.amount_nano), 0)`.as('s'))
+        .whereRef('t.agent_id', '=', 'a.id')
+        .where('t.currency', '=', currency)
+        .where('t.type', '=', 'REFUND')
+        .where('k.status', '=', 'COMPLETED')
+        .as('completed_refunded_nano'),
+      eb
+        .selectFrom('transactions as t')
+        .select(sql<bigint>`coalesce(sum(t.amount_nano), 0)`.as('s'))
+        .whereRef('t.agent_id', '=', 'a.id')
+        .where('t.currency', '=', currency)
+        .where('t.type', 'in', ['PAYOUT', 'FEE'])
+        .as('ledger_spent_nano'),
+    ]);
+  if (agentId) query = query.where('a.id', '=', agentId);
+  return query.orderBy('a.id').execute();
 }
 
 /**

@@ -1,15 +1,15 @@
-import { unlockFunds } from '../db/repositories/agents.js';
 import { rejectWaitingApplications } from '../db/repositories/applications.js';
+import { unlockFunds } from '../db/repositories/balances.js';
 import { closeChat } from '../db/repositories/chats.js';
 import type { Executor, TaskRow } from '../db/repositories/executor.js';
 import { insertLedgerRow } from '../db/repositories/ledger.js';
 import { findTask, moveTask } from '../db/repositories/tasks.js';
 import type { DomainContext } from './context.js';
+import { formatAmount, rowCurrency } from './currency.js';
 import { heldByDispute } from './disputeGuard.js';
 import { assertInvariant, conflict } from './errors.js';
-import { CURRENCY, recordEvent } from './events.js';
+import { recordEvent } from './events.js';
 import { newId } from './ids.js';
-import { formatTon } from './money.js';
 import { notifyWorker } from './notifications.js';
 import type { TaskStatus } from './states.js';
 import { loadAgentTask } from './taskAccess.js';
@@ -57,13 +57,16 @@ export async function cancelTask(
       if (latest && latest.submission_count > 0 && isOpen(latest)) throw workSubmitted(latest);
       throw heldByDispute(latest) ?? cancelConflict((latest?.status ?? 'CANCELLED') as TaskStatus, mode);
     }
-    const agent = await unlockFunds(trx, agentId, task.total_nano, at);
+    const currency = rowCurrency(task.currency);
+    // Back to the balance of the task's own currency, as the escrow came from it.
+    const agent = await unlockFunds(trx, agentId, currency, task.total_nano, at);
     assertInvariant(agent, 'a cancelled task had its total locked');
     await insertLedgerRow(trx, {
       id: newId('transaction', now.getTime()),
       agent_id: agentId,
       task_id: taskId,
       type: 'REFUND',
+      currency,
       amount_nano: task.total_nano,
       from_address: null,
       to_address: null,
@@ -83,10 +86,10 @@ export async function cancelTask(
       data: {
         taskId,
         refund: {
-          amount: formatTon(task.total_nano),
+          amount: formatAmount(currency, task.total_nano),
           destination: 'agent_balance',
           reason: cleanReason,
-          currency: CURRENCY,
+          currency,
         },
       },
       now,

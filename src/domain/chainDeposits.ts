@@ -5,8 +5,9 @@ import {
   listUnmatchedDeposits,
   resolveUnmatchedDeposit,
 } from '../db/repositories/unmatchedDeposits.js';
-import { creditDepositIn, MIN_DEPOSIT_NANO, sameCredit } from './agents.js';
+import { creditDepositIn, depositLimits, MIN_DEPOSIT_NANO, sameCredit } from './agents.js';
 import type { DomainContext } from './context.js';
+import type { Currency } from './currency.js';
 import { conflict, notFound } from './errors.js';
 import { inTransaction } from './transaction.js';
 
@@ -19,6 +20,34 @@ export function depositInstructions(ctx: DomainContext, agentId: string) {
     memo: agentId,
     link: `ton://transfer/${address}?text=${encodeURIComponent(agentId)}`,
     minimumNano: MIN_DEPOSIT_NANO,
+  };
+}
+
+/**
+ * The same for a currency. USDT is a jetton transfer to the same deposit address (its owner: the
+ * wallet app finds its own jetton wallet, and the chain layer the deposit address's) with the
+ * same memo as the forward payload's text comment. The link follows the wallet apps' jetton
+ * convention: `ton://transfer/<recipient>?jetton=<jetton master>&text=<comment>`, the recipient
+ * being the owner address and the amount (left to the agent) in the jetton's smallest units.
+ */
+export function depositInstructionsIn(ctx: DomainContext, agentId: string, currency: Currency) {
+  if (currency === 'TON') return depositInstructions(ctx, agentId);
+  const master = ctx.usdt.master;
+  if (!master) {
+    throw conflict(
+      'USDT deposits need the USDT jetton master, which this service does not know yet (TON_USDT_MASTER)',
+    );
+  }
+  const address = ctx.chain.depositAddress;
+  const query = `jetton=${encodeURIComponent(master)}&text=${encodeURIComponent(agentId)}`;
+  return {
+    network: ctx.chain.network,
+    address,
+    memo: agentId,
+    link: `ton://transfer/${address}?${query}`,
+    minimumNano: depositLimits(ctx, currency).min,
+    currency,
+    jettonMaster: master,
   };
 }
 

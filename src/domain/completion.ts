@@ -1,4 +1,4 @@
-import { spendLockedFunds } from '../db/repositories/agents.js';
+import { spendLockedFunds } from '../db/repositories/balances.js';
 import type { Executor, TaskRow, TransactionRow, WorkerRow } from '../db/repositories/executor.js';
 import { insertLedgerRow } from '../db/repositories/ledger.js';
 import { decidePendingSubmission } from '../db/repositories/submissions.js';
@@ -6,11 +6,11 @@ import { findTask, moveTask } from '../db/repositories/tasks.js';
 import { insertTransfer } from '../db/repositories/transfers.js';
 import { findWorker, recordCompletedTask } from '../db/repositories/workers.js';
 import type { DomainContext } from './context.js';
+import { formatAmount, rowCurrency } from './currency.js';
 import { heldByDispute } from './disputeGuard.js';
 import { assertInvariant, conflict } from './errors.js';
-import { CURRENCY, recordEvent } from './events.js';
+import { recordEvent } from './events.js';
 import { newId } from './ids.js';
-import { formatTon } from './money.js';
 import { notifyWorker } from './notifications.js';
 import { attemptTransfer } from './payouts.js';
 import { loadAgentTask } from './taskAccess.js';
@@ -82,7 +82,12 @@ export async function autoReleaseTask(ctx: DomainContext, taskId: string): Promi
         workerId: done.worker.id,
         taskId,
         kind: 'auto_released',
-        data: { taskId, title: task.title, amount: formatTon(task.reward_nano) },
+        data: {
+          taskId,
+          title: task.title,
+          amount: formatAmount(rowCurrency(task.currency), task.reward_nano),
+          currency: task.currency,
+        },
         now,
       });
       return done;
@@ -112,7 +117,8 @@ async function recordCompletion(
   const at = now.toISOString();
   const worker = task.worker_id ? await findWorker(trx, task.worker_id) : undefined;
   assertInvariant(worker?.wallet_address, 'an assigned worker has a wallet');
-  const agent = await spendLockedFunds(trx, task.agent_id, task.total_nano, at);
+  const currency = rowCurrency(task.currency);
+  const agent = await spendLockedFunds(trx, task.agent_id, currency, task.total_nano, at);
   assertInvariant(agent, 'a completed task had its total locked');
   const payout = chainEntry(task, 'PAYOUT', task.reward_nano, worker.wallet_address, ctx, now);
   const fee = chainEntry(task, 'FEE', task.fee_nano, ctx.chain.feeAddress, ctx, now);
@@ -124,6 +130,7 @@ async function recordCompletion(
     await insertTransfer(trx, {
       txn_id: entry.id,
       to_address: entry.to_address!,
+      currency: entry.currency,
       amount_nano: entry.amount_nano,
       comment,
       status: 'pending',
@@ -134,7 +141,7 @@ async function recordCompletion(
       updated_at: at,
     });
   }
-  await recordCompletedTask(trx, worker.id, task.reward_nano);
+  await recordCompletedTask(trx, worker.id, currency, task.reward_nano);
   await recordEvent(trx, {
     agentId: task.agent_id,
     taskId: task.id,
@@ -142,9 +149,9 @@ async function recordCompletion(
     data: {
       taskId: task.id,
       payment: {
-        amount: formatTon(task.reward_nano),
+        amount: formatAmount(currency, task.reward_nano),
         toAddress: worker.wallet_address,
-        currency: CURRENCY,
+        currency,
       },
       // Only on auto-releases: an agent's own completion sends the spec's event unchanged.
       ...(autoReleased ? { autoReleased: true } : {}),
@@ -174,6 +181,7 @@ function chainEntry(
     agent_id: task.agent_id,
     task_id: task.id,
     type,
+    currency: task.currency,
     amount_nano: amountNano,
     from_address: ctx.chain.hotWalletAddress,
     to_address: toAddress,

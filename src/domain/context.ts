@@ -4,6 +4,7 @@ import type { Database } from '../db/schema.js';
 import type { WebhookSettings } from '../events/dispatcher.js';
 import type { MessageFanout } from '../events/fanout.js';
 import type { AttemptObserver } from '../outbox/kind.js';
+import type { UsdtSettings } from '../usdtConfig.js';
 import type { ApiKeyCache } from './apiKeyCache.js';
 import type { Clock } from './clock.js';
 
@@ -24,4 +25,6 @@ export interface DomainContext {
   webhooks: WebhookSettings;
   /** Told of each background attempt's outcome (outbox runner): logged and counted by the app. */
   observeAttempt?: AttemptObserver;
+  /** Whether USDT is enabled, its master and its deposit limits. */
+  usdt: UsdtSettings;
 }

@@ -1,29 +1,34 @@
 import { beginCell } from '@ton/core';
 import { findAgent } from '../db/repositories/agents.js';
-import { depositInstructions } from './chainDeposits.js';
+import { balanceOf } from '../db/repositories/balances.js';
+import { depositInstructionsIn } from './chainDeposits.js';
 import type { DomainContext } from './context.js';
+import { formatAmount, requestedCurrency } from './currency.js';
 import { notFound } from './errors.js';
-import { CURRENCY } from './events.js';
-import { formatTon } from './money.js';
 
 /**
  * Where an agent's top-ups go: the platform's deposit wallet, with the agent id as the transfer's
  * text comment (the memo that says whose deposit it is).
  */
-export async function depositInfo(ctx: DomainContext, agentId: string) {
+export async function depositInfo(ctx: DomainContext, agentId: string, currencyField?: string) {
+  const currency = requestedCurrency(ctx.usdt, 'currency', currencyField);
   const agent = await findAgent(ctx.db, agentId);
   if (!agent) throw notFound('Agent');
   const sandbox = ctx.chain.network === 'sandbox';
-  const { minimumNano, ...where } = depositInstructions(ctx, agentId);
+  const { minimumNano, ...where } = depositInstructionsIn(ctx, agentId, currency);
+  const balance = balanceOf(agent, currency);
   return {
-    deposit: { ...where, minimum: formatTon(minimumNano), currency: CURRENCY },
-    balance: formatTon(agent.balance_nano),
-    lockedByTasks: formatTon(agent.locked_nano),
-    instructions: sandbox
-      ? 'This service runs on the local TON sandbox: the operator tops you up (POST /admin/agents/{id}/deposits ' +
-        'or `npm run cli -- deposit <agentId> <amount>`), which sends a real sandbox transfer to this address ' +
-        'with your memo and credits what the chain shows arrived.'
-      : `Send TON to ${ctx.chain.depositAddress} with the text comment ${agentId}; a transfer without it cannot be credited to you.`,
+    deposit: { ...where, minimum: formatAmount(currency, minimumNano), currency },
+    balance: formatAmount(currency, balance.balance),
+    lockedByTasks: formatAmount(currency, balance.locked),
+    instructions:
+      currency === 'USDT'
+        ? `Send USDT (the jetton of master ${ctx.usdt.master}) to ${ctx.chain.depositAddress} with the text comment ${agentId} in the transfer's forward payload; a transfer without it cannot be credited to you.`
+        : sandbox
+          ? 'This service runs on the local TON sandbox: the operator tops you up (POST /admin/agents/{id}/deposits ' +
+            'or `npm run cli -- deposit <agentId> <amount>`), which sends a real sandbox transfer to this address ' +
+            'with your memo and credits what the chain shows arrived.'
+          : `Send TON to ${ctx.chain.depositAddress} with the text comment ${agentId}; a transfer without it cannot be credited to you.`,
   };
 }
 

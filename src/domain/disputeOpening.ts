@@ -67,6 +67,7 @@ export async function openDispute(ctx: DomainContext, party: Party, taskId: stri
       opened_by: partyOf(party),
       reason: text,
       status: 'OPEN',
+      currency: marked.currency,
       worker_amount_nano: null,
       fee_amount_nano: null,
       agent_amount_nano: null,

@@ -1,15 +1,16 @@
-import { spendLockedFunds, unlockFunds } from '../db/repositories/agents.js';
+import { spendLockedFunds, unlockFunds } from '../db/repositories/balances.js';
 import { closeChat } from '../db/repositories/chats.js';
 import { findDispute, markDisputeResolved } from '../db/repositories/disputes.js';
 import type { DisputeRow, TaskRow, TransactionRow } from '../db/repositories/executor.js';
 import { findTask, moveTask } from '../db/repositories/tasks.js';
 import { findWorker, recordCompletedTask } from '../db/repositories/workers.js';
 import type { DomainContext } from './context.js';
+import { amountText, type Currency, formatAmount, parseAmount, rowCurrency } from './currency.js';
 import { disputeSplit } from './disputeSplit.js';
 import { assertInvariant, conflict, invalid, notFound } from './errors.js';
-import { CURRENCY, recordEvent } from './events.js';
+import { recordEvent } from './events.js';
 import { isIdOf } from './ids.js';
-import { AmountFormatError, formatTon, parseTon } from './money.js';
+import { AmountFormatError } from './money.js';
 import { notifyWorker } from './notifications.js';
 import { attemptTransfer } from './payouts.js';
 import { bookChainTransfer, bookRefund } from './settlement.js';
@@ -40,9 +41,8 @@ export interface Resolution {
 export async function resolveDispute(
   ctx: DomainContext,
   disputeId: string,
-  input: { workerAmount: string | number; note: string },
+  input: { workerAmount: string | number; note: string; currency?: string },
 ): Promise<Resolution> {
-  const workerNano = parseWorkerAmount(input.workerAmount);
   const note = input.note.trim();
   if (isBlank(note) || textLength(note) > RESOLUTION_NOTE_MAX) {
     throw invalid(
@@ -56,10 +56,16 @@ export async function resolveDispute(
     if (found.status !== 'OPEN') throw alreadyResolved(found);
     const current = await findTask(trx, found.task_id);
     assertInvariant(current, `dispute ${found.id} has its task`);
+    // The split is in the task's currency; an operator who names another is stopped, not converted.
+    const currency = rowCurrency(current.currency);
+    if (input.currency !== undefined && input.currency !== currency) {
+      throw invalid('currency', `this dispute's task is paid in ${currency}: the split is in ${currency}`);
+    }
+    const workerNano = parseWorkerAmount(currency, input.workerAmount);
     if (workerNano > current.reward_nano) {
       throw invalid(
         'workerAmount',
-        `must be from 0 to the task's reward (${formatTon(current.reward_nano)} TON)`,
+        `must be from 0 to the task's reward (${amountText(currency, current.reward_nano)})`,
       );
     }
     const split = disputeSplit(current, workerNano);
@@ -92,11 +98,14 @@ export async function resolveDispute(
     assertInvariant(task, `the task of open dispute ${dispute.id} moves only by its resolution`);
     const spentNano = split.workerNano + split.feeNano;
     if (spentNano > 0n) {
-      assertInvariant(await spendLockedFunds(trx, task.agent_id, spentNano, at), 'the task total was locked');
+      assertInvariant(
+        await spendLockedFunds(trx, task.agent_id, currency, spentNano, at),
+        'the task total was locked',
+      );
     }
     if (split.agentNano > 0n) {
       assertInvariant(
-        await unlockFunds(trx, task.agent_id, split.agentNano, at),
+        await unlockFunds(trx, task.agent_id, currency, split.agentNano, at),
         'the task total was locked',
       );
     }
@@ -118,7 +127,7 @@ export async function resolveDispute(
         },
         now,
       );
-      await recordCompletedTask(trx, worker.id, split.workerNano);
+      await recordCompletedTask(trx, worker.id, currency, split.workerNano);
     }
     if (split.feeNano > 0n) {
       fee = await bookChainTransfer(
@@ -163,6 +172,7 @@ async function recordOutcome(
   now: Date,
 ) {
   const base = { agentId: task.agent_id, taskId: task.id, now };
+  const currency = rowCurrency(task.currency);
   await recordEvent(trx, {
     ...base,
     type: 'dispute.resolved',
@@ -174,7 +184,7 @@ async function recordOutcome(
       type: 'task.completed',
       data: {
         taskId: task.id,
-        payment: { amount: formatTon(payout.amount_nano), toAddress: walletAddress, currency: CURRENCY },
+        payment: { amount: formatAmount(currency, payout.amount_nano), toAddress: walletAddress, currency },
         disputeId: dispute.id,
       },
     });
@@ -185,10 +195,10 @@ async function recordOutcome(
       data: {
         taskId: task.id,
         refund: {
-          amount: formatTon(task.total_nano),
+          amount: formatAmount(currency, task.total_nano),
           destination: 'agent_balance',
           reason: task.cancel_reason,
-          currency: CURRENCY,
+          currency,
         },
         disputeId: dispute.id,
       },
@@ -201,7 +211,8 @@ async function recordOutcome(
     data: {
       taskId: task.id,
       title: task.title,
-      workerAmount: formatTon(dispute.worker_amount_nano ?? 0n),
+      workerAmount: formatAmount(currency, dispute.worker_amount_nano ?? 0n),
+      currency,
       note: dispute.note,
     },
     now,
@@ -220,22 +231,23 @@ export function disputeEventView(d: DisputeRow) {
   };
 }
 
-/** The split an operator decided, as decimal TON strings; null while the dispute is open. */
+/** The split an operator decided, as decimal strings of the task's currency; null while open. */
 export function resolutionView(d: DisputeRow) {
   if (d.status !== 'RESOLVED' || d.worker_amount_nano === null) return null;
+  const currency = rowCurrency(d.currency);
   return {
-    workerAmount: formatTon(d.worker_amount_nano),
-    platformFee: formatTon(d.fee_amount_nano ?? 0n),
-    agentAmount: formatTon(d.agent_amount_nano ?? 0n),
+    workerAmount: formatAmount(currency, d.worker_amount_nano),
+    platformFee: formatAmount(currency, d.fee_amount_nano ?? 0n),
+    agentAmount: formatAmount(currency, d.agent_amount_nano ?? 0n),
     note: d.note ?? '',
     resolvedAt: d.resolved_at ?? d.updated_at,
-    currency: CURRENCY,
+    currency,
   };
 }
 
-function parseWorkerAmount(value: string | number): bigint {
+function parseWorkerAmount(currency: Currency, value: string | number): bigint {
   try {
-    return parseTon(value);
+    return parseAmount(currency, value);
   } catch (error) {
     if (error instanceof AmountFormatError)
       throw invalid('workerAmount', `${error.message}; 0 pays the worker nothing`);

@@ -1,6 +1,8 @@
 /**
- * Money is integer nanotons (bigint) everywhere inside the service; decimal TON strings exist
- * only at the JSON edge. Nothing here ever touches a float.
+ * Money is integers of each currency's smallest unit (bigint) everywhere inside the service;
+ * decimal strings exist only at the JSON edge. Nothing here ever touches a float. This file holds
+ * the decimal arithmetic and TON's own constants; currency.ts knows each currency's decimals and
+ * is what code handling a task's, a row's or a request's currency calls.
  */
 export const NANO_PER_TON = 1_000_000_000n;
 export const MIN_REWARD_NANO = 10_000_000n; // 0.01 TON
@@ -9,7 +11,7 @@ export const MAX_REWARD_NANO = 1_000_000n * NANO_PER_TON;
 const FEE_NUMERATOR = 30n;
 const FEE_DENOMINATOR = 100n;
 
-const DECIMAL = /^(0|[1-9]\d*)(\.\d{1,9})?$/;
+const DECIMAL = /^(0|[1-9]\d*)(\.\d+)?$/;
 
 export class AmountFormatError extends Error {}
 
@@ -18,16 +20,38 @@ export class AmountFormatError extends Error {}
  * shortest decimal form) into nanotons. No sign, no exponent, at most 9 decimal places.
  */
 export function parseTon(input: string | number): bigint {
+  return parseUnits(input, 9, 'TON');
+}
+
+/**
+ * Parses a decimal amount of a currency with `decimals` decimal places into its smallest unit.
+ * The message of a refusal names the currency and its limit of decimals.
+ */
+export function parseUnits(input: string | number, decimals: number, currency: string): bigint {
   const text = typeof input === 'number' ? numberToDecimal(input) : input.trim();
   const match = DECIMAL.exec(text);
   if (!match) {
     throw new AmountFormatError(
-      'must be a decimal TON amount such as "6.5": digits, an optional point and at most 9 decimals',
+      `must be a decimal ${currency} amount such as "6.5": digits, an optional point and at most ${decimals} decimals`,
     );
   }
-  const whole = BigInt(match[1]!);
-  const fraction = (match[2] ?? '.').slice(1).padEnd(9, '0');
-  return whole * NANO_PER_TON + BigInt(fraction);
+  const digits = (match[2] ?? '.').slice(1);
+  if (digits.length > decimals) {
+    throw new AmountFormatError(
+      `has ${digits.length} decimals: ${currency} amounts have at most ${decimals} decimals (the smallest ${currency} unit is ${formatUnits(1n, decimals)})`,
+    );
+  }
+  return BigInt(match[1]!) * 10n ** BigInt(decimals) + BigInt(digits.padEnd(decimals, '0') || '0');
+}
+
+/** Units of a currency with `decimals` decimal places to the JSON form (no trailing zeros). */
+export function formatUnits(units: bigint, decimals: number): string {
+  if (decimals === 9) return formatTon(units);
+  const scale = 10n ** BigInt(decimals);
+  const negative = units < 0n;
+  const abs = negative ? -units : units;
+  const fraction = (abs % scale).toString().padStart(decimals, '0').replace(/0+$/, '');
+  return `${negative ? '-' : ''}${abs / scale}${fraction ? `.${fraction}` : ''}`;
 }
 
 function numberToDecimal(value: number): string {

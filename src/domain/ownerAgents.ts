@@ -57,7 +57,7 @@ export async function sandboxFaucet(
       `The faucet exists in the sandbox only; on ${ctx.chain.network}, send TON to the deposit address with the memo`,
     );
   }
-  const grant = await takeFaucetGrant(ctx, ownerId, agentId, parseDepositAmount(amount));
+  const grant = await takeFaucetGrant(ctx, ownerId, agentId, parseDepositAmount(ctx, amount));
   try {
     return await depositFromChain(ctx, agentId, amount);
   } catch (error) {

@@ -1,4 +1,4 @@
-import { totalDeposited } from '../db/repositories/agents.js';
+import { totalDeposited } from '../db/repositories/balances.js';
 import type { Executor } from '../db/repositories/executor.js';
 import {
   agentsCreatedSince,
@@ -161,7 +161,7 @@ export async function takeFaucetGrant(
   const platformRoom = MAX_PLATFORM_DEPOSITED_NANO - FAUCET_OPERATOR_RESERVE_NANO;
   const id = newId('faucetGrant', now.getTime());
   await inTransaction(ctx.db, async (trx) => {
-    const platform = await totalDeposited(trx);
+    const platform = await totalDeposited(trx, 'TON');
     if (platform + amountNano > platformRoom) {
       throw conflict(
         platform >= platformRoom

@@ -8,9 +8,9 @@ import type { Database } from '../db/schema.js';
 import type { OutboxKind } from '../outbox/kind.js';
 import { attemptRow, runDue } from '../outbox/runner.js';
 import type { DomainContext } from './context.js';
+import { formatAmount } from './currency.js';
 import { assertInvariant } from './errors.js';
-import { CURRENCY, recordEvent } from './events.js';
-import { formatTon } from './money.js';
+import { recordEvent } from './events.js';
 import { notifyWorker } from './notifications.js';
 
 /** Retry delays grow from 5 s and stop growing at 10 minutes; a transfer is never abandoned. */
@@ -30,6 +30,17 @@ export function retryDelayMs(failures: number): number {
 type DueTransfer = ChainTransferRow & { id: string };
 
 /**
+ * Jetton sender (LEAD: where it plugs in, issue 29). Every chain transfer row carries its
+ * currency; the TON paths here and in chainSender.ts take only TON rows (listDueTransfers,
+ * listUnbatchedTransfers, and the guards in attemptTransfer and `attempt` below), so a USDT
+ * payout or fee stays `pending`, unclaimed and unfailed, until a jetton sender takes it:
+ * - sandbox: an outbox kind like chainTransferKind that lists `currency = 'USDT'` rows and sends
+ *   each as a TEP-74 jetton transfer from the hot wallet's jetton wallet (query id from txn_id,
+ *   so a resend is idempotent), then calls recordSentTransfer as onDone does here;
+ * - testnet/mainnet: the same rows batched into Highload messages (chainSender.ts prepareBatch)
+ *   as jetton transfers, confirmed by the follower when the jetton wallet's transfer succeeded.
+ * recordSentTransfer and confirmTransfer already write payment.sent in the row's currency.
+ *
  * Sandbox chain transfers (payouts and fees) as outbox work: the runner claims a pending transfer,
  * sends it (the gateway is idempotent on the transfer id, so a resend after a crash that hid a
  * success pays nothing twice), and on success marks it sent and confirms its ledger row with the
@@ -51,6 +62,10 @@ export function chainTransferKind(ctx: DomainContext): OutboxKind<DueTransfer, T
     listDue: async (db, now, limit) =>
       (await listDueTransfers(db, now, limit)).map((row) => ({ ...row, id: row.txn_id })),
     async attempt(transfer) {
+      assertInvariant(
+        transfer.currency === 'TON',
+        `transfer ${transfer.txn_id} is TON (the TON sender sends no jettons)`,
+      );
       const result = await ctx.chain.transfer({
         transferId: transfer.txn_id,
         toAddress: transfer.to_address,
@@ -76,7 +91,8 @@ export function chainTransferKind(ctx: DomainContext): OutboxKind<DueTransfer, T
 export async function attemptTransfer(ctx: DomainContext, txnId: string): Promise<TransactionRow> {
   const transfer = await findTransfer(ctx.db, txnId);
   assertInvariant(transfer, `ledger row ${txnId} has a chain transfer`);
-  if (transfer.status === 'pending' && !ctx.chain.live) {
+  // A USDT transfer waits for the jetton sender (see chainTransferKind): never sent as TON.
+  if (transfer.status === 'pending' && !ctx.chain.live && transfer.currency === 'TON') {
     await attemptRow(ctx, chainTransferKind(ctx), { ...transfer, id: transfer.txn_id });
   }
   const row = await findLedgerRow(ctx.db, txnId);
@@ -107,7 +123,7 @@ export async function confirmTransfer(
  * What a sent transfer writes once its own row says `sent`: the ledger row confirmed with the
  * chain's hash, and for a payout the payment.sent event and the worker's notification.
  */
-async function recordSentTransfer(
+export async function recordSentTransfer(
   ctx: DomainContext,
   trx: Kysely<Database>,
   txnId: string,
@@ -125,10 +141,10 @@ async function recordSentTransfer(
       data: {
         taskId: row.task_id,
         payment: {
-          amount: formatTon(row.amount_nano),
+          amount: formatAmount(row.currency, row.amount_nano),
           toAddress,
           txHash: result.txHash,
-          currency: CURRENCY,
+          currency: row.currency,
         },
       },
       now,
@@ -142,7 +158,8 @@ async function recordSentTransfer(
         data: {
           taskId: row.task_id,
           title: task.title,
-          amount: formatTon(row.amount_nano),
+          amount: formatAmount(row.currency, row.amount_nano),
+          currency: row.currency,
           txHash: result.txHash,
         },
         now,

@@ -9,6 +9,7 @@ import {
 } from '../db/repositories/reconciliationRows.js';
 import { CURSOR_KEY } from './chainFollower.js';
 import type { DomainContext } from './context.js';
+import { formatAmount } from './currency.js';
 import { conflict } from './errors.js';
 import { type IncomingTransfer, type OutgoingTransfer, walletTransfers } from './walletTransfers.js';
 
@@ -41,6 +42,79 @@ export interface Difference {
 }
 
 type LedgerRow = Awaited<ReturnType<typeof listChainLedgerRows>>[number];
+
+/**
+ * What the jetton chain layer gives USDT reconciliation (LEAD: plug it in at the
+ * /admin/reconciliation route, src/http/routes/chain.ts). `incoming`: USDT transfers that reached
+ * the deposit address's jetton wallet of the configured master, by the transaction hash the
+ * DEPOSIT rows keep; `outgoing`: jetton transfers out of the hot wallet's jetton wallet, by the
+ * hash the PAYOUT and FEE rows keep; amounts in micro-USDT; `processedThroughLt`: how far the
+ * jetton watcher has processed. With them the USDT books are checked exactly as TON's are.
+ */
+export interface UsdtChainHistory {
+  read(): Promise<{
+    incoming: Map<string, IncomingTransfer>;
+    outgoing: Map<string, OutgoingTransfer>;
+    processedThroughLt: bigint | null;
+  }>;
+}
+
+/**
+ * USDT's side of the report: compared with the chain when the jetton layer provides its history,
+ * else the books alone with the state `chain_side_not_available` (no numbers are made up for the
+ * chain, and `ok` is null: nothing was compared).
+ */
+export async function reconcileUsdt(ctx: DomainContext, chain: UsdtChainHistory | null) {
+  const rows = await listChainLedgerRows(ctx.db, 'USDT');
+  const books = usdtBooks(rows);
+  if (!chain) {
+    return {
+      currency: 'USDT' as const,
+      state: 'chain_side_not_available' as const,
+      detail: 'The jetton chain layer is not wired: the USDT books are listed, not compared with the chain',
+      books,
+      ok: null,
+      differences: stalePending(rows, ctx.clock.now()),
+    };
+  }
+  const history = await chain.read();
+  const processed = (lt: bigint) => history.processedThroughLt !== null && lt <= history.processedThroughLt;
+  // USDT deposits with a memo nobody has are not kept as unmatched deposits yet (the jetton
+  // watcher's work): only the ledger rows are compared.
+  const differences = [
+    ...checkIncoming(rows, [], new Map(), history.incoming, processed),
+    ...checkOutgoing(rows, history.outgoing, processed),
+    ...stalePending(rows, ctx.clock.now()),
+  ];
+  return {
+    currency: 'USDT' as const,
+    state: 'compared' as const,
+    books,
+    ok: differences.length === 0,
+    differences,
+  };
+}
+
+/** The USDT ledger rows that move USDT on chain, counted and summed per type (micro-USDT). */
+function usdtBooks(rows: LedgerRow[]) {
+  const sum = (type: string, status?: string) => {
+    const of = rows.filter((r) => r.type === type && (status === undefined || r.status === status));
+    return {
+      count: of.length,
+      total: formatAmount(
+        'USDT',
+        of.reduce((s, r) => s + r.amount_nano, 0n),
+      ),
+    };
+  };
+  return {
+    deposits: sum('DEPOSIT'),
+    payoutsConfirmed: sum('PAYOUT', 'confirmed'),
+    payoutsPending: sum('PAYOUT', 'pending'),
+    feesConfirmed: sum('FEE', 'confirmed'),
+    feesPending: sum('FEE', 'pending'),
+  };
+}
 type UnmatchedRow = Awaited<ReturnType<typeof listAllUnmatchedDeposits>>[number];
 
 /**
@@ -54,7 +128,7 @@ type UnmatchedRow = Awaited<ReturnType<typeof listAllUnmatchedDeposits>>[number]
  * - confirmed payouts and fees show on chain once, with their amount and address;
  * - pending rows older than STALE_PENDING_AFTER_SECONDS are listed.
  */
-export async function reconcile(ctx: DomainContext) {
+export async function reconcile(ctx: DomainContext, usdtChain: UsdtChainHistory | null = null) {
   const live = ctx.chain.live;
   if (!live) {
     throw conflict(
@@ -65,7 +139,7 @@ export async function reconcile(ctx: DomainContext) {
   const { incoming, outgoing } = walletTransfers(history, live.wallet.address);
   const processedLt = await processedThroughLt(ctx);
   const processed = (lt: bigint) => processedLt !== null && lt <= processedLt;
-  const rows = await listChainLedgerRows(ctx.db);
+  const rows = await listChainLedgerRows(ctx.db, 'TON');
   const unmatched = await listAllUnmatchedDeposits(ctx.db);
   const uncredited = new Map((await listUncreditedReasons(ctx.db)).map((u) => [u.tx_hash, u.reason]));
 
@@ -74,6 +148,7 @@ export async function reconcile(ctx: DomainContext) {
     ...checkOutgoing(rows, outgoing, processed),
     ...stalePending(rows, ctx.clock.now()),
   ];
+  const usdt = await reconcileUsdt(ctx, usdtChain);
   return {
     network: ctx.chain.network,
     checkedRows: rows.filter((r) => r.type === 'DEPOSIT' || r.type === 'PAYOUT' || r.type === 'FEE').length,
@@ -83,8 +158,18 @@ export async function reconcile(ctx: DomainContext) {
     processedThroughLt: processedLt?.toString() ?? null,
     unprocessedTransactions: history.filter((h) => !processed(h.lt)).length,
     stalePendingAfterSeconds: STALE_PENDING_AFTER_SECONDS,
-    ok: differences.length === 0,
+    // `ok` and `differences` are TON's (the hot wallet's history) and USDT's when compared.
+    ok: differences.length === 0 && usdt.ok !== false,
     differences,
+    currencies: {
+      TON: {
+        currency: 'TON' as const,
+        state: 'compared' as const,
+        ok: differences.length === 0,
+        differences,
+      },
+      USDT: usdt,
+    },
   };
 }
 

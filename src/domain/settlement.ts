@@ -21,6 +21,8 @@ export async function bookChainTransfer(
     agent_id: entry.task.agent_id,
     task_id: entry.task.id,
     type: entry.type,
+    // The task's currency: a ledger row and its transfer never differ from their task.
+    currency: entry.task.currency,
     amount_nano: entry.amountNano,
     from_address: ctx.chain.hotWalletAddress,
     to_address: entry.toAddress,
@@ -33,6 +35,7 @@ export async function bookChainTransfer(
   await insertTransfer(trx, {
     txn_id: row.id,
     to_address: entry.toAddress,
+    currency: row.currency,
     amount_nano: entry.amountNano,
     comment: entry.comment,
     status: 'pending',
@@ -58,6 +61,7 @@ export async function bookRefund(
     agent_id: task.agent_id,
     task_id: task.id,
     type: 'REFUND',
+    currency: task.currency,
     amount_nano: amountNano,
     from_address: null,
     to_address: null,

@@ -1,10 +1,10 @@
 import { findAgent } from '../db/repositories/agents.js';
+import { balanceOf } from '../db/repositories/balances.js';
 import { ledgerTotals } from '../db/repositories/ledger.js';
 import { countTasksByStatus } from '../db/repositories/tasks.js';
 import type { DomainContext } from './context.js';
+import { type Currency, formatAmount } from './currency.js';
 import { notFound } from './errors.js';
-import { CURRENCY } from './events.js';
-import { formatTon } from './money.js';
 import { TASK_STATUSES } from './states.js';
 
 export const STATS_TTL_MS = 5 * 60_000;
@@ -16,21 +16,27 @@ async function computeStats(ctx: DomainContext, agentId: string) {
   if (!agent) throw notFound('Agent');
   const counts = await countTasksByStatus(ctx.db, agentId);
   const ledger = await ledgerTotals(ctx.db, agentId);
+  const totalOf = (currency: Currency, type: string) =>
+    ledger.get(`${currency} ${type}`) ?? { count: 0, totalNano: 0n };
+  // The spec's `transactions` and `summary` are of TON, and stay exactly the spec's objects.
   const entry = (type: 'DEPOSIT' | 'PAYOUT' | 'REFUND') => {
-    const t = ledger.get(type) ?? { count: 0, totalNano: 0n };
-    return { count: t.count, total: formatTon(t.totalNano) };
+    const t = totalOf('TON', type);
+    return { count: t.count, total: formatAmount('TON', t.totalNano) };
+  };
+  const summaryOf = (currency: Currency) => {
+    const b = balanceOf(agent, currency);
+    return {
+      totalDeposited: formatAmount(currency, b.deposited),
+      totalSpent: formatAmount(currency, b.spent),
+      platformFeesCollected: formatAmount(currency, totalOf(currency, 'FEE').totalNano),
+    };
   };
   const byStatus = Object.fromEntries(TASK_STATUSES.map((s) => [s, counts.get(s) ?? 0]));
   return {
     agent: { id: agent.id, name: agent.name },
     tasks: { total: [...counts.values()].reduce((a, b) => a + b, 0), byStatus },
     transactions: { deposits: entry('DEPOSIT'), payouts: entry('PAYOUT'), refunds: entry('REFUND') },
-    summary: {
-      totalDeposited: formatTon(agent.deposited_nano),
-      totalSpent: formatTon(agent.spent_nano),
-      platformFeesCollected: formatTon(ledger.get('FEE')?.totalNano ?? 0n),
-      currency: CURRENCY,
-    },
+    summary: { ...summaryOf('TON'), currency: 'TON' as const },
   };
 }
 

@@ -1,5 +1,6 @@
-import { findAgent, lockFunds, updateAgentProfile } from '../db/repositories/agents.js';
+import { findAgent, updateAgentProfile } from '../db/repositories/agents.js';
 import { insertApplication } from '../db/repositories/applications.js';
+import { balanceOf, lockFunds } from '../db/repositories/balances.js';
 import type { TaskRow, WorkerRow } from '../db/repositories/executor.js';
 import { insertLedgerRow } from '../db/repositories/ledger.js';
 import { listOfferTimes } from '../db/repositories/notifications.js';
@@ -7,11 +8,20 @@ import { insertTask } from '../db/repositories/tasks.js';
 import { findWorker } from '../db/repositories/workers.js';
 import { checkName } from './agents.js';
 import type { DomainContext } from './context.js';
+import {
+  amountText,
+  type Currency,
+  currencyFacts,
+  currencyUnlessTon,
+  formatAmount,
+  parseAmountField,
+  requestedCurrency,
+} from './currency.js';
 import { conflict, DomainError, invalid, notFound } from './errors.js';
-import { CURRENCY, recordEvent } from './events.js';
+import { recordEvent } from './events.js';
 import { isIdOf, newId } from './ids.js';
 import { checkTaskLocation } from './location.js';
-import { formatTon, MAX_REWARD_NANO, MIN_REWARD_NANO, parseTon, type TaskCost, taskCost } from './money.js';
+import { type TaskCost, taskCost } from './money.js';
 import { notifyWorker } from './notifications.js';
 import { checkOffersToWorker, recheckOffersToWorker } from './ownerLimits.js';
 import { isBlank, textLength } from './text.js';
@@ -41,6 +51,8 @@ export interface CreateTaskInput {
   title: string;
   description: string;
   reward: string | number;
+  /** What reward, fee and total are in; TON when not given (the spec's tasks). */
+  currency?: string;
   executionDeadlineDays?: number;
   deadline?: string;
   agentName?: string;
@@ -67,7 +79,8 @@ export async function createTask(
   input: CreateTaskInput,
 ): Promise<CreatedTask> {
   const now = ctx.clock.now();
-  const fields = checkTaskInput(input, now);
+  const fields = checkTaskInput(ctx, input, now);
+  const currency = fields.currency;
   if (fields.webhookUrl) await checkWebhookTarget('webhookUrl', fields.webhookUrl, ctx.webhooks);
   const cost = taskCost(fields.rewardNano);
   const at = now.toISOString();
@@ -86,13 +99,17 @@ export async function createTask(
     // Every refusal so far, and the usual 402 here, comes before anything is written: on SQLite
     // a transaction that fails after a write undoes its whole commit group (sqliteDriver.ts).
     // The compare-and-set in lockFunds below stays the guard against concurrent spending.
-    if (agent.balance_nano < cost.totalNano) throw insufficientBalance(agent.balance_nano, cost);
+    // Only the task's currency's balance is looked at or moved (balances.ts): a TON balance can
+    // never pay for a USDT task, nor the other way round.
+    const balance = balanceOf(agent, currency).balance;
+    if (balance < cost.totalNano) throw insufficientBalance(currency, balance, cost);
     if (!agent.name) await updateAgentProfile(trx, agentId, { name: agentName }, at);
     const task: TaskRow = {
       id: newId('task', now.getTime()),
       agent_id: agentId,
       title: fields.title,
       description: fields.description,
+      currency,
       reward_nano: cost.rewardNano,
       fee_nano: cost.feeNano,
       total_nano: cost.totalNano,
@@ -126,6 +143,7 @@ export async function createTask(
       agent_id: agentId,
       task_id: task.id,
       type: 'TASK_ESCROW',
+      currency,
       amount_nano: cost.totalNano,
       from_address: null,
       to_address: null,
@@ -148,7 +166,13 @@ export async function createTask(
         workerId: worker.id,
         taskId: task.id,
         kind: 'offer',
-        data: { taskId: task.id, title: task.title, reward: formatTon(task.reward_nano), agentName },
+        data: {
+          taskId: task.id,
+          title: task.title,
+          reward: formatAmount(currency, task.reward_nano),
+          currency,
+          agentName,
+        },
         now,
       });
     }
@@ -158,7 +182,7 @@ export async function createTask(
       type: 'task.funded',
       data: {
         taskId: task.id,
-        deposit: { amount: formatTon(cost.totalNano), txHash: null, currency: CURRENCY },
+        deposit: { amount: formatAmount(currency, cost.totalNano), txHash: null, currency },
       },
       now,
       // The task's own URL wins over the agent's, as webhookTarget decides for later events.
@@ -167,8 +191,9 @@ export async function createTask(
     // The balance moves last: on PostgreSQL its row lock is then held only until commit, so
     // one agent's concurrent creations queue for the shortest time. A refusal rolls back the
     // rows written above.
-    if (!(await lockFunds(trx, agentId, cost.totalNano, at))) {
-      throw insufficientBalance((await findAgent(trx, agentId))?.balance_nano ?? 0n, cost);
+    if (!(await lockFunds(trx, agentId, currency, cost.totalNano, at))) {
+      const after = await findAgent(trx, agentId);
+      throw insufficientBalance(currency, after ? balanceOf(after, currency).balance : 0n, cost);
     }
     // Counted after lockFunds: on PostgreSQL the agent's row lock makes its concurrent offers
     // count one after the other, so none slips past the bound. This offer's own row counts too.
@@ -181,12 +206,13 @@ export async function createTask(
   });
 }
 
-function insufficientBalance(balance: bigint, cost: TaskCost): DomainError {
-  const total = formatTon(cost.totalNano);
+function insufficientBalance(currency: Currency, balance: bigint, cost: TaskCost): DomainError {
+  const text = (units: bigint) => amountText(currency, units);
   return new DomainError('payment_required', 'Insufficient balance', {
-    currentBalance: formatTon(balance),
-    requiredAmount: total,
-    message: `This task costs ${total} TON (reward ${formatTon(cost.rewardNano)} + 30% fee ${formatTon(cost.feeNano)}); your balance is ${formatTon(balance)} TON. Top up your balance and try again.`,
+    currentBalance: formatAmount(currency, balance),
+    requiredAmount: formatAmount(currency, cost.totalNano),
+    ...currencyUnlessTon(currency),
+    message: `This task costs ${text(cost.totalNano)} (reward ${text(cost.rewardNano)} + 30% fee ${text(cost.feeNano)}); your ${currency} balance is ${text(balance)}. Top up your ${currency} balance and try again.`,
   });
 }
 
@@ -215,10 +241,11 @@ async function offerableWorker(trx: DomainContext['db'], workerId: string): Prom
   return worker;
 }
 
-function checkTaskInput(input: CreateTaskInput, now: Date) {
+function checkTaskInput(ctx: DomainContext, input: CreateTaskInput, now: Date) {
   const title = checkText('title', input.title, TITLE_MAX);
   const description = checkText('description', input.description, DESCRIPTION_MAX);
-  const rewardNano = checkReward(input.reward);
+  const currency = requestedCurrency(ctx.usdt, 'currency', input.currency);
+  const rewardNano = checkReward(input.reward, currency);
   if (input.deadline !== undefined && input.executionDeadlineDays !== undefined) {
     throw invalid(
       'deadline',
@@ -248,6 +275,7 @@ function checkTaskInput(input: CreateTaskInput, now: Date) {
   return {
     title,
     description,
+    currency,
     rewardNano,
     executionDeadlineDays: days,
     deadline,
@@ -263,16 +291,13 @@ export function checkText(path: string, value: string, max: number): string {
   return value;
 }
 
-export function checkReward(reward: string | number): bigint {
-  let nano: bigint;
-  try {
-    nano = parseTon(reward);
-  } catch (error) {
-    throw invalid('reward', (error as Error).message);
-  }
-  if (nano < MIN_REWARD_NANO) throw invalid('reward', 'must be at least 0.01 TON');
-  if (nano > MAX_REWARD_NANO) throw invalid('reward', 'must be at most 1000000 TON');
-  return nano;
+/** A reward in `currency`'s smallest unit, within that currency's limits (currency.ts). */
+export function checkReward(reward: string | number, currency: Currency = 'TON'): bigint {
+  const units = parseAmountField('reward', currency, reward);
+  const { minReward, maxReward } = currencyFacts(currency);
+  if (units < minReward) throw invalid('reward', `must be at least ${amountText(currency, minReward)}`);
+  if (units > maxReward) throw invalid('reward', `must be at most ${amountText(currency, maxReward)}`);
+  return units;
 }
 
 function checkDeadline(value: string, now: Date): string {

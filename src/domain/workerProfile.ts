@@ -75,6 +75,7 @@ export async function signInWorker(ctx: DomainContext, user: TelegramUser): Prom
     wallet_address: null,
     completed_tasks: 0,
     total_earned_nano: 0n,
+    usdt_earned_micro: 0n,
     rating_sum: 0,
     rating_count: 0,
     created_at: now,

@@ -1,3 +1,4 @@
+import { balanceOf } from '../db/repositories/balances.js';
 import type {
   AgentRow,
   ApplicationRow,
@@ -10,6 +11,7 @@ import type {
   WorkerRow,
 } from '../db/repositories/executor.js';
 import type { AgentReputation } from '../domain/agentReputation.js';
+import { type Currency, currencyUnlessTon, formatAmount } from '../domain/currency.js';
 import { DEFAULT_LANGUAGE } from '../domain/language.js';
 import { taskLocationOf } from '../domain/location.js';
 import { formatTon } from '../domain/money.js';
@@ -19,7 +21,7 @@ import type { DisputeView } from './disputeViews.js';
 
 /**
  * Row -> API mapping, one place per resource: column names never leak into the API and every
- * amount leaves as a decimal TON string.
+ * amount leaves as a decimal string of its currency, named beside it (`currency`).
  */
 const avg = (sum: number, count: number) => (count === 0 ? null : Math.round((sum / count) * 100) / 100);
 
@@ -30,12 +32,22 @@ export function agentMeView(agent: AgentRow, taskCount: number) {
     webhookUrl: agent.webhook_url,
     balance: formatTon(agent.balance_nano),
     lockedByTasks: formatTon(agent.locked_nano),
+    balances: balancesView(agent),
     createdAt: agent.created_at,
     updatedAt: agent.updated_at,
     taskCount,
     avgRating: avg(agent.rating_sum, agent.rating_count),
     ratingCount: agent.rating_count,
   };
+}
+
+/** Every currency's balance of the agent, from the one row GET /agents/me reads anyway. */
+export function balancesView(agent: AgentRow) {
+  const one = (currency: Currency) => {
+    const b = balanceOf(agent, currency);
+    return { balance: formatAmount(currency, b.balance), lockedByTasks: formatAmount(currency, b.locked) };
+  };
+  return { TON: one('TON'), USDT: one('USDT') };
 }
 
 type WorkerNames = Pick<WorkerRow, 'id' | 'username' | 'first_name' | 'show_telegram'>;
@@ -80,9 +92,10 @@ export function taskView(
     id: task.id,
     title: task.title,
     description: task.description,
-    reward: formatTon(task.reward_nano),
-    platformFee: formatTon(task.fee_nano),
-    totalAmount: formatTon(task.total_nano),
+    ...currencyUnlessTon(task.currency),
+    reward: formatAmount(task.currency, task.reward_nano),
+    platformFee: formatAmount(task.currency, task.fee_nano),
+    totalAmount: formatAmount(task.currency, task.total_nano),
     status: task.status,
     paymentStatus: task.payment_status,
     executionDeadlineDays: task.execution_deadline_days,
@@ -114,7 +127,8 @@ export function workerTaskView(
     id: task.id,
     title: task.title,
     description: task.description,
-    reward: formatTon(task.reward_nano),
+    currency: task.currency,
+    reward: formatAmount(task.currency, task.reward_nano),
     status: task.status,
     executionDeadlineDays: task.execution_deadline_days,
     ...(task.deadline ? { deadline: task.deadline } : {}),
@@ -163,7 +177,8 @@ export function transactionView(row: TransactionRow & { task_title: string | nul
   return {
     id: row.id,
     type: row.type,
-    amount: formatTon(row.amount_nano),
+    amount: formatAmount(row.currency, row.amount_nano),
+    ...currencyUnlessTon(row.currency),
     fromAddress: row.from_address,
     toAddress: row.to_address,
     txHash: row.tx_hash,
@@ -242,6 +257,10 @@ export function workerSelfView(w: WorkerRow) {
     walletAddress: w.wallet_address,
     showTelegram: w.show_telegram === 1,
     language: w.language ?? DEFAULT_LANGUAGE,
+    earnings: {
+      TON: formatAmount('TON', w.total_earned_nano),
+      USDT: formatAmount('USDT', w.usdt_earned_micro),
+    },
   };
 }
 
@@ -301,7 +320,8 @@ export function completionView(done: {
     success: true,
     task: { id: done.task.id, status: done.task.status, paymentStatus: done.task.payment_status },
     payment: {
-      amount: formatTon(done.payout.amount_nano),
+      amount: formatAmount(done.payout.currency, done.payout.amount_nano),
+      ...currencyUnlessTon(done.payout.currency),
       toAddress: done.payout.to_address!,
       txHash: done.payout.tx_hash,
       status: done.payout.status,
@@ -309,7 +329,8 @@ export function completionView(done: {
       recipient: workerRefView(done.worker),
     },
     fee: {
-      amount: formatTon(done.fee.amount_nano),
+      amount: formatAmount(done.fee.currency, done.fee.amount_nano),
+      ...currencyUnlessTon(done.fee.currency),
       toAddress: done.fee.to_address!,
       txHash: done.fee.tx_hash,
       success: done.fee.status === 'confirmed',
@@ -321,7 +342,11 @@ export function cancelView(task: TaskRow, refundNano: bigint) {
   return {
     success: true,
     task: { id: task.id, status: task.status, paymentStatus: task.payment_status },
-    refund: { amount: formatTon(refundNano), destination: 'agent_balance' as const },
+    refund: {
+      amount: formatAmount(task.currency, refundNano),
+      destination: 'agent_balance' as const,
+      ...currencyUnlessTon(task.currency),
+    },
   };
 }
 

@@ -11,7 +11,7 @@ import { listEndpoints, resumeEndpoints } from '../domain/webhookEndpoints.js';
 import { listDeliveries, redeliver, sendTestWebhook, setAgentWebhook } from '../domain/webhooks.js';
 import { pageView } from '../http/pageView.js';
 import { deliveryView, endpointView } from '../http/routes/webhooks.js';
-import { Amount } from '../http/schemas/common.js';
+import { Amount, Currency } from '../http/schemas/common.js';
 import {
   agentMeView,
   chatView,
@@ -232,8 +232,14 @@ export const accountTools: ToolDef[] = [
   {
     name: 'get_deposit_info',
     title: 'How to top up',
-    description: 'Where to send TON to top up your balance (address and memo), and your current balance.',
-    extraInput: { type: 'object', properties: {} },
+    description:
+      'Where to send TON, or USDT with currency "USDT", to top up your balance (address, memo, link), and your current balance of that currency.',
+    extraInput: {
+      type: 'object',
+      properties: {
+        currency: { type: 'string', enum: ['TON', 'USDT'], description: 'TON (default) or USDT' },
+      },
+    },
     output: Type.Object({
       deposit: Type.Object({
         address: Type.String({ description: 'The platform’s deposit wallet' }),
@@ -242,14 +248,15 @@ export const accountTools: ToolDef[] = [
         }),
         network: Type.String(),
         link: Type.String({ description: 'ton://transfer link with the memo as text, for wallet apps' }),
-        minimum: Type.String({ description: 'Smaller transfers are not credited (TON)' }),
-        currency: Type.Literal('TON'),
+        minimum: Type.String({ description: 'Smaller transfers are not credited (in `currency`)' }),
+        currency: Currency,
+        jettonMaster: Type.Optional(Type.String({ description: 'USDT: the only jetton credited as USDT' })),
       }),
-      balance: Amount,
-      lockedByTasks: Amount,
+      balance: { ...Amount, description: 'Your balance of `deposit.currency`' },
+      lockedByTasks: { ...Amount, description: 'Escrowed by your open tasks of `deposit.currency`' },
       instructions: Type.String(),
     }),
     annotations: READ_ONLY,
-    run: (env) => depositInfo(env.ctx, env.agentId),
+    run: (env, args) => depositInfo(env.ctx, env.agentId, (args as { currency?: string }).currency),
   },
 ];

@@ -28,7 +28,9 @@ export const taskTools: ToolDef[] = [
     description:
       'Post a task for human workers. The reward plus the 30% platform fee is escrowed from your balance at ' +
       'once (fails with "Insufficient balance" otherwise). With assignToUserId it is a direct offer to one ' +
-      'worker (see search_workers), assigned when they accept. Amounts are TON decimal strings such as "6.5". ' +
+      'worker (see search_workers), assigned when they accept. currency is TON (default) or USDT: reward, fee ' +
+      'and total are in it and escrowed from your balance of it; amounts are decimal strings such as "6.5" ' +
+      '(TON up to 9 decimals, USDT up to 6); results name currency when it is USDT. ' +
       'Not safe to retry blindly: check list_tasks first, a repeat creates (and escrows) a second task.',
     route: 'POST /tasks',
     keyed: { view: createdTaskView },

@@ -64,6 +64,11 @@ function clip(text: string, max: number): string {
   return clipText(text, max, { unit: 'utf16', ellipsis: '…' });
 }
 
+/** The currency of the amounts in `data` (issue 29): notifications written before it are TON. */
+function unit(data: Record<string, unknown>): 'TON' | 'USDT' {
+  return data.currency === 'USDT' ? 'USDT' : 'TON';
+}
+
 function field(data: Record<string, unknown>, key: string): string | null {
   const value = data[key];
   return typeof value === 'string' && value !== '' ? value : null;
@@ -116,8 +121,9 @@ interface Parts {
 }
 
 /** An amount from the data, grouped for the reader and escaped. */
-function amountOf(p: Parts, value: string | null): string {
-  return escapeHtml(value === null ? '?' : botAmount(p.reader.language, value));
+/** "1 234,5 TON" / "12.5 USDT": the amount in the reader's number style with its currency. */
+function amountOf(p: Parts, value: string | null, data: Record<string, unknown>): string {
+  return escapeHtml(`${value === null ? '?' : botAmount(p.reader.language, value)} ${unit(data)}`);
 }
 
 /** A moment from the data in the reader's zone (named), escaped; null when the data has none. */
@@ -133,7 +139,7 @@ function renderKind(kind: NotificationKind, data: Record<string, unknown>, p: Pa
         text: [
           t('offer.head', { agent }),
           title,
-          t('offer.reward', { amount: amountOf(p, field(data, 'reward')) }),
+          t('offer.reward', { amount: amountOf(p, field(data, 'reward'), data) }),
           '',
           t('offer.hint'),
         ].join('\n'),
@@ -158,7 +164,7 @@ function renderKind(kind: NotificationKind, data: Record<string, unknown>, p: Pa
       return messageText(data, p);
     case 'payment_sent':
       return plain(
-        t('payment.sent', { amount: amountOf(p, field(data, 'amount')), title }),
+        t('payment.sent', { amount: amountOf(p, field(data, 'amount'), data), title }),
         t('payment.transaction', { hash: escapeHtml(field(data, 'txHash') ?? t('common.unknown')) }),
       );
     case 'task_expired':
@@ -216,7 +222,7 @@ function reviewText(
     case 'auto_released':
       return plain(
         t('review.autoReleased', { title }),
-        t('review.onItsWay', { amount: amountOf(p, field(data, 'amount')) }),
+        t('review.onItsWay', { amount: amountOf(p, field(data, 'amount'), data) }),
       );
   }
 }
@@ -227,7 +233,7 @@ function disputeResolvedText(data: Record<string, unknown>, p: Parts): BotMessag
   return plain(
     amount === '0'
       ? p.t('dispute.nothing', { title: p.title })
-      : p.t('dispute.paid', { title: p.title, amount: amountOf(p, amount) }),
+      : p.t('dispute.paid', { title: p.title, amount: amountOf(p, amount, data) }),
     note ? p.t('dispute.note', { note: escapeHtml(clip(note, CLIP.preview)) }) : null,
   );
 }

@@ -277,6 +277,7 @@ describe('the operators’ queue', () => {
             id: first.taskId,
             title: 'Take a photo',
             status: 'REVIEW',
+            currency: 'TON',
             reward: '10',
             platformFee: '3',
             totalAmount: '13',
@@ -435,7 +436,13 @@ describe('resolving', () => {
     expect((await notificationsOf(taskId)).filter((n) => n.kind === 'dispute_resolved')).toEqual([
       {
         kind: 'dispute_resolved',
-        data: { taskId, title: 'Take a photo', workerAmount: '0', note: 'Nothing delivered' },
+        data: {
+          taskId,
+          title: 'Take a photo',
+          workerAmount: '0',
+          currency: 'TON',
+          note: 'Nothing delivered',
+        },
       },
     ]);
     // The chat closes as after a refund.

@@ -16,7 +16,7 @@ export interface DisputeBody {
     agentAmount: string;
     note: string;
     resolvedAt: string;
-    currency: 'TON';
+    currency: 'TON' | 'USDT';
   } | null;
 }
 

@@ -50,6 +50,17 @@ export function toNano(ton: string): bigint {
   return BigInt(match[1]!) * NANO_PER_TON + BigInt((match[2] ?? '').padEnd(9, '0'));
 }
 
+type ApiCurrency = 'TON' | 'USDT';
+const DECIMALS: Record<ApiCurrency, number> = { TON: 9, USDT: 6 };
+
+/** A decimal amount of `currency` to its smallest unit, strictly (at most its decimals). */
+export function toUnits(amount: string, currency: ApiCurrency): bigint {
+  const decimals = DECIMALS[currency];
+  const match = new RegExp(`^(0|[1-9]\\d*)(?:\\.(\\d{1,${decimals}}))?$`).exec(amount);
+  if (!match) throw new Error(`not a ${currency} amount: ${JSON.stringify(amount)}`);
+  return BigInt(match[1]!) * 10n ** BigInt(decimals) + BigInt((match[2] ?? '').padEnd(decimals, '0'));
+}
+
 /** 30% of the reward, half-up to the nanoton, computed independently of the service. */
 export function expectedFee(rewardNano: bigint): bigint {
   const scaled = rewardNano * 30n;
@@ -64,6 +75,8 @@ export interface ApiTask {
   platformFee: string;
   totalAmount: string;
   worker: { id: string } | null;
+  /** Present when not TON (issue 29). */
+  currency?: 'USDT';
 }
 
 export interface ApiTransaction {
@@ -72,6 +85,8 @@ export interface ApiTransaction {
   amount: string;
   status: string;
   task: { id: string } | null;
+  /** Present when not TON (issue 29). */
+  currency?: 'USDT';
 }
 
 /** Upper bound on pages walked, so a cursor bug ends the test instead of looping forever. */
@@ -173,11 +188,63 @@ export async function readBooks(t: TestApp, agent: TestAgent): Promise<Books> {
   return { me, money: moneyOf(me), tasks, transactions, depositedNano: sumOf(transactions, 'DEPOSIT') };
 }
 
-/** The checks of expectAgentBooks on books already read. */
-export function checkBooks(
+/**
+ * The checks of expectAgentBooks on books already read, for each currency on its own (issue 29):
+ * that currency's balance against its own tasks and ledger rows, and every ledger row of a task
+ * in the task's currency (a currency's books never take another's money).
+ */
+export function checkBooks(books: Books, who: string): void {
+  const currencyOf = (x: { currency?: 'USDT' }): ApiCurrency => x.currency ?? 'TON';
+  const taskCurrency = new Map(books.tasks.map((task) => [task.id, currencyOf(task)]));
+  for (const row of books.transactions) {
+    if (row.task)
+      expect(currencyOf(row), `${who} ${row.type} ${row.id} in its task's currency`).toBe(
+        taskCurrency.get(row.task.id),
+      );
+  }
+  const balances = books.me.balances as Record<ApiCurrency, { balance: string; lockedByTasks: string }>;
+  expect(balances.TON, `${who} balance and lockedByTasks are the TON ones`).toEqual({
+    balance: books.me.balance,
+    lockedByTasks: books.me.lockedByTasks,
+  });
+  for (const currency of ['TON', 'USDT'] as const) {
+    const transactions = books.transactions.filter((r) => currencyOf(r) === currency);
+    const money: AgentMoney = {
+      balanceNano: toUnits(balances[currency].balance, currency),
+      lockedNano: toUnits(balances[currency].lockedByTasks, currency),
+      taskCount: books.money.taskCount,
+    };
+    checkCurrencyBooks(
+      {
+        ...books,
+        money,
+        tasks: books.tasks.filter((task) => currencyOf(task) === currency),
+        transactions,
+        depositedNano: transactions
+          .filter((r) => r.type === 'DEPOSIT')
+          .reduce((sum, r) => sum + toUnits(r.amount, currency), 0n),
+      },
+      `${who} (${currency})`,
+      currency,
+    );
+  }
+  const taskIds = new Set(books.tasks.map((task) => task.id));
+  for (const row of books.transactions) {
+    if (row.type === 'DEPOSIT') expect(row.task, `${who} deposit with a task`).toBeNull();
+    else
+      expect(taskIds.has(row.task?.id ?? ''), `${who} ${row.type} ${row.id} of an unknown task`).toBe(true);
+  }
+  expect(books.money.taskCount, `${who} taskCount`).toBe(books.tasks.length);
+}
+
+function checkCurrencyBooks(
   { money, tasks, transactions, depositedNano: deposited }: Books,
   who: string,
+  currency: ApiCurrency,
 ): void {
+  const toNano = (amount: string) => toUnits(amount, currency);
+  const sumOf = (rows: ApiTransaction[], type: ApiTransaction['type']) =>
+    rows.filter((r) => r.type === type).reduce((s, r) => s + toNano(r.amount), 0n);
   let locked = 0n;
   let completed = 0n;
   for (const task of tasks) {
@@ -217,13 +284,6 @@ export function checkBooks(
       task.status === 'COMPLETED' ? 'RELEASED' : task.status === 'CANCELLED' ? 'REFUNDED' : 'DEPOSITED';
     expect(task.paymentStatus, `${who} paymentStatus of ${task.status} task`).toBe(paymentStatus);
   }
-  const taskIds = new Set(tasks.map((task) => task.id));
-  for (const row of transactions) {
-    if (row.type === 'DEPOSIT') expect(row.task, `${who} deposit with a task`).toBeNull();
-    else
-      expect(taskIds.has(row.task?.id ?? ''), `${who} ${row.type} ${row.id} of an unknown task`).toBe(true);
-  }
-  expect(money.taskCount, `${who} taskCount`).toBe(tasks.length);
   expect(money.balanceNano >= 0n, `${who} balance ${money.balanceNano} is negative`).toBe(true);
   expect(money.lockedNano, `${who} lockedByTasks vs its tasks`).toBe(locked);
   expect(money.balanceNano, `${who} balance vs ledger (deposits - escrows + refunds)`).toBe(

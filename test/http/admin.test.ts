@@ -61,6 +61,7 @@ describe('POST /admin/agents', () => {
       webhookUrl: null,
       balance: '0',
       lockedByTasks: '0',
+      balances: { TON: { balance: '0', lockedByTasks: '0' }, USDT: { balance: '0', lockedByTasks: '0' } },
       createdAt: t.clock.now().toISOString(),
       updatedAt: t.clock.now().toISOString(),
       taskCount: 0,

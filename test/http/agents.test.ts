@@ -32,6 +32,10 @@ describe('GET /agents/me', () => {
         webhookUrl: null,
         balance: '50',
         lockedByTasks: '0',
+        balances: {
+          TON: { balance: '50', lockedByTasks: '0' },
+          USDT: { balance: '0', lockedByTasks: '0' },
+        },
         createdAt,
         updatedAt: createdAt,
         taskCount: 0,

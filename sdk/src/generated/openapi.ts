@@ -610,8 +610,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Where to send TON to top up your balance: a transfer to the address with your memo as the comment is credited once it is on chain
-         * @description Where to send TON to top up your balance: a transfer to the address with your memo as the comment is credited once it is on chain. Authenticated with your API key: `Authorization: Bearer hr_...`. Errors: 401, each as JSON `{error}`.
+         * Where to send TON (or, with ?currency=USDT, USDT) to top up your balance: a transfer to the address with your memo as the comment is credited once it is on chain
+         * @description Where to send TON (or, with ?currency=USDT, USDT) to top up your balance: a transfer to the address with your memo as the comment is credited once it is on chain. Authenticated with your API key: `Authorization: Bearer hr_...`. Errors: 400, 401, 409, each as JSON `{error}`.
          */
         get: operations["getDepositInfo"];
         put?: never;
@@ -1246,8 +1246,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Compare the books with the hot wallet’s history: every incoming transfer booked once, every outgoing one a payout or fee of ours, confirmed rows on chain, pending rows older than an hour
-         * @description Compare the books with the hot wallet’s history: every incoming transfer booked once, every outgoing one a payout or fee of ours, confirmed rows on chain, pending rows older than an hour. Operator only: `Authorization: Bearer <ADMIN_TOKEN>`. Errors: 401, 409, each as JSON `{error}`.
+         * Compare the books with the hot wallet’s history: every incoming transfer booked once, every outgoing one a payout or fee of ours, confirmed rows on chain, pending rows older than an hour; per currency in `currencies` (USDT against its jetton wallets, or its books alone while the jetton layer is not available)
+         * @description Compare the books with the hot wallet’s history: every incoming transfer booked once, every outgoing one a payout or fee of ours, confirmed rows on chain, pending rows older than an hour; per currency in `currencies` (USDT against its jetton wallets, or its books alone while the jetton layer is not available). Operator only: `Authorization: Bearer <ADMIN_TOKEN>`. Errors: 401, 409, each as JSON `{error}`.
          */
         get: operations["adminReconcile"];
         put?: never;
@@ -1920,13 +1920,16 @@ export interface webhooks {
                             taskId: string;
                             deposit: {
                                 /**
-                                 * @description TON amount as a decimal string, e.g. "6.5"
+                                 * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                                  * @example 6.5
                                  */
                                 amount: string;
                                 txHash: null;
-                                /** @constant */
-                                currency: "TON";
+                                /**
+                                 * @description The currency of the amounts beside it: TON (9 decimals) or USDT on TON (a jetton, 6 decimals)
+                                 * @enum {unknown}
+                                 */
+                                currency: "TON" | "USDT";
                             };
                         };
                     };
@@ -1997,13 +2000,16 @@ export interface webhooks {
                             taskId: string;
                             payment: {
                                 /**
-                                 * @description TON amount as a decimal string, e.g. "6.5"
+                                 * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                                  * @example 6.5
                                  */
                                 amount: string;
                                 toAddress: string;
-                                /** @constant */
-                                currency: "TON";
+                                /**
+                                 * @description The currency of the amounts beside it: TON (9 decimals) or USDT on TON (a jetton, 6 decimals)
+                                 * @enum {unknown}
+                                 */
+                                currency: "TON" | "USDT";
                             };
                             /** @description true when the review window ended without your answer */
                             autoReleased?: boolean;
@@ -2290,14 +2296,17 @@ export interface webhooks {
                             taskId: string;
                             payment: {
                                 /**
-                                 * @description TON amount as a decimal string, e.g. "6.5"
+                                 * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                                  * @example 6.5
                                  */
                                 amount: string;
                                 toAddress: string;
                                 txHash: string;
-                                /** @constant */
-                                currency: "TON";
+                                /**
+                                 * @description The currency of the amounts beside it: TON (9 decimals) or USDT on TON (a jetton, 6 decimals)
+                                 * @enum {unknown}
+                                 */
+                                currency: "TON" | "USDT";
                             };
                         };
                     };
@@ -2368,15 +2377,18 @@ export interface webhooks {
                             taskId: string;
                             refund: {
                                 /**
-                                 * @description TON amount as a decimal string, e.g. "6.5"
+                                 * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                                  * @example 6.5
                                  */
                                 amount: string;
                                 /** @constant */
                                 destination: "agent_balance";
                                 reason: string | null;
-                                /** @constant */
-                                currency: "TON";
+                                /**
+                                 * @description The currency of the amounts beside it: TON (9 decimals) or USDT on TON (a jetton, 6 decimals)
+                                 * @enum {unknown}
+                                 */
+                                currency: "TON" | "USDT";
                             };
                         };
                     };
@@ -2520,14 +2532,18 @@ export interface webhooks {
                         data: {
                             deposit: {
                                 /**
-                                 * @description TON amount as a decimal string, e.g. "6.5"
+                                 * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                                  * @example 6.5
                                  */
                                 amount: string;
                                 fromAddress: string;
-                                txHash: string;
-                                /** @constant */
-                                currency: "TON";
+                                /** @description The chain transaction; null only for a sandbox USDT faucet credit made in the books before the jetton chain layer exists */
+                                txHash: string | null;
+                                /**
+                                 * @description The currency of the amounts beside it: TON (9 decimals) or USDT on TON (a jetton, 6 decimals)
+                                 * @enum {unknown}
+                                 */
+                                currency: "TON" | "USDT";
                             };
                         };
                     };
@@ -2684,33 +2700,7 @@ export interface webhooks {
                                  * @description ISO 8601 timestamp, UTC
                                  */
                                 createdAt: string;
-                                /** DisputeResolution */
-                                resolution: {
-                                    /**
-                                     * @description Sent to the worker’s wallet on chain, in TON
-                                     * @example 6.5
-                                     */
-                                    workerAmount: string;
-                                    /**
-                                     * @description The platform fee in proportion: fee x workerAmount / reward, rounded down to the nanoton
-                                     * @example 6.5
-                                     */
-                                    platformFee: string;
-                                    /**
-                                     * @description Returned to the agent’s balance: the rest of the escrowed total
-                                     * @example 6.5
-                                     */
-                                    agentAmount: string;
-                                    /** @description The operator’s explanation to both sides */
-                                    note: string;
-                                    /**
-                                     * Format: date-time
-                                     * @description ISO 8601 timestamp, UTC
-                                     */
-                                    resolvedAt: string;
-                                    /** @constant */
-                                    currency: "TON";
-                                } | null;
+                                resolution: components["schemas"]["DisputeResolution"];
                             };
                         };
                     };
@@ -2791,33 +2781,7 @@ export interface webhooks {
                                  * @description ISO 8601 timestamp, UTC
                                  */
                                 createdAt: string;
-                                /** DisputeResolution */
-                                resolution: {
-                                    /**
-                                     * @description Sent to the worker’s wallet on chain, in TON
-                                     * @example 6.5
-                                     */
-                                    workerAmount: string;
-                                    /**
-                                     * @description The platform fee in proportion: fee x workerAmount / reward, rounded down to the nanoton
-                                     * @example 6.5
-                                     */
-                                    platformFee: string;
-                                    /**
-                                     * @description Returned to the agent’s balance: the rest of the escrowed total
-                                     * @example 6.5
-                                     */
-                                    agentAmount: string;
-                                    /** @description The operator’s explanation to both sides */
-                                    note: string;
-                                    /**
-                                     * Format: date-time
-                                     * @description ISO 8601 timestamp, UTC
-                                     */
-                                    resolvedAt: string;
-                                    /** @constant */
-                                    currency: "TON";
-                                } | null;
+                                resolution: components["schemas"]["DisputeResolution"];
                             };
                         };
                     };
@@ -2917,6 +2881,36 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /**
+         * Balances
+         * @description Your balances per currency; balance and lockedByTasks above are the TON ones
+         */
+        Balances: {
+            TON: {
+                /**
+                 * @description Available to spend, in this currency
+                 * @example 6.5
+                 */
+                balance: string;
+                /**
+                 * @description Escrowed by your open tasks of this currency
+                 * @example 6.5
+                 */
+                lockedByTasks: string;
+            };
+            USDT: {
+                /**
+                 * @description Available to spend, in this currency
+                 * @example 6.5
+                 */
+                balance: string;
+                /**
+                 * @description Escrowed by your open tasks of this currency
+                 * @example 6.5
+                 */
+                lockedByTasks: string;
+            };
+        };
         /** AgentMe */
         AgentMe: {
             /** @description Agent id (agt_...) */
@@ -2935,6 +2929,7 @@ export interface components {
              * @example 6.5
              */
             lockedByTasks: string;
+            balances: components["schemas"]["Balances"];
             /**
              * Format: date-time
              * @description ISO 8601 timestamp, UTC
@@ -3013,7 +3008,7 @@ export interface components {
                 deposits: {
                     count: number;
                     /**
-                     * @description TON amount as a decimal string, e.g. "6.5"
+                     * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                      * @example 6.5
                      */
                     total: string;
@@ -3021,7 +3016,7 @@ export interface components {
                 payouts: {
                     count: number;
                     /**
-                     * @description TON amount as a decimal string, e.g. "6.5"
+                     * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                      * @example 6.5
                      */
                     total: string;
@@ -3029,7 +3024,7 @@ export interface components {
                 refunds: {
                     count: number;
                     /**
-                     * @description TON amount as a decimal string, e.g. "6.5"
+                     * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                      * @example 6.5
                      */
                     total: string;
@@ -3037,17 +3032,17 @@ export interface components {
             };
             summary: {
                 /**
-                 * @description TON amount as a decimal string, e.g. "6.5"
+                 * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                  * @example 6.5
                  */
                 totalDeposited: string;
                 /**
-                 * @description TON amount as a decimal string, e.g. "6.5"
+                 * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                  * @example 6.5
                  */
                 totalSpent: string;
                 /**
-                 * @description TON amount as a decimal string, e.g. "6.5"
+                 * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                  * @example 6.5
                  */
                 platformFeesCollected: string;
@@ -3064,10 +3059,15 @@ export interface components {
              */
             type: "DEPOSIT" | "TASK_ESCROW" | "PAYOUT" | "REFUND" | "FEE";
             /**
-             * @description In TON, always positive; the type says the direction
+             * @description In `currency`, always positive; the type says the direction
              * @example 6.5
              */
             amount: string;
+            /**
+             * @description Present when the amounts are in USDT; absent, they are in TON (the spec’s objects)
+             * @enum {string}
+             */
+            currency?: "USDT";
             /** @description Sending TON address, for on-chain entries */
             fromAddress: string | null;
             /** @description Receiving TON address, for on-chain entries */
@@ -3098,7 +3098,7 @@ export interface components {
             timezone: string | null;
             skills: string[];
             /**
-             * @description TON amount as a decimal string, e.g. "6.5"
+             * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
              * @example 6.5
              */
             hourlyRate: string | null;
@@ -3135,14 +3135,14 @@ export interface components {
                 youtube?: string;
             };
             /**
-             * @description TON amount as a decimal string, e.g. "6.5"
+             * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
              * @example 6.5
              */
             hourlyRate: string | null;
             available: boolean;
             completedTasks: number;
             /**
-             * @description TON amount as a decimal string, e.g. "6.5"
+             * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
              * @example 6.5
              */
             totalEarned: string;
@@ -3171,8 +3171,13 @@ export interface components {
             title: string;
             /** @description The details a worker needs */
             description: string;
-            /** @description The worker’s pay in TON, 0.01 to 1,000,000; a 30% fee is added on top */
+            /** @description The worker’s pay in the task’s currency, 0.01 to 1,000,000 (TON: up to 9 decimals; USDT: up to 6); a 30% fee is added on top */
             reward: string | number;
+            /**
+             * @description What the task is paid in: TON (default) or USDT. Reward, fee and total are in it and are escrowed from your balance of it; a 400 "USDT is not enabled" when this service does not take USDT
+             * @enum {unknown}
+             */
+            currency?: "TON" | "USDT";
             /** @description Days the worker has once assigned (default 7); exclusive with deadline */
             executionDeadlineDays?: number;
             /**
@@ -3270,12 +3275,12 @@ export interface components {
             statements: components["schemas"]["DisputeStatement"][];
             resolution: {
                 /**
-                 * @description Sent to the worker’s wallet on chain, in TON
+                 * @description Sent to the worker’s wallet on chain, in the task’s currency (`currency`)
                  * @example 6.5
                  */
                 workerAmount: string;
                 /**
-                 * @description The platform fee in proportion: fee x workerAmount / reward, rounded down to the nanoton
+                 * @description The platform fee in proportion: fee x workerAmount / reward, rounded down to the currency’s smallest unit
                  * @example 6.5
                  */
                 platformFee: string;
@@ -3291,8 +3296,11 @@ export interface components {
                  * @description ISO 8601 timestamp, UTC
                  */
                 resolvedAt: string;
-                /** @enum {string} */
-                currency: "TON";
+                /**
+                 * @description The currency of the amounts beside it: TON (9 decimals) or USDT on TON (a jetton, 6 decimals)
+                 * @enum {unknown}
+                 */
+                currency: "TON" | "USDT";
             } | null;
         };
         /** SubmissionAttachment */
@@ -3347,17 +3355,22 @@ export interface components {
             /** @description Up to 10,000 characters */
             description: string;
             /**
-             * @description What the worker receives, in TON
+             * @description Present when the amounts are in USDT; absent, they are in TON (the spec’s objects)
+             * @enum {string}
+             */
+            currency?: "USDT";
+            /**
+             * @description What the worker receives, in the task’s currency
              * @example 6.5
              */
             reward: string;
             /**
-             * @description The platform’s 30% of the reward, in TON
+             * @description The platform’s 30% of the reward, in the task’s currency
              * @example 6.5
              */
             platformFee: string;
             /**
-             * @description reward + platformFee, escrowed from your balance at creation
+             * @description reward + platformFee, escrowed at creation from your balance of the task’s currency
              * @example 6.5
              */
             totalAmount: string;
@@ -3437,15 +3450,20 @@ export interface components {
             /** @enum {string} */
             error: "Insufficient balance";
             /**
-             * @description Your available balance now, in TON
+             * @description Your available balance of the task’s currency now
              * @example 6.5
              */
             currentBalance: string;
             /**
-             * @description What the task costs (reward + fee), in TON
+             * @description What the task costs (reward + fee), in that currency
              * @example 6.5
              */
             requiredAmount: string;
+            /**
+             * @description Present when the amounts are in USDT; absent, they are in TON (the spec’s objects)
+             * @enum {string}
+             */
+            currency?: "USDT";
             /** @description The arithmetic, and what to do */
             message: string;
         };
@@ -3469,12 +3487,17 @@ export interface components {
             };
             refund: {
                 /**
-                 * @description The whole escrowed total, back on your balance, in TON
+                 * @description The whole escrowed total, back on your balance of the task’s currency
                  * @example 6.5
                  */
                 amount: string;
                 /** @enum {string} */
                 destination: "agent_balance";
+                /**
+                 * @description Present when the amounts are in USDT; absent, they are in TON (the spec’s objects)
+                 * @enum {string}
+                 */
+                currency?: "USDT";
             };
         };
         /** RefundBody */
@@ -3492,10 +3515,15 @@ export interface components {
             };
             payment: {
                 /**
-                 * @description The reward sent to the worker, in TON
+                 * @description The reward sent to the worker, in the task’s currency
                  * @example 6.5
                  */
                 amount: string;
+                /**
+                 * @description Present when the amounts are in USDT; absent, they are in TON (the spec’s objects)
+                 * @enum {string}
+                 */
+                currency?: "USDT";
                 /** @description The worker’s TON wallet */
                 toAddress: string;
                 /** @description null while the transfer is pending; it is retried */
@@ -3508,10 +3536,15 @@ export interface components {
             };
             fee: {
                 /**
-                 * @description The platform fee, in TON
+                 * @description The platform fee, in the task’s currency
                  * @example 6.5
                  */
                 amount: string;
+                /**
+                 * @description Present when the amounts are in USDT; absent, they are in TON (the spec’s objects)
+                 * @enum {string}
+                 */
+                currency?: "USDT";
                 /** @description The platform’s fee address */
                 toAddress: string;
                 /** @description null while the fee transfer is pending */
@@ -3688,14 +3721,14 @@ export interface components {
                 youtube?: string;
             };
             /**
-             * @description TON amount as a decimal string, e.g. "6.5"
+             * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
              * @example 6.5
              */
             hourlyRate: string | null;
             available: boolean;
             completedTasks: number;
             /**
-             * @description TON amount as a decimal string, e.g. "6.5"
+             * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
              * @example 6.5
              */
             totalEarned: string;
@@ -3710,6 +3743,19 @@ export interface components {
             showTelegram: boolean;
             /** @description The language the bot writes in and the Mini App starts in: en, ru. Taken from Telegram's language_code at sign-in until set with PATCH /worker/me. */
             language: string;
+            /** @description What you earned per currency (totalEarned is the TON one); never added together */
+            earnings: {
+                /**
+                 * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
+                 * @example 6.5
+                 */
+                TON: string;
+                /**
+                 * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
+                 * @example 6.5
+                 */
+                USDT: string;
+            };
         };
         /** WorkerPatchBody */
         WorkerPatchBody: {
@@ -3725,7 +3771,7 @@ export interface components {
             socialLinks?: {
                 [key: string]: string;
             };
-            /** @description TON amount: a decimal string such as "6.5" (preferred) or a JSON number; at most 9 decimals. A JSON number that parsing would round (more digits than a double holds) is refused: send a string. */
+            /** @description Amount: a decimal string such as "6.5" (preferred) or a JSON number; at most 9 decimals for TON, 6 for USDT (the currency the request names; TON by default). A JSON number that parsing would round (more digits than a double holds) is refused: send a string. */
             hourlyRate?: string | number | null;
             available?: boolean;
             showTelegram?: boolean;
@@ -3787,7 +3833,12 @@ export interface components {
             title: string;
             description: string;
             /**
-             * @description TON amount as a decimal string, e.g. "6.5"
+             * @description The currency of the amounts beside it: TON (9 decimals) or USDT on TON (a jetton, 6 decimals)
+             * @enum {unknown}
+             */
+            currency: "TON" | "USDT";
+            /**
+             * @description What you receive, in the task’s currency
              * @example 6.5
              */
             reward: string;
@@ -3848,10 +3899,15 @@ export interface components {
                 title: string;
                 status: components["schemas"]["TaskStatus"];
                 /**
-                 * @description TON amount as a decimal string, e.g. "6.5"
+                 * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                  * @example 6.5
                  */
                 reward: string;
+                /**
+                 * @description The currency of the amounts beside it: TON (9 decimals) or USDT on TON (a jetton, 6 decimals)
+                 * @enum {unknown}
+                 */
+                currency: "TON" | "USDT";
             };
         };
         /** WorkerPayout */
@@ -3860,10 +3916,15 @@ export interface components {
             taskId: string;
             taskTitle: string;
             /**
-             * @description TON amount as a decimal string, e.g. "6.5"
+             * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
              * @example 6.5
              */
             amount: string;
+            /**
+             * @description The currency of the amounts beside it: TON (9 decimals) or USDT on TON (a jetton, 6 decimals)
+             * @enum {unknown}
+             */
+            currency: "TON" | "USDT";
             /** @enum {unknown} */
             status: "confirmed" | "pending";
             toAddress: string | null;
@@ -3930,12 +3991,12 @@ export interface components {
         /** DisputeResolution */
         DisputeResolution: {
             /**
-             * @description Sent to the worker’s wallet on chain, in TON
+             * @description Sent to the worker’s wallet on chain, in the task’s currency (`currency`)
              * @example 6.5
              */
             workerAmount: string;
             /**
-             * @description The platform fee in proportion: fee x workerAmount / reward, rounded down to the nanoton
+             * @description The platform fee in proportion: fee x workerAmount / reward, rounded down to the currency’s smallest unit
              * @example 6.5
              */
             platformFee: string;
@@ -3951,8 +4012,11 @@ export interface components {
              * @description ISO 8601 timestamp, UTC
              */
             resolvedAt: string;
-            /** @enum {string} */
-            currency: "TON";
+            /**
+             * @description The currency of the amounts beside it: TON (9 decimals) or USDT on TON (a jetton, 6 decimals)
+             * @enum {unknown}
+             */
+            currency: "TON" | "USDT";
         } | null;
         /** DisputeQueueItem */
         DisputeQueueItem: {
@@ -3974,12 +4038,17 @@ export interface components {
                 title: string;
                 status: components["schemas"]["TaskStatus"];
                 /**
-                 * @description TON amount as a decimal string, e.g. "6.5"
+                 * @description The currency of the amounts beside it: TON (9 decimals) or USDT on TON (a jetton, 6 decimals)
+                 * @enum {unknown}
+                 */
+                currency: "TON" | "USDT";
+                /**
+                 * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                  * @example 6.5
                  */
                 reward: string;
                 /**
-                 * @description TON amount as a decimal string, e.g. "6.5"
+                 * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                  * @example 6.5
                  */
                 platformFee: string;
@@ -4002,8 +4071,13 @@ export interface components {
         };
         /** ResolveBody */
         ResolveBody: {
-            /** @description What the worker gets, 0 to the task’s reward, in TON: 0 cancels and refunds, the reward completes */
+            /** @description What the worker gets, 0 to the task’s reward, in the task’s currency: 0 cancels and refunds, the reward completes */
             workerAmount: string | number;
+            /**
+             * @description The task’s currency, to confirm it: another one is a 400 and nothing is resolved
+             * @enum {unknown}
+             */
+            currency?: "TON" | "USDT";
             /** @description Your decision’s reasons, shown to both sides */
             note: string;
         };
@@ -4017,10 +4091,15 @@ export interface components {
             };
             payout: {
                 /**
-                 * @description TON amount as a decimal string, e.g. "6.5"
+                 * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                  * @example 6.5
                  */
                 amount: string;
+                /**
+                 * @description The currency of the amounts beside it: TON (9 decimals) or USDT on TON (a jetton, 6 decimals)
+                 * @enum {unknown}
+                 */
+                currency: "TON" | "USDT";
                 toAddress: string;
                 /** @description null while pending; the runner retries it */
                 txHash: string | null;
@@ -4029,10 +4108,15 @@ export interface components {
             } | null;
             fee: {
                 /**
-                 * @description TON amount as a decimal string, e.g. "6.5"
+                 * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                  * @example 6.5
                  */
                 amount: string;
+                /**
+                 * @description The currency of the amounts beside it: TON (9 decimals) or USDT on TON (a jetton, 6 decimals)
+                 * @enum {unknown}
+                 */
+                currency: "TON" | "USDT";
                 toAddress: string;
                 /** @description null while pending; the runner retries it */
                 txHash: string | null;
@@ -4042,12 +4126,17 @@ export interface components {
             /** @description Back to the agent */
             refund: {
                 /**
-                 * @description TON amount as a decimal string, e.g. "6.5"
+                 * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                  * @example 6.5
                  */
                 amount: string;
                 /** @enum {string} */
                 destination: "agent_balance";
+                /**
+                 * @description The currency of the amounts beside it: TON (9 decimals) or USDT on TON (a jetton, 6 decimals)
+                 * @enum {unknown}
+                 */
+                currency: "TON" | "USDT";
             } | null;
         };
     };
@@ -6344,7 +6433,10 @@ export interface operations {
     };
     getDepositInfo: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description TON (default) or USDT */
+                currency?: "TON" | "USDT";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -6361,18 +6453,35 @@ export interface operations {
                     "application/json": {
                         /** @description sandbox, testnet or mainnet */
                         network: string;
-                        /** @description Send TON here */
+                        /** @description Send TON here; for USDT, the jetton transfer’s recipient (your wallet app finds the jetton wallets) */
                         address: string;
                         /** @description Put this text as the transfer comment, exactly; it names your account */
                         memo: string;
-                        /** @description ton://transfer link with the memo as text, for wallet apps */
+                        /** @description ton://transfer link with the memo as text, for wallet apps; for USDT with jetton=<the USDT jetton master> */
                         link: string;
                         /**
-                         * @description TON amount as a decimal string, e.g. "6.5"
+                         * @description The smallest deposit credited, in the currency asked for
                          * @example 6.5
                          */
                         minimum: string;
+                        /**
+                         * @description Present when the amounts are in USDT; absent, they are in TON (the spec’s objects)
+                         * @enum {string}
+                         */
+                        currency?: "USDT";
+                        /** @description USDT only: the jetton master; only this jetton is credited as USDT */
+                        jettonMaster?: string;
                     };
+                };
+            };
+            /** @description The request is invalid; `details[].path` names each field to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
                 };
             };
             /** @description Missing, malformed or unknown credentials; `error` says which */
@@ -6383,6 +6492,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The resource is not in a state that allows this (see `currentStatus`), or the same Idempotency-Key is still in progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8058,17 +8177,17 @@ export interface operations {
                 content: {
                     "application/json": {
                         /**
-                         * @description TON amount as a decimal string, e.g. "6.5"
+                         * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                          * @example 6.5
                          */
                         paid: string;
                         /**
-                         * @description TON amount as a decimal string, e.g. "6.5"
+                         * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                          * @example 6.5
                          */
                         onTheWay: string;
                         /**
-                         * @description TON amount as a decimal string, e.g. "6.5"
+                         * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                          * @example 6.5
                          */
                         inReview: string;
@@ -8213,8 +8332,13 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description TON amount: a decimal string such as "6.5" (preferred) or a JSON number; at most 9 decimals. A JSON number that parsing would round (more digits than a double holds) is refused: send a string. */
+                    /** @description Amount: a decimal string such as "6.5" (preferred) or a JSON number; at most 9 decimals for TON, 6 for USDT (the currency the request names; TON by default). A JSON number that parsing would round (more digits than a double holds) is refused: send a string. */
                     amount: string | number;
+                    /**
+                     * @description TON (default) or USDT. Sandbox USDT is credited in the books until the sandbox jetton is wired (no chain transaction: txHash null)
+                     * @enum {unknown}
+                     */
+                    currency?: "TON" | "USDT";
                 };
             };
         };
@@ -8515,7 +8639,7 @@ export interface operations {
                             lt: string;
                             fromAddress: string;
                             /**
-                             * @description TON amount as a decimal string, e.g. "6.5"
+                             * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                              * @example 6.5
                              */
                             amount: string;
@@ -8714,22 +8838,22 @@ export interface operations {
                         agents: {
                             count: number;
                             /**
-                             * @description TON amount as a decimal string, e.g. "6.5"
+                             * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                              * @example 6.5
                              */
                             balance: string;
                             /**
-                             * @description TON amount as a decimal string, e.g. "6.5"
+                             * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                              * @example 6.5
                              */
                             locked: string;
                             /**
-                             * @description TON amount as a decimal string, e.g. "6.5"
+                             * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                              * @example 6.5
                              */
                             deposited: string;
                             /**
-                             * @description TON amount as a decimal string, e.g. "6.5"
+                             * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                              * @example 6.5
                              */
                             spent: string;
@@ -8737,7 +8861,7 @@ export interface operations {
                         chain: {
                             hotWalletAddress: string;
                             /**
-                             * @description TON amount as a decimal string, e.g. "6.5"
+                             * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                              * @example 6.5
                              */
                             hotWalletBalance: string;
@@ -8767,22 +8891,22 @@ export interface operations {
                             name: string | null;
                             ownerWallet: string | null;
                             /**
-                             * @description TON amount as a decimal string, e.g. "6.5"
+                             * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                              * @example 6.5
                              */
                             balance: string;
                             /**
-                             * @description TON amount as a decimal string, e.g. "6.5"
+                             * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                              * @example 6.5
                              */
                             lockedByTasks: string;
                             /**
-                             * @description TON amount as a decimal string, e.g. "6.5"
+                             * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                              * @example 6.5
                              */
                             deposited: string;
                             /**
-                             * @description TON amount as a decimal string, e.g. "6.5"
+                             * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                              * @example 6.5
                              */
                             spent: string;
@@ -8792,7 +8916,7 @@ export interface operations {
                             agentId: string;
                             agentName: string | null;
                             /**
-                             * @description TON amount as a decimal string, e.g. "6.5"
+                             * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                              * @example 6.5
                              */
                             amount: string;
@@ -8804,7 +8928,7 @@ export interface operations {
                             id: string;
                             kind: string;
                             /**
-                             * @description TON amount as a decimal string, e.g. "6.5"
+                             * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
                              * @example 6.5
                              */
                             amount: string;

@@ -122,6 +122,7 @@ export function listWorkerApplications(
       'tasks.title as task_title',
       'tasks.status as task_status',
       'tasks.reward_nano as task_reward_nano',
+      'tasks.currency as task_currency',
     ])
     .where('applications.worker_id', '=', workerId);
   if (after) query = query.where(olderThan(after, 'applications'));

@@ -4,12 +4,16 @@ import type { ChainTransferRow, Executor } from './executor.js';
 
 export type ChainBatchRow = Selectable<Database['chain_batches']>;
 
-/** Pending transfers that no batch carries yet, oldest first. */
+/**
+ * Pending TON transfers that no batch carries yet, oldest first. USDT (jetton) transfers are not
+ * batched as TON: they wait for the jetton sender ("Jetton sender" in src/domain/payouts.ts).
+ */
 export function listUnbatchedTransfers(db: Executor, limit: number): Promise<ChainTransferRow[]> {
   return db
     .selectFrom('chain_transfers')
     .selectAll()
     .where('status', '=', 'pending')
+    .where('currency', '=', 'TON')
     .where('batch_id', 'is', null)
     .orderBy('created_at')
     .orderBy('txn_id')

@@ -55,19 +55,25 @@ export function listAgentLedger(
     .execute();
 }
 
-/** Count and sum per ledger type for one agent (stats). */
+/** Count and sum per currency and ledger type for one agent (stats): `${currency} ${type}` keys. */
 export async function ledgerTotals(db: Executor, agentId: string) {
   const rows = await db
     .selectFrom('transactions')
     .select([
+      'currency',
       'type',
       (eb) => eb.fn.countAll<number>().as('n'),
       (eb) => eb.fn.sum('amount_nano').as('total_nano'),
     ])
     .where('agent_id', '=', agentId)
-    .groupBy('type')
+    .groupBy(['currency', 'type'])
     .execute();
-  return new Map(rows.map((r) => [r.type, { count: Number(r.n), totalNano: BigInt(r.total_nano ?? 0) }]));
+  return new Map(
+    rows.map((r) => [
+      `${r.currency} ${r.type}`,
+      { count: Number(r.n), totalNano: BigInt(r.total_nano ?? 0) },
+    ]),
+  );
 }
 
 /** The PAYOUT rows of tasks done by a worker, newest first (keyset by created_at, id). */
@@ -94,6 +100,8 @@ export async function dailyLedgerTotals(db: Executor, agentId: string, since: st
     .selectFrom('transactions')
     .select([day.as('day'), 'type', (eb) => eb.fn.sum('amount_nano').as('total_nano')])
     .where('agent_id', '=', agentId)
+    // The console's chart is of TON (issue 29 leaves USDT charts to the console's own work).
+    .where('currency', '=', 'TON')
     .where('created_at', '>=', since)
     .groupBy([day, 'type'])
     .orderBy(day)

@@ -1,3 +1,4 @@
+import type { Currency } from '../../domain/currency.js';
 import type { Executor } from './executor.js';
 
 /**
@@ -5,34 +6,38 @@ import type { Executor } from './executor.js';
  * (deposits, payouts, fees; confirmed or pending, with the transfer we meant to send), every
  * unmatched deposit whatever its status, and the deposits recorded as uncredited.
  */
-export function listChainLedgerRows(db: Executor) {
-  return db
-    .selectFrom('transactions')
-    .leftJoin('chain_transfers', 'chain_transfers.txn_id', 'transactions.id')
-    .select([
-      'transactions.id',
-      'transactions.agent_id',
-      'transactions.type',
-      'transactions.status',
-      'transactions.amount_nano',
-      'transactions.to_address',
-      'transactions.tx_hash',
-      'transactions.created_at',
-      'chain_transfers.to_address as transfer_to',
-      'chain_transfers.comment',
-      'chain_transfers.status as transfer_status',
-      'chain_transfers.attempts',
-      'chain_transfers.last_error',
-    ])
-    .where((eb) =>
-      eb.or([
-        eb('transactions.type', 'in', ['DEPOSIT', 'PAYOUT', 'FEE']),
-        eb('transactions.status', '=', 'pending'),
-      ]),
-    )
-    .orderBy('transactions.created_at')
-    .orderBy('transactions.id')
-    .execute();
+export function listChainLedgerRows(db: Executor, currency: Currency) {
+  return (
+    db
+      .selectFrom('transactions')
+      .leftJoin('chain_transfers', 'chain_transfers.txn_id', 'transactions.id')
+      .select([
+        'transactions.id',
+        'transactions.agent_id',
+        'transactions.type',
+        'transactions.status',
+        'transactions.amount_nano',
+        'transactions.to_address',
+        'transactions.tx_hash',
+        'transactions.created_at',
+        'chain_transfers.to_address as transfer_to',
+        'chain_transfers.comment',
+        'chain_transfers.status as transfer_status',
+        'chain_transfers.attempts',
+        'chain_transfers.last_error',
+      ])
+      .where((eb) =>
+        eb.or([
+          eb('transactions.type', 'in', ['DEPOSIT', 'PAYOUT', 'FEE']),
+          eb('transactions.status', '=', 'pending'),
+        ]),
+      )
+      // TON rows are compared with the hot wallet's history, USDT rows with its jetton wallets'.
+      .where('transactions.currency', '=', currency)
+      .orderBy('transactions.created_at')
+      .orderBy('transactions.id')
+      .execute()
+  );
 }
 
 export function listAllUnmatchedDeposits(db: Executor) {

@@ -13,12 +13,17 @@ export function findTransfer(db: Executor, txnId: string): Promise<ChainTransfer
   return db.selectFrom('chain_transfers').selectAll().where('txn_id', '=', txnId).executeTakeFirst();
 }
 
-/** Pending transfers whose next attempt is due, oldest first. */
+/**
+ * Pending TON transfers whose next attempt is due, oldest first. USDT transfers are jetton
+ * transfers, which the TON sender must never send (it would pay TON): they are not listed here
+ * and wait, pending, for the jetton sender ("Jetton sender" in src/domain/payouts.ts).
+ */
 export function listDueTransfers(db: Executor, now: string, limit: number): Promise<ChainTransferRow[]> {
   return db
     .selectFrom('chain_transfers')
     .selectAll()
     .where('status', '=', 'pending')
+    .where('currency', '=', 'TON')
     .where('next_attempt_at', '<=', now)
     .orderBy('next_attempt_at')
     .limit(limit)

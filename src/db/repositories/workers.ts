@@ -1,4 +1,5 @@
 import { type ExpressionBuilder, sql, type Updateable } from 'kysely';
+import type { Currency } from '../../domain/currency.js';
 import { compiledOnce } from '../compiledQuery.js';
 import type { Database } from '../schema.js';
 import type { Executor, WorkerRow } from './executor.js';
@@ -49,12 +50,19 @@ export async function replaceWorkerSkills(db: Executor, workerId: string, skills
   }
 }
 
-export async function recordCompletedTask(db: Executor, workerId: string, earnedNano: bigint): Promise<void> {
+/** A task done: its count, and the earnings of the task's currency (never the other's). */
+export async function recordCompletedTask(
+  db: Executor,
+  workerId: string,
+  currency: Currency,
+  earned: bigint,
+): Promise<void> {
+  const column = currency === 'TON' ? 'total_earned_nano' : 'usdt_earned_micro';
   await db
     .updateTable('workers')
     .set({
       completed_tasks: sql`completed_tasks + 1`,
-      total_earned_nano: sql`total_earned_nano + ${earnedNano}`,
+      [column]: sql`${sql.ref(column)} + ${earned}`,
     })
     .where('id', '=', workerId)
     .execute();

@@ -8,7 +8,7 @@ import { sendIdempotent } from '../idempotency.js';
 import { pageView } from '../pageView.js';
 import { ADMIN_SECURITY, type Routes } from '../routeTypes.js';
 import { AgentMe, Transaction } from '../schemas/agent.js';
-import { Amount, AmountInput, errors, IdParam, NextCursor, Nullable } from '../schemas/common.js';
+import { Amount, AmountInput, Currency, errors, IdParam, NextCursor, Nullable } from '../schemas/common.js';
 import { Notification, NotificationQuery, notificationView } from '../schemas/notification.js';
 import { agentMeView, transactionView } from '../views.js';
 
@@ -57,7 +57,14 @@ export const adminRoutes: Routes = async (app, { ctx }) => {
         summary:
           'Top up an agent: a real transfer to the deposit wallet with the agent’s memo, credited from the chain',
         params: IdParam,
-        body: Type.Object({ amount: AmountInput }),
+        body: Type.Object({
+          amount: AmountInput,
+          currency: Type.Optional({
+            ...Currency,
+            description:
+              'TON (default) or USDT. Sandbox USDT is credited in the books until the sandbox jetton is wired (no chain transaction: txHash null)',
+          }),
+        }),
         response: { 201: Type.Object({ transaction: Transaction }), ...errors(400, 401, 404) },
       },
     },
@@ -66,7 +73,7 @@ export const adminRoutes: Routes = async (app, { ctx }) => {
         request,
         reply,
         ctx,
-        (c) => depositFromChain(c, request.params.id, request.body.amount),
+        (c) => depositFromChain(c, request.params.id, request.body.amount, request.body.currency),
         (row) => ({ status: 201, body: { transaction: transactionView({ ...row, task_title: null }) } }),
       ),
   );

@@ -1,9 +1,9 @@
 import { Type } from 'typebox';
 import type { QueueRow } from '../../db/repositories/disputes.js';
 import type { TransactionRow } from '../../db/repositories/executor.js';
+import { formatAmount } from '../../domain/currency.js';
 import { disputeDetail, disputeQueue } from '../../domain/disputeQueries.js';
 import { resolutionView, resolveDispute } from '../../domain/disputeResolution.js';
-import { formatTon } from '../../domain/money.js';
 import { submissionView } from '../../domain/submissions.js';
 import { disputeView } from '../disputeViews.js';
 import { sendIdempotent } from '../idempotency.js';
@@ -139,7 +139,11 @@ export const adminDisputeRoutes: Routes = async (app, { ctx }) => {
               payout: transferView(done.payout),
               fee: transferView(done.fee),
               refund: done.refund
-                ? { amount: formatTon(done.refund.amount_nano), destination: 'agent_balance' as const }
+                ? {
+                    amount: formatAmount(done.refund.currency, done.refund.amount_nano),
+                    destination: 'agent_balance' as const,
+                    currency: done.refund.currency,
+                  }
                 : null,
             },
           };
@@ -151,7 +155,8 @@ export const adminDisputeRoutes: Routes = async (app, { ctx }) => {
 function transferView(row: TransactionRow | null) {
   if (!row) return null;
   return {
-    amount: formatTon(row.amount_nano),
+    amount: formatAmount(row.currency, row.amount_nano),
+    currency: row.currency,
     toAddress: row.to_address ?? '',
     txHash: row.tx_hash,
     status: row.status,
@@ -170,9 +175,11 @@ function queueItemView(row: QueueRow, nowMs: number) {
       id: row.task_id,
       title: row.task_title,
       status: row.task_status,
-      reward: formatTon(row.reward_nano),
-      platformFee: formatTon(row.fee_nano),
-      totalAmount: formatTon(row.total_nano),
+      // The dispute's currency is its task's (copied when it opened).
+      currency: row.currency,
+      reward: formatAmount(row.currency, row.reward_nano),
+      platformFee: formatAmount(row.currency, row.fee_nano),
+      totalAmount: formatAmount(row.currency, row.total_nano),
     },
     agent: { id: row.agent_id, name: row.agent_name },
     worker: { id: row.worker_id, firstName: row.worker_first_name, username: row.worker_username },

@@ -3,8 +3,8 @@ import { latestSubmission } from '../../db/repositories/submissions.js';
 import { reputationIn, reputationOf, reputationsOf } from '../../domain/agentReputation.js';
 import { applyToTask } from '../../domain/applications.js';
 import { getWorkerDetail } from '../../domain/catalog.js';
+import { formatAmount } from '../../domain/currency.js';
 import { explorerTxUrl, listPayoutsOfWorker } from '../../domain/earnings.js';
-import { formatTon } from '../../domain/money.js';
 import { acceptOffer, declineOffer, listOffers } from '../../domain/offers.js';
 import { rateAgent } from '../../domain/ratings.js';
 import {
@@ -215,7 +215,12 @@ export const workerRoutes: Routes = async (app, { ctx, config }) => {
         status: a.status,
         message: a.message,
         createdAt: a.created_at,
-        task: { title: a.task_title, status: a.task_status, reward: formatTon(a.task_reward_nano) },
+        task: {
+          title: a.task_title,
+          status: a.task_status,
+          reward: formatAmount(a.task_currency, a.task_reward_nano),
+          currency: a.task_currency,
+        },
       }));
     },
   );
@@ -346,7 +351,8 @@ export const workerRoutes: Routes = async (app, { ctx, config }) => {
         id: p.id,
         taskId: p.task_id!,
         taskTitle: p.task_title,
-        amount: formatTon(p.amount_nano),
+        amount: formatAmount(p.currency, p.amount_nano),
+        currency: p.currency,
         status: p.status,
         toAddress: p.to_address,
         txHash: p.tx_hash,

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Amount, AmountInput, Limit, Nullable, nameSchemas, Timestamp } from './common.js';
+import { Amount, AmountInput, Currency, Limit, Nullable, nameSchemas, Timestamp } from './common.js';
 import { Dispute, DisputeParty, DisputeResolution } from './dispute.js';
 import { PaymentStatus, TaskStatus } from './task.js';
 
@@ -11,6 +11,7 @@ export const DisputeQueueQuery = Type.Object({
 });
 
 const Money = Type.Object({
+  currency: Currency,
   reward: Amount,
   platformFee: Amount,
   totalAmount: { ...Amount, description: 'Escrowed: what the resolution splits' },
@@ -33,8 +34,12 @@ export const ResolveBody = Type.Object({
   workerAmount: {
     ...AmountInput,
     description:
-      'What the worker gets, 0 to the task’s reward, in TON: 0 cancels and refunds, the reward completes',
+      'What the worker gets, 0 to the task’s reward, in the task’s currency: 0 cancels and refunds, the reward completes',
   },
+  currency: Type.Optional({
+    ...Currency,
+    description: 'The task’s currency, to confirm it: another one is a 400 and nothing is resolved',
+  }),
   note: Type.String({
     minLength: 1,
     maxLength: 2000,
@@ -44,6 +49,7 @@ export const ResolveBody = Type.Object({
 
 const TransferOut = Type.Object({
   amount: Amount,
+  currency: Currency,
   toAddress: Type.String(),
   txHash: Nullable(Type.String({ description: 'null while pending; the runner retries it' })),
   status: Type.Enum(['confirmed', 'pending']),
@@ -56,7 +62,7 @@ export const ResolveResult = Type.Object({
   fee: Nullable(TransferOut),
   refund: Nullable(
     Type.Object(
-      { amount: Amount, destination: Type.Literal('agent_balance') },
+      { amount: Amount, destination: Type.Literal('agent_balance'), currency: Currency },
       { description: 'Back to the agent' },
     ),
   ),

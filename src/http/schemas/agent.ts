@@ -1,6 +1,17 @@
 import { Type } from 'typebox';
 import { LEDGER_TYPES } from '../../domain/transactions.js';
-import { Amount, Nullable, nameSchemas, Timestamp } from './common.js';
+import { Amount, Nullable, nameSchemas, OnlyUsdt, Timestamp } from './common.js';
+
+const CurrencyBalance = Type.Object({
+  balance: { ...Amount, description: 'Available to spend, in this currency' },
+  lockedByTasks: { ...Amount, description: 'Escrowed by your open tasks of this currency' },
+});
+
+/** One balance per currency: a task escrows only from its own currency's balance (issue 29). */
+export const Balances = Type.Object(
+  { TON: CurrencyBalance, USDT: CurrencyBalance },
+  { description: 'Your balances per currency; balance and lockedByTasks above are the TON ones' },
+);
 
 export const AgentMe = Type.Object({
   id: Type.String({ description: 'Agent id (agt_...)' }),
@@ -8,6 +19,7 @@ export const AgentMe = Type.Object({
   webhookUrl: Nullable(Type.String({ description: 'Where your events are posted; null when off' })),
   balance: { ...Amount, description: 'Available to spend, in TON' },
   lockedByTasks: { ...Amount, description: 'Escrowed by your open tasks, in TON' },
+  balances: Balances,
   createdAt: Timestamp,
   updatedAt: Timestamp,
   taskCount: Type.Integer({ description: 'Tasks you created, all statuses' }),
@@ -34,7 +46,8 @@ export const AgentPatched = Type.Object({
 export const Transaction = Type.Object({
   id: Type.String(),
   type: Type.Enum(LEDGER_TYPES, { description: 'What moved the money' }),
-  amount: { ...Amount, description: 'In TON, always positive; the type says the direction' },
+  amount: { ...Amount, description: 'In `currency`, always positive; the type says the direction' },
+  currency: Type.Optional(OnlyUsdt),
   fromAddress: Nullable(Type.String({ description: 'Sending TON address, for on-chain entries' })),
   toAddress: Nullable(Type.String({ description: 'Receiving TON address, for on-chain entries' })),
   txHash: Nullable(Type.String({ description: 'The chain transaction hash, once on chain' })),
@@ -59,4 +72,4 @@ export const PlatformStats = Type.Object({
   }),
 });
 
-nameSchemas({ AgentMe, AgentPatchBody, AgentPatched, Transaction, PlatformStats });
+nameSchemas({ Balances, AgentMe, AgentPatchBody, AgentPatched, Transaction, PlatformStats });

@@ -1,16 +1,32 @@
 import { type Static, type TSchema, Type } from 'typebox';
 
-/** A TON amount in JSON: a decimal string, no exponent, no trailing zeros ("6.5", "100", "0.013"). */
+/**
+ * An amount in JSON: a decimal string, no exponent, no trailing zeros ("6.5", "100", "0.013"), in
+ * the currency its object names (`currency`; TON where none is named, as in the spec).
+ */
 export const Amount = Type.String({
-  description: 'TON amount as a decimal string, e.g. "6.5"',
+  description:
+    'Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named',
   examples: ['6.5'],
+});
+/**
+ * `currency` on the agent API's spec-shaped objects: present (USDT) when not TON, absent for
+ * TON, so a TON-only agent's answers stay exactly the spec's.
+ */
+export const OnlyUsdt = Type.Literal('USDT', {
+  description: 'Present when the amounts are in USDT; absent, they are in TON (the spec’s objects)',
+});
+/** Which currency the amounts next to it are in (issue 29). */
+export const Currency = Type.Enum(['TON', 'USDT'], {
+  description:
+    'The currency of the amounts beside it: TON (9 decimals) or USDT on TON (a jetton, 6 decimals)',
 });
 /** Amounts in requests: a decimal string or a JSON number. */
 export const AmountInput = Type.Unsafe<string | number>({
   type: ['string', 'number'],
   maxLength: 40,
   description:
-    'TON amount: a decimal string such as "6.5" (preferred) or a JSON number; at most 9 decimals. A JSON number that parsing would round (more digits than a double holds) is refused: send a string.',
+    'Amount: a decimal string such as "6.5" (preferred) or a JSON number; at most 9 decimals for TON, 6 for USDT (the currency the request names; TON by default). A JSON number that parsing would round (more digits than a double holds) is refused: send a string.',
 });
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 timestamp, UTC' });
 /**

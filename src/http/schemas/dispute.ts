@@ -5,7 +5,7 @@ import {
   STATEMENT_TEXT_MAX,
   STATEMENTS_PER_SIDE_MAX,
 } from '../../domain/disputeLimits.js';
-import { Amount, Nullable, nameSchemas, Timestamp } from './common.js';
+import { Amount, Currency, Nullable, nameSchemas, Timestamp } from './common.js';
 
 export const DisputeParty = Type.Enum(['AGENT', 'WORKER']);
 
@@ -17,15 +17,19 @@ export const DisputeAttachment = Type.Object({
 });
 
 export const DisputeResolution = Type.Object({
-  workerAmount: { ...Amount, description: 'Sent to the worker’s wallet on chain, in TON' },
+  workerAmount: {
+    ...Amount,
+    description: 'Sent to the worker’s wallet on chain, in the task’s currency (`currency`)',
+  },
   platformFee: {
     ...Amount,
-    description: 'The platform fee in proportion: fee x workerAmount / reward, rounded down to the nanoton',
+    description:
+      'The platform fee in proportion: fee x workerAmount / reward, rounded down to the currency’s smallest unit',
   },
   agentAmount: { ...Amount, description: 'Returned to the agent’s balance: the rest of the escrowed total' },
   note: Type.String({ description: 'The operator’s explanation to both sides' }),
   resolvedAt: Timestamp,
-  currency: Type.Literal('TON'),
+  currency: Currency,
 });
 
 export const DisputeStatement = Type.Object({

@@ -1,11 +1,10 @@
 import { type TSchema, Type } from 'typebox';
 import type { EventType } from '../../domain/events.js';
-import { Amount, Nullable, Timestamp } from './common.js';
+import { Amount, Currency, Nullable, Timestamp } from './common.js';
 import { DisputeResolution } from './dispute.js';
 import { Submission } from './submission.js';
 
 const Person = Type.Object({ id: Type.String(), name: Type.String() });
-const Currency = Type.Literal('TON');
 const WorkerEvent = Type.Object({ taskId: Type.String(), applicationId: Type.String(), worker: Person });
 const DisputeEvent = Type.Object({
   id: Type.String(),
@@ -115,7 +114,12 @@ const EVENT_DATA: Record<EventType | 'webhook.test', { summary: string; data: TS
       deposit: Type.Object({
         amount: Amount,
         fromAddress: Type.String(),
-        txHash: Type.String(),
+        txHash: Nullable(
+          Type.String({
+            description:
+              'The chain transaction; null only for a sandbox USDT faucet credit made in the books before the jetton chain layer exists',
+          }),
+        ),
         currency: Currency,
       }),
     }),

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { APPLICATION_STATUSES, PAYMENT_STATUSES, TASK_STATUSES, WORK_STATUSES } from '../../domain/states.js';
-import { Amount, AmountInput, Nullable, nameSchemas, Timestamp } from './common.js';
+import { Amount, AmountInput, Currency, Nullable, nameSchemas, OnlyUsdt, Timestamp } from './common.js';
 import { Dispute } from './dispute.js';
 import { Submission, TaskLocation, TaskLocationInput } from './submission.js';
 
@@ -36,9 +36,13 @@ export const Task = Type.Object({
   id: Type.String({ description: 'Task id (tsk_...)' }),
   title: Type.String({ description: 'Up to 200 characters' }),
   description: Type.String({ description: 'Up to 10,000 characters' }),
-  reward: { ...Amount, description: 'What the worker receives, in TON' },
-  platformFee: { ...Amount, description: 'The platform’s 30% of the reward, in TON' },
-  totalAmount: { ...Amount, description: 'reward + platformFee, escrowed from your balance at creation' },
+  currency: Type.Optional(OnlyUsdt),
+  reward: { ...Amount, description: 'What the worker receives, in the task’s currency' },
+  platformFee: { ...Amount, description: 'The platform’s 30% of the reward, in the task’s currency' },
+  totalAmount: {
+    ...Amount,
+    description: 'reward + platformFee, escrowed at creation from your balance of the task’s currency',
+  },
   status: TaskStatus,
   paymentStatus: PaymentStatus,
   executionDeadlineDays: Nullable(
@@ -96,8 +100,14 @@ export const CreateTaskBody = Type.Object({
   description: Type.String({ minLength: 1, maxLength: 10_000, description: 'The details a worker needs' }),
   reward: {
     ...AmountInput,
-    description: 'The worker’s pay in TON, 0.01 to 1,000,000; a 30% fee is added on top',
+    description:
+      'The worker’s pay in the task’s currency, 0.01 to 1,000,000 (TON: up to 9 decimals; USDT: up to 6); a 30% fee is added on top',
   },
+  currency: Type.Optional({
+    ...Currency,
+    description:
+      'What the task is paid in: TON (default) or USDT. Reward, fee and total are in it and are escrowed from your balance of it; a 400 "USDT is not enabled" when this service does not take USDT',
+  }),
   executionDeadlineDays: Type.Optional(
     Type.Integer({
       minimum: 1,
@@ -145,8 +155,9 @@ export const CreatedOffer = Type.Object({
 
 export const InsufficientBalance = Type.Object({
   error: Type.Literal('Insufficient balance'),
-  currentBalance: { ...Amount, description: 'Your available balance now, in TON' },
-  requiredAmount: { ...Amount, description: 'What the task costs (reward + fee), in TON' },
+  currentBalance: { ...Amount, description: 'Your available balance of the task’s currency now' },
+  requiredAmount: { ...Amount, description: 'What the task costs (reward + fee), in that currency' },
+  currency: Type.Optional(OnlyUsdt),
   message: Type.String({ description: 'The arithmetic, and what to do' }),
 });
 
@@ -168,8 +179,12 @@ export const CancelResult = Type.Object({
   success: Type.Boolean(),
   task: Type.Object({ id: Type.String(), status: TaskStatus, paymentStatus: PaymentStatus }),
   refund: Type.Object({
-    amount: { ...Amount, description: 'The whole escrowed total, back on your balance, in TON' },
+    amount: {
+      ...Amount,
+      description: 'The whole escrowed total, back on your balance of the task’s currency',
+    },
     destination: Type.Literal('agent_balance'),
+    currency: Type.Optional(OnlyUsdt),
   }),
 });
 
@@ -184,7 +199,8 @@ export const CompleteResult = Type.Object({
   success: Type.Boolean(),
   task: Type.Object({ id: Type.String(), status: TaskStatus, paymentStatus: PaymentStatus }),
   payment: Type.Object({
-    amount: { ...Amount, description: 'The reward sent to the worker, in TON' },
+    amount: { ...Amount, description: 'The reward sent to the worker, in the task’s currency' },
+    currency: Type.Optional(OnlyUsdt),
     toAddress: Type.String({ description: 'The worker’s TON wallet' }),
     txHash: Nullable(Type.String({ description: 'null while the transfer is pending; it is retried' })),
     status: Type.String({ description: 'confirmed or pending' }),
@@ -195,7 +211,8 @@ export const CompleteResult = Type.Object({
     recipient: WorkerRef,
   }),
   fee: Type.Object({
-    amount: { ...Amount, description: 'The platform fee, in TON' },
+    amount: { ...Amount, description: 'The platform fee, in the task’s currency' },
+    currency: Type.Optional(OnlyUsdt),
     toAddress: Type.String({ description: 'The platform’s fee address' }),
     txHash: Nullable(Type.String({ description: 'null while the fee transfer is pending' })),
     success: Type.Boolean({ description: 'Whether the fee transfer is on chain yet' }),

@@ -57,6 +57,10 @@ export const WorkerSelf = Type.Object({
   language: Type.String({
     description: `The language the bot writes in and the Mini App starts in: ${LANGUAGES.join(', ')}. Taken from Telegram's language_code at sign-in until set with PATCH /worker/me.`,
   }),
+  earnings: Type.Object(
+    { TON: Amount, USDT: Amount },
+    { description: 'What you earned per currency (totalEarned is the TON one); never added together' },
+  ),
 });
 
 export const CatalogQuery = Type.Object({

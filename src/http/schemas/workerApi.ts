@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Amount, Nullable, nameSchemas, Timestamp } from './common.js';
+import { Amount, Currency, Nullable, nameSchemas, Timestamp } from './common.js';
 import { Dispute } from './dispute.js';
 import { Submission, TaskLocation } from './submission.js';
 import { ApplicationStatus, TaskStatus } from './task.js';
@@ -22,7 +22,8 @@ export const WorkerTask = Type.Object({
   id: Type.String(),
   title: Type.String(),
   description: Type.String(),
-  reward: Amount,
+  currency: Currency,
+  reward: { ...Amount, description: 'What you receive, in the task’s currency' },
   status: TaskStatus,
   executionDeadlineDays: Nullable(Type.Integer()),
   deadline: Type.Optional(Timestamp),
@@ -76,7 +77,9 @@ export const WorkerApplication = Type.Object({
   status: ApplicationStatus,
   message: Type.String(),
   createdAt: Timestamp,
-  task: Type.Optional(Type.Object({ title: Type.String(), status: TaskStatus, reward: Amount })),
+  task: Type.Optional(
+    Type.Object({ title: Type.String(), status: TaskStatus, reward: Amount, currency: Currency }),
+  ),
 });
 
 export const PageQuery = Type.Object({
@@ -89,6 +92,7 @@ export const WorkerPayout = Type.Object({
   taskId: Type.String(),
   taskTitle: Type.String(),
   amount: Amount,
+  currency: Currency,
   status: Type.Enum(['confirmed', 'pending']),
   toAddress: Nullable(Type.String()),
   txHash: Nullable(Type.String()),
