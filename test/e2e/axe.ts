@@ -50,9 +50,17 @@ const OVERFLOW_SCRIPT = `(() => {
     const rect = el.getBoundingClientRect();
     if ((rect.width === 0 && rect.height === 0) || rect.right <= width + 0.5) continue;
     if (wide.some((outer) => outer.contains(el))) continue;
-    wide.push(el.tagName.toLowerCase() + (typeof el.className === 'string' && el.className ? '.' + el.className.trim().split(/\\s+/).join('.') : '') + ' right=' + Math.round(rect.right));
+    wide.push(el);
   }
-  return { scrollWidth: Math.max(document.documentElement.scrollWidth, document.body.scrollWidth), width, wider: wide };
+  const describe = (el) =>
+    el.tagName.toLowerCase() +
+    (typeof el.className === 'string' && el.className ? '.' + el.className.trim().split(/\\s+/).join('.') : '') +
+    ' right=' + Math.round(el.getBoundingClientRect().right);
+  return {
+    scrollWidth: Math.max(document.documentElement.scrollWidth, document.body.scrollWidth),
+    width,
+    wider: wide.map(describe),
+  };
 })()`;
 
 /** Fails when the page scrolls sideways, naming what sticks out (at any viewport width). */
