@@ -259,33 +259,8 @@ export function describeError(status: number): ErrorKind {
   return 'invalid';
 }
 
-/** "12.5 TON" */
-export function ton(amount: string): string {
-  return `${amount} TON`;
-}
-
-export function shortDate(iso: string | null | undefined): string {
-  if (!iso) return '';
-  return new Date(iso).toLocaleString(undefined, {
-    year: 'numeric',
-    month: 'short',
-    day: 'numeric',
-    hour: '2-digit',
-    minute: '2-digit',
-    timeZone: 'UTC',
-    timeZoneName: 'short',
-  });
-}
-
 /** The task as the worker sees it now, with its submission, dispute and agent. */
 export async function loadTask(id: string): Promise<Task> {
   return (await api<{ task: Task }>('GET', `/worker/tasks/${encodeURIComponent(id)}`)).task;
 }
 
-export function kib(bytes: number): string {
-  return bytes < 1024
-    ? `${bytes} B`
-    : bytes < 1048576
-      ? `${(bytes / 1024).toFixed(0)} KiB`
-      : `${(bytes / 1048576).toFixed(1)} MiB`;
-}
