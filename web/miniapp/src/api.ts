@@ -263,4 +263,3 @@ export function describeError(status: number): ErrorKind {
 export async function loadTask(id: string): Promise<Task> {
   return (await api<{ task: Task }>('GET', `/worker/tasks/${encodeURIComponent(id)}`)).task;
 }
-
