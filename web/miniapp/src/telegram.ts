@@ -124,16 +124,22 @@ export async function confirmAction(ask: Confirmation): Promise<boolean> {
   return window.confirm(ask.message);
 }
 
+let drafts = 0;
+
 /**
- * While the worker has typed something not yet sent, closing the app asks first (Telegram's
- * closing confirmation); it is switched off again when the draft is gone.
+ * While `draft` (an unsent message, unsubmitted work, unsaved profile changes), closing the app
+ * asks first (Telegram's closing confirmation). Several screens may hold drafts at once (a task
+ * page under the chat); the confirmation stays on until the last one is gone.
  */
 export function useClosingConfirmation(draft: boolean) {
   useEffect(() => {
-    if (!draft || !closingBehavior.enableConfirmation.isAvailable()) return;
-    closingBehavior.enableConfirmation();
+    if (!draft) return;
+    if (!closingBehavior.isMounted()) closingBehavior.mount.ifAvailable();
+    drafts += 1;
+    if (drafts === 1) closingBehavior.enableConfirmation.ifAvailable();
     return () => {
-      closingBehavior.disableConfirmation.ifAvailable();
+      drafts -= 1;
+      if (drafts === 0) closingBehavior.disableConfirmation.ifAvailable();
     };
   }, [draft]);
 }

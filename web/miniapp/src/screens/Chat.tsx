@@ -3,9 +3,8 @@ import { useTranslation } from 'react-i18next';
 import { api, type Message, type Task, type Uploaded, uploadFile } from '../api';
 import { followChat, mergeMessages } from '../chatStream';
 import { formatChatTime, formatDate } from '../format';
-import { selectionTap, useClosingConfirmation } from '../native';
 import { reasonOf } from '../reason';
-import { haptic } from '../telegram';
+import { haptic, useClosingConfirmation } from '../telegram';
 import { Empty, Loading } from '../ui';
 import { markRead } from '../unread';
 import { FileChip } from './FileChip';
@@ -208,7 +207,7 @@ export function Chat({ task, closed }: { task: Task; closed: boolean }) {
                 key={item.message.id}
                 message={item.message}
                 onImage={(image) => {
-                  selectionTap();
+                  haptic.selection();
                   setViewed(image);
                 }}
                 onImageLoad={() => {

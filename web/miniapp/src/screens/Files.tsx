@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { SubmissionFile } from '../api';
-import { selectionTap } from '../native';
+import { haptic } from '../telegram';
 import { FileChip } from './FileChip';
 import { ImageViewer, type ViewedImage } from './ImageViewer';
 
@@ -21,7 +21,7 @@ export function Files({ files }: { files: SubmissionFile[] }) {
                 className="file-thumb"
                 aria-label={t('chat.openImage', { name: f.name })}
                 onClick={() => {
-                  selectionTap();
+                  haptic.selection();
                   setViewed({ url: f.fileUrl, name: f.name });
                 }}
               >

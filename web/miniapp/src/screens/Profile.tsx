@@ -1,10 +1,9 @@
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, type Worker } from '../api';
-import { useClosingConfirmation } from '../closing';
 import { formatDate } from '../format';
 import { changeLanguage, currentLanguage, i18next, LANGUAGES } from '../i18n';
-import { haptic, useMainButton } from '../telegram';
+import { haptic, useClosingConfirmation, useMainButton } from '../telegram';
 import { ErrorNote } from '../ui';
 import { WalletSection } from './Wallet';
 

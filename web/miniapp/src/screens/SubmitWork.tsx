@@ -3,9 +3,14 @@ import { useTranslation } from 'react-i18next';
 import { api, type GeoPoint, type Submission, type Task, type Uploaded } from '../api';
 import { formatDistance, formatDuration } from '../format';
 import { placeOf } from '../geo';
-import { useClosingConfirmation } from '../native';
 import { reasonOf } from '../reason';
-import { haptic, requestLocation, useLocationAvailable, useMainButton } from '../telegram';
+import {
+  haptic,
+  requestLocation,
+  useClosingConfirmation,
+  useLocationAvailable,
+  useMainButton,
+} from '../telegram';
 import { ErrorNote } from '../ui';
 import { PhotoPicker } from './PhotoPicker';
 
