@@ -72,6 +72,7 @@ describe('worker sign-in with Telegram Mini App init data', () => {
       walletAddress: null,
       showTelegram: false,
       language: 'en',
+      earnings: { TON: '0', USDT: '0' },
     });
     const rows = await workerRowsFor(telegramId);
     expect(rows).toHaveLength(1);
@@ -260,6 +261,7 @@ describe('GET/PATCH /worker/me', () => {
       memberSince: before.memberSince,
       walletAddress: null,
       language: 'en',
+      earnings: { TON: '0', USDT: '0' },
     };
     expect(res.json().worker).toEqual(expected);
     expect(await workerMe(t, headers)).toEqual(expected);
