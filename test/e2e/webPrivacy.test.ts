@@ -181,7 +181,8 @@ describe('the web apps ask nothing of third parties before a wallet is chosen', 
           t.clock.now(),
         );
         await page.goto(`${origin}/app/${launchHash({ initData, theme: LIGHT_THEME })}`);
-        await page.getByRole('tab', { name: 'Profile' }).click();
+        // A new worker's first launch asks for a wallet among what applying needs.
+        await page.getByRole('heading', { name: 'Welcome, Cleo!', level: 1 }).waitFor();
         await page.getByRole('button', { name: 'Connect wallet' }).click();
         const wallets = page.getByRole('list', { name: 'Wallets' });
         await wallets.getByRole('button', { name: 'Tonkeeper', exact: true }).waitFor();
