@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import type { TestApp } from '../helpers/app.js';
+import { seriousViolations } from './axe.js';
 import {
   DARK_THEME,
   type HostLocation,
@@ -184,6 +185,8 @@ export async function imagesLoaded(page: Page) {
 /** A main screen: checked to fit the phone's width, then saved (the viewport's width, full height). */
 export async function shot(page: Page, dir: string, name: string, theme: 'light' | 'dark') {
   await expectFitsPhone(page, `${name}-${theme}`);
+  // Every main screen passes axe-core: no serious or critical finding (issue 27).
+  expect(await seriousViolations(page), `axe on ${name}-${theme}`).toEqual([]);
   const png = await page.screenshot({ path: path.join(dir, `${name}-${theme}.png`), fullPage: true });
   // A full-page capture is as wide as the page scrolls: the phone's width, as the check above says.
   expect(png.readUInt32BE(16), `${name}-${theme}.png width`).toBe(PHONE.width);

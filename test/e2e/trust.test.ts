@@ -10,6 +10,7 @@ import { accept, apply, type Json, ok } from '../helpers/agentApi.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createWorker, deposit, expectBooksBalanced, type TestWorker } from '../helpers/fixtures.js';
 import { newTonWallet, unixSeconds } from '../helpers/tonConnect.js';
+import { checkScreen } from './axe.js';
 import { launchChromium } from './browser.js';
 import { injectTonConnectWallet } from './consoleBrowser.js';
 import {
@@ -135,6 +136,7 @@ const shoot = async (page: Page, name: string, theme: 'light' | 'dark') => {
 
 const consoleShot = async (page: Page, name: string) => {
   await imagesLoaded(page);
+  await checkScreen(page, `console ${name}`);
   await page.screenshot({ path: path.join(SCREENSHOTS, `console-${name}.png`), fullPage: true });
 };
 

@@ -46,6 +46,7 @@ function LocationLine({ submission }: { submission: Json }) {
   return (
     <span>
       <a
+        className="inline-link"
         href={`https://www.openstreetmap.org/?mlat=${lat}&mlon=${lon}#map=16/${lat}/${lon}`}
         target="_blank"
         rel="noreferrer"
