@@ -90,6 +90,8 @@ function calendarDays(from: Date, to: Date): number {
 /** "2 days 3 hours", "5 hours", "4 minutes": a span of time in the worker's language. */
 export function formatDuration(ms: number, language = currentLanguage()): string {
   const minutes = Math.max(0, Math.floor(ms / MINUTE));
+  // "0 minutes" would read as no time at all (an agent who reviews at once, a window closing now).
+  if (minutes < 1) return i18next.t('common.underAMinute', { lng: language });
   const days = Math.floor(minutes / 1440);
   const hours = Math.floor((minutes % 1440) / 60);
   const mins = minutes % 60;

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { AgentReputation, GeoPoint, TaskLocation } from '../api';
-import { formatDistance, formatDuration } from '../format';
+import { formatDistance, formatDuration, formatNumber } from '../format';
 import { mapUrl, placeOf } from '../geo';
 import { openOutside, requestLocation, useLocationAvailable } from '../telegram';
 import { Fact, Section } from '../ui';
@@ -26,7 +26,10 @@ export function AgentInfo({
       <Fact label={t('task.tasksPaidLabel')}>{agent.tasksPaid}</Fact>
       <Fact label={t('task.ratingLabel')}>
         {rated
-          ? t('task.ratingValue', { rating: agent.averageRating?.toFixed(1), count: agent.ratingCount ?? 0 })
+          ? t('task.ratingValue', {
+              rating: formatNumber((agent.averageRating ?? 0).toFixed(1)),
+              count: agent.ratingCount ?? 0,
+            })
           : t('task.noRatings')}
       </Fact>
       <Fact label={t('task.disputesLostLabel')}>{agent.disputesLost ?? 0}</Fact>

@@ -1,7 +1,7 @@
 import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
 import type { AgentReputation, Application, GeoPoint, Task } from '../api';
-import { formatAmount, formatDistance, formatRelative } from '../format';
+import { formatAmount, formatDistance, formatNumber, formatRelative } from '../format';
 import { distanceMeters } from '../geo';
 import { stateTone, type WorkerTaskState, workerTaskState } from '../labels';
 import { haptic } from '../telegram';
@@ -80,7 +80,7 @@ export function TaskCard({
 export function agentSummary(t: TFunction, agent: AgentReputation): string[] {
   const out = [agent.name ?? t('task.anAgent')];
   if (agent.averageRating != null && (agent.ratingCount ?? 0) > 0)
-    out.push(t('task.agentRating', { rating: agent.averageRating.toFixed(1) }));
+    out.push(t('task.agentRating', { rating: formatNumber(agent.averageRating.toFixed(1)) }));
   if (agent.tasksPaid !== undefined) out.push(t('task.tasksPaid', { count: agent.tasksPaid }));
   if (agent.disputesLost) out.push(t('task.disputesLost', { count: agent.disputesLost }));
   return out;
