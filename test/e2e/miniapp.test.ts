@@ -214,7 +214,7 @@ describe('the Mini App, as a new worker uses it', () => {
       // Chat both ways, live, on the chat's own screen: the agent's message appears without a reload.
       await page.getByRole('button', { name: 'Chat with the agent' }).click();
       const chat = page.getByRole('region', { name: 'Photograph the town hall' });
-      await chat.getByText('online').waitFor();
+      await chat.getByText('messages arrive live').waitFor();
       await page.getByLabel('Message', { exact: true }).fill('On my way to the square.');
       await page.getByRole('button', { name: 'Send', exact: true }).click();
       // In the list of messages: the typed text may still be in the box until the POST answers.
@@ -380,7 +380,7 @@ describe('the Mini App, as a new worker uses it', () => {
       await expectMainButton(page, 'Submit work');
       await page.getByRole('button', { name: 'Chat with the agent' }).click();
       const chat = page.getByRole('region', { name: 'Post a parcel' });
-      await chat.getByText('online').waitFor();
+      await chat.getByText('messages arrive live').waitFor();
       await page.getByLabel('Message', { exact: true }).fill('Parcel picked up.');
       await page.getByRole('button', { name: 'Send', exact: true }).click();
       const messages = chat.getByRole('list', { name: 'Messages' });

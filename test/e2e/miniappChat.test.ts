@@ -267,7 +267,7 @@ describe('the chat screen', () => {
 
       // Full height: the composer's bottom is the viewport's, and the view ends on the newest.
       await page.getByRole('heading', { name: ana.chatTitle, level: 1 }).waitFor();
-      await page.getByText('online').waitFor();
+      await page.getByText('messages arrive live').waitFor();
       await expectAtNewest(page, 'Not bold');
       expect(await composerBottom(page)).toBe(PHONE.height);
       // Seeing the newest message moved the read point: nothing is unread any more.
@@ -429,7 +429,7 @@ describe('earnings and the work screens', () => {
         await page.getByRole('button', { name: new RegExp(who.chatTitle) }).click();
         await page.getByRole('button', { name: ru ? 'Чат с агентом' : 'Chat with the agent' }).click();
         await page.getByRole('heading', { name: who.chatTitle, level: 1 }).waitFor();
-        await page.getByText(ru ? 'в сети' : 'online').waitFor();
+        await page.getByText(ru ? 'сообщения приходят сразу' : 'messages arrive live').waitFor();
         await expectAtNewest(page, ru ? 'Не жирный' : '');
         expect(await composerBottom(page)).toBe(PHONE.height);
         if (ru) await page.getByText('Вчера', { exact: true }).waitFor();
