@@ -1,7 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,6 +25,8 @@ import {
   openMiniApp,
   pressBackButton,
   pressMainButton,
+  screenshotsDir,
+  serveLocally,
 } from './miniappHarness.js';
 import { DARK_THEME, injectedWalletScript, LIGHT_THEME, type TelegramUser } from './telegramHost.js';
 
@@ -38,11 +37,7 @@ import { DARK_THEME, injectedWalletScript, LIGHT_THEME, type TelegramUser } from
  * the agent (agent API), chatting both ways live, completion, the payout's hash, rating.
  * Screenshots of each main screen, light and dark, go to docs/screenshots.
  */
-// UPDATE_SCREENSHOTS=1 refreshes the README's screenshots; otherwise they go to a temporary folder,
-// so a test run leaves the work tree clean (as the console's e2e test does).
-const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS
-  ? fileURLToPath(new URL('../../docs/screenshots/', import.meta.url))
-  : mkdtempSync(path.join(os.tmpdir(), 'handoff-screenshots-'));
+const SCREENSHOTS = screenshotsDir();
 const WALLET_KEY = 'handoffTestWallet';
 const TRACKING_URL =
   'https://www.ctt.pt/feapl_2/app/open/objectSearch/objectSearch.jspx?objects=RR123456789PT';
@@ -62,17 +57,13 @@ const pageErrors: string[] = [];
 
 beforeAll(async () => {
   t = await createTestApp();
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  const { port } = t.app.server.address() as AddressInfo;
-  origin = `http://127.0.0.1:${port}`;
   // The wallet signs the host of the manifest's url (PUBLIC_URL), which the service checks.
-  t.config.publicUrl = origin;
-  Object.assign(t.ctx, { publicUrl: origin }); // stored files' URLs
-  t.config.tonProofDomains = [`127.0.0.1:${port}`];
+  const served = await serveLocally(t, { publicUrl: true });
+  origin = served.origin;
+  t.config.tonProofDomains = [`127.0.0.1:${served.port}`];
   browser = await launchChromium();
   agent = await createAgent(t, { name: 'Survey Bot', deposit: '100' });
   wallet = newTonWallet('v4r2');
-  mkdirSync(SCREENSHOTS, { recursive: true });
 });
 
 afterAll(async () => {

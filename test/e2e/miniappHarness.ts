@@ -1,5 +1,8 @@
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import type { TestApp } from '../helpers/app.js';
@@ -22,6 +25,33 @@ import {
 
 export const PHONE = { width: 360, height: 740 };
 export const WAIT_MS = 20_000;
+
+/**
+ * Where a test file's screenshots go: with UPDATE_SCREENSHOTS=1 docs/screenshots (the README's),
+ * otherwise a fresh temporary folder, so a test run leaves the work tree clean.
+ */
+export function screenshotsDir(tmpPrefix = 'handoff-screenshots-'): string {
+  const dir = process.env.UPDATE_SCREENSHOTS
+    ? fileURLToPath(new URL('../../docs/screenshots/', import.meta.url))
+    : mkdtempSync(path.join(os.tmpdir(), tmpPrefix));
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+/**
+ * Serves `t` on a free local port for the browser. With `publicUrl` the service's own links
+ * (TON Connect's manifest) and stored files' URLs point at that port too.
+ */
+export async function serveLocally(t: TestApp, options: { publicUrl: boolean }) {
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = t.app.server.address() as AddressInfo;
+  const origin = `http://127.0.0.1:${port}`;
+  if (options.publicUrl) {
+    t.config.publicUrl = origin;
+    Object.assign(t.ctx, { publicUrl: origin }); // stored files' URLs
+  }
+  return { origin, port };
+}
 
 /** The server and browser a test file drives, and what the pages did that they should not. */
 export interface MiniAppHost {

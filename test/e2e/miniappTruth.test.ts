@@ -1,8 +1,4 @@
-import { mkdirSync, mkdtempSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { completedTask, ok } from '../helpers/agentApi.js';
@@ -35,6 +31,8 @@ import {
   pressBackButton,
   pressMainButton,
   receive,
+  screenshotsDir,
+  serveLocally,
   WAIT_MS,
 } from './miniappHarness.js';
 import {
@@ -55,9 +53,7 @@ import {
  * from a task coming back to it, the fixed chrome's height, rewards inside their cell at 320 px.
  * At 360 px, light and dark, English and Russian; axe and "no sideways scroll" on every screen.
  */
-const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS
-  ? fileURLToPath(new URL('../../docs/screenshots/', import.meta.url))
-  : mkdtempSync(path.join(os.tmpdir(), 'handoff-truth-'));
+const SCREENSHOTS = screenshotsDir('handoff-truth-');
 const WALLET_KEY = 'handoffTestWallet';
 const LONG_TITLE =
   'Photograph every entrance of the central railway station, including the bicycle parking and the taxi rank';
@@ -90,15 +86,11 @@ const TITLES = {
 
 beforeAll(async () => {
   t = await createTestApp();
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  const { port } = t.app.server.address() as AddressInfo;
-  origin = `http://127.0.0.1:${port}`;
-  t.config.publicUrl = origin;
-  Object.assign(t.ctx, { publicUrl: origin });
-  t.config.tonProofDomains = [`127.0.0.1:${port}`];
+  const served = await serveLocally(t, { publicUrl: true });
+  origin = served.origin;
+  t.config.tonProofDomains = [`127.0.0.1:${served.port}`];
   browser = await launchChromium();
   wallet = newTonWallet('v4r2');
-  mkdirSync(SCREENSHOTS, { recursive: true });
 
   agent = await createAgent(t, { name: 'Lisbon Survey', deposit: '200000' });
   const worker = await createWorker(t, {
