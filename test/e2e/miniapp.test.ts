@@ -6,13 +6,7 @@ import { sendDueTransfers } from '../../src/domain/payouts.js';
 import { ok } from '../helpers/agentApi.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createAgent, createTask, type TestAgent } from '../helpers/fixtures.js';
-import {
-  newTonWallet,
-  signTonProof,
-  stateInitBoc,
-  type TestTonWallet,
-  unixSeconds,
-} from '../helpers/tonConnect.js';
+import { newTonWallet, type TestTonWallet } from '../helpers/tonConnect.js';
 import { launchChromium } from './browser.js';
 import {
   bodyBackground,
@@ -27,6 +21,8 @@ import {
   pressMainButton,
   screenshotsDir,
   serveLocally,
+  type WalletConnectRequest,
+  walletConnectAnswer,
 } from './miniappHarness.js';
 import { DARK_THEME, injectedWalletScript, LIGHT_THEME, type TelegramUser } from './telegramHost.js';
 
@@ -87,35 +83,10 @@ async function openApp(theme: Record<string, string>, startParam?: string, who: 
   });
 }
 
-/** The injected wallet's answer to a TON Connect connect request: ton_addr and a real ton_proof. */
-async function walletAnswers(message: { manifestUrl: string; items: { name: string; payload?: string }[] }) {
-  const manifest = (await (await fetch(message.manifestUrl)).json()) as { url: string };
-  const payload = message.items.find((i) => i.name === 'ton_proof')?.payload;
-  expect(payload).toBeTruthy();
-  const reply = signTonProof(wallet, {
-    payload: payload!,
-    domain: new URL(manifest.url).host,
-    timestamp: unixSeconds(t.clock.now()),
-    network: '-3',
-  });
-  return [
-    {
-      name: 'ton_addr',
-      address: reply.address,
-      network: reply.network,
-      publicKey: reply.public_key,
-      walletStateInit: stateInitBoc(wallet.init),
-    },
-    {
-      name: 'ton_proof',
-      proof: {
-        timestamp: reply.proof.timestamp,
-        domain: reply.proof.domain,
-        signature: reply.proof.signature,
-        payload: reply.proof.payload,
-      },
-    },
-  ];
+/** The injected wallet's answer, once the request asks for a ton_proof (the service always does). */
+async function walletAnswers(message: WalletConnectRequest) {
+  expect(message.items.find((i) => i.name === 'ton_proof')?.payload).toBeTruthy();
+  return walletConnectAnswer(wallet, t.clock, message);
 }
 
 const explained = (error: unknown, page: Page) => harnessExplained(host(), error, page);

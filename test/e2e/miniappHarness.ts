@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import type { TestApp } from '../helpers/app.js';
+import { signTonProof, stateInitBoc, type TestTonWallet, unixSeconds } from '../helpers/tonConnect.js';
 import { seriousViolations } from './axe.js';
 import {
   DARK_THEME,
@@ -220,4 +221,47 @@ export async function shot(page: Page, dir: string, name: string, theme: 'light'
   const png = await page.screenshot({ path: path.join(dir, `${name}-${theme}.png`), fullPage: true });
   // A full-page capture is as wide as the page scrolls: the phone's width, as the check above says.
   expect(png.readUInt32BE(16), `${name}-${theme}.png width`).toBe(PHONE.width);
+}
+
+/** What the Mini App's TON Connect client sends the injected wallet (injectedWalletScript). */
+export interface WalletConnectRequest {
+  manifestUrl: string;
+  items: { name: string; payload?: string }[];
+}
+
+/**
+ * The injected wallet's answer to a TON Connect connect request: ton_addr and a real ton_proof,
+ * signed for the host of the manifest's url at the server's time.
+ */
+export async function walletConnectAnswer(
+  wallet: TestTonWallet,
+  clock: { now(): Date },
+  message: WalletConnectRequest,
+) {
+  const manifest = (await (await fetch(message.manifestUrl)).json()) as { url: string };
+  const payload = message.items.find((i) => i.name === 'ton_proof')?.payload;
+  const reply = signTonProof(wallet, {
+    payload: payload ?? '',
+    domain: new URL(manifest.url).host,
+    timestamp: unixSeconds(clock.now()),
+    network: '-3',
+  });
+  return [
+    {
+      name: 'ton_addr',
+      address: reply.address,
+      network: reply.network,
+      publicKey: reply.public_key,
+      walletStateInit: stateInitBoc(wallet.init),
+    },
+    {
+      name: 'ton_proof',
+      proof: {
+        timestamp: reply.proof.timestamp,
+        domain: reply.proof.domain,
+        signature: reply.proof.signature,
+        payload: reply.proof.payload,
+      },
+    },
+  ];
 }

@@ -4,13 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { completedTask, ok } from '../helpers/agentApi.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { assignedTask, createAgent, createTask, createWorker, type TestAgent } from '../helpers/fixtures.js';
-import {
-  newTonWallet,
-  signTonProof,
-  stateInitBoc,
-  type TestTonWallet,
-  unixSeconds,
-} from '../helpers/tonConnect.js';
+import { newTonWallet, type TestTonWallet } from '../helpers/tonConnect.js';
 import { applyTo, call, offerTo } from '../helpers/workerApi.js';
 import { checkScreen as checkScreenStrict, seriousViolations } from './axe.js';
 
@@ -34,6 +28,8 @@ import {
   screenshotsDir,
   serveLocally,
   WAIT_MS,
+  type WalletConnectRequest,
+  walletConnectAnswer,
 } from './miniappHarness.js';
 import {
   DARK_THEME,
@@ -180,35 +176,7 @@ async function open(
   return opened;
 }
 
-/** The injected wallet's answer to a TON Connect connect request: ton_addr and a real ton_proof. */
-async function walletAnswers(message: { manifestUrl: string; items: { name: string; payload?: string }[] }) {
-  const manifest = (await (await fetch(message.manifestUrl)).json()) as { url: string };
-  const payload = message.items.find((i) => i.name === 'ton_proof')?.payload;
-  const reply = signTonProof(wallet, {
-    payload: payload ?? '',
-    domain: new URL(manifest.url).host,
-    timestamp: unixSeconds(t.clock.now()),
-    network: '-3',
-  });
-  return [
-    {
-      name: 'ton_addr',
-      address: reply.address,
-      network: reply.network,
-      publicKey: reply.public_key,
-      walletStateInit: stateInitBoc(wallet.init),
-    },
-    {
-      name: 'ton_proof',
-      proof: {
-        timestamp: reply.proof.timestamp,
-        domain: reply.proof.domain,
-        signature: reply.proof.signature,
-        payload: reply.proof.payload,
-      },
-    },
-  ];
-}
+const walletAnswers = (message: WalletConnectRequest) => walletConnectAnswer(wallet, t.clock, message);
 
 const explained = (error: unknown, page: Page) => harnessExplained(host(), error, page);
 
