@@ -95,6 +95,43 @@ export function Stat({
   );
 }
 
+/**
+ * A step that moves money asks first: `children` say what happens (naming the amount), the
+ * primary button does it, the other backs out and changes nothing.
+ */
+export function Confirm({
+  label,
+  busy,
+  act,
+  onAct,
+  back,
+  onBack,
+  children,
+}: {
+  /** The section's accessible name, e.g. "Confirm completion". */
+  label: string;
+  busy: boolean;
+  act: string;
+  onAct: () => void;
+  back: string;
+  onBack: () => void;
+  children: React.ReactNode;
+}) {
+  return (
+    <section className="confirm" aria-label={label}>
+      {children}
+      <div className="row">
+        <button type="button" className="primary" disabled={busy} onClick={onAct}>
+          {act}
+        </button>
+        <button type="button" onClick={onBack}>
+          {back}
+        </button>
+      </div>
+    </section>
+  );
+}
+
 /** Where a chain transaction can be looked at; the sandbox has no public explorer. */
 export function explorerLink(network: string, txHash: string | null) {
   if (!txHash) return <span className="muted">—</span>;

@@ -1,6 +1,7 @@
 import { type FormEvent, useState } from 'react';
 import { ErrorLine } from '../App';
 import { agentApi, type Json } from '../api';
+import { Confirm } from '../components';
 import { DISPUTE_LABEL, labelOf, PARTY_LABEL, reviewLeftLabel } from '../labels';
 import { DecisionText, StatementList, SubmissionList, when } from '../trust';
 
@@ -123,32 +124,26 @@ export function TaskReview({
             </span>
           </div>
           {action === 'approve' ? (
-            <section className="confirm" aria-label="Confirm approval">
+            <Confirm
+              label="Confirm approval"
+              busy={busy}
+              act={`Approve and pay ${task.reward} TON`}
+              onAct={() =>
+                void run(
+                  'POST',
+                  `/tasks/${task.id}/complete`,
+                  undefined,
+                  'Approved: the reward is on its way to the worker.',
+                )
+              }
+              back="Cancel"
+              onBack={() => setAction(null)}
+            >
               <p>
                 Approve submission {latest?.number} and pay the worker <strong>{task.reward} TON</strong>?
                 This completes the task and cannot be undone.
               </p>
-              <div className="row">
-                <button
-                  type="button"
-                  className="primary"
-                  disabled={busy}
-                  onClick={() =>
-                    void run(
-                      'POST',
-                      `/tasks/${task.id}/complete`,
-                      undefined,
-                      'Approved: the reward is on its way to the worker.',
-                    )
-                  }
-                >
-                  Approve and pay {task.reward} TON
-                </button>
-                <button type="button" onClick={() => setAction(null)}>
-                  Cancel
-                </button>
-              </div>
-            </section>
+            </Confirm>
           ) : null}
           {action === 'revision' || action === 'dispute' ? (
             <form className="confirm" onSubmit={submitReason}>
