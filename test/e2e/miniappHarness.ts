@@ -7,7 +7,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import type { TestApp } from '../helpers/app.js';
 import { signTonProof, stateInitBoc, type TestTonWallet, unixSeconds } from '../helpers/tonConnect.js';
-import { seriousViolations } from './axe.js';
+import { pageOverflow, seriousViolations } from './axe.js';
 import {
   DARK_THEME,
   type HostLocation,
@@ -161,41 +161,10 @@ export async function explained(host: MiniAppHost, error: unknown, page: Page): 
   return failure;
 }
 
-/**
- * What sticks out past a phone's width: the document's scroll width, and each element whose
- * right edge is past the viewport (body's `overflow-x: hidden` would only hide it, cutting the
- * content off). Elements inside an overflowing one are left out: the outermost is the culprit.
- */
-const OVERFLOW_SCRIPT = `(() => {
-  const width = window.innerWidth;
-  const wide = [];
-  for (const el of document.querySelectorAll('body *')) {
-    const rect = el.getBoundingClientRect();
-    if (rect.width === 0 && rect.height === 0) continue;
-    if (rect.right <= width + 0.5) continue;
-    if (wide.some((outer) => outer.contains(el))) continue;
-    wide.push(el);
-  }
-  const describe = (el) => {
-    const rect = el.getBoundingClientRect();
-    const name = el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') +
-      (typeof el.className === 'string' && el.className ? '.' + el.className.trim().split(/\\s+/).join('.') : '');
-    return name + ' right=' + Math.round(rect.right) + ' "' + (el.textContent || '').trim().slice(0, 40) + '"';
-  };
-  return {
-    innerWidth: width,
-    scrollWidth: Math.max(document.documentElement.scrollWidth, document.body.scrollWidth),
-    wider: wide.map(describe),
-  };
-})()`;
-
 /** Nothing on the screen is wider than the phone: no sideways scroll, nothing cut off. */
 export async function expectFitsPhone(page: Page, screen: string) {
-  const fit = (await page.evaluate(OVERFLOW_SCRIPT)) as {
-    innerWidth: number;
-    scrollWidth: number;
-    wider: string[];
-  };
+  const { innerWidth, scrollWidth, wider } = await pageOverflow(page);
+  const fit = { innerWidth, scrollWidth, wider };
   expect(fit, `${screen} is wider than the phone: ${JSON.stringify(fit)}`).toEqual({
     innerWidth: PHONE.width,
     scrollWidth: PHONE.width,
