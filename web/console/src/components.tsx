@@ -1,5 +1,6 @@
 import type React from 'react';
 import { useState } from 'react';
+import { agentApi } from './api';
 import { taskStatusTone } from './labels';
 
 /**
@@ -93,6 +94,32 @@ export function Stat({
       </div>
     </div>
   );
+}
+
+/**
+ * The owner's actions on a task through the agent API, one at a time: `busy` while a call runs,
+ * then its outcome line (`done`) or its error. After a call succeeds `after` resets the form and
+ * `onChanged` reloads the task.
+ */
+export function useAgentCall(agentId: string, onChanged: () => void) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+  const run = async (method: string, path: string, body: unknown, message: string, after: () => void) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await agentApi(agentId, method, path, body);
+      setDone(message);
+      after();
+      onChanged();
+    } catch (e) {
+      setError((e as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, error, done, setDone, run };
 }
 
 /**

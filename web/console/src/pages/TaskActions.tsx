@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { ErrorLine } from '../App';
-import { agentApi, type Json } from '../api';
-import { Confirm } from '../components';
+import type { Json } from '../api';
+import { Confirm, useAgentCall } from '../components';
 import { formatTon } from '../ton';
 
 /** Nobody works on the task yet: cancelling is plain (DELETE /tasks/:id). */
@@ -28,28 +28,15 @@ export function TaskActions({
   onChanged: () => void;
 }) {
   const [pending, setPending] = useState<Pending>(null);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [done, setDone] = useState<string | null>(null);
+  const call = useAgentCall(agentId, onChanged);
+  const { busy, error, done } = call;
   const disputed = task.dispute?.status === 'OPEN';
   const canCancel = !disputed && (UNASSIGNED.includes(task.status) || ASSIGNED.includes(task.status));
   const canComplete = !disputed && ASSIGNED.includes(task.status);
   if (!canCancel && !canComplete && !done && !error) return null;
 
-  const run = async (method: string, path: string, message: string) => {
-    setBusy(true);
-    setError(null);
-    try {
-      await agentApi(agentId, method, path);
-      setDone(message);
-      setPending(null);
-      onChanged();
-    } catch (e) {
-      setError((e as Error).message);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const run = (method: string, path: string, message: string) =>
+    call.run(method, path, undefined, message, () => setPending(null));
   const cancel = () =>
     UNASSIGNED.includes(task.status)
       ? run(

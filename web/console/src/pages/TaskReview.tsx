@@ -1,7 +1,7 @@
 import { type FormEvent, useState } from 'react';
 import { ErrorLine } from '../App';
 import { agentApi, type Json } from '../api';
-import { Confirm } from '../components';
+import { Confirm, useAgentCall } from '../components';
 import { DISPUTE_LABEL, labelOf, PARTY_LABEL, reviewLeftLabel } from '../labels';
 import { DecisionText, StatementList, SubmissionList, when } from '../trust';
 
@@ -27,9 +27,8 @@ export function TaskReview({
 }) {
   const [action, setAction] = useState<Action>(null);
   const [reason, setReason] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [done, setDone] = useState<string | null>(null);
+  const call = useAgentCall(agentId, onChanged);
+  const { busy, error, done, setDone } = call;
   // The last action's outcome is news until the next action starts.
   const choose = (next: Action) => {
     setDone(null);
@@ -45,21 +44,11 @@ export function TaskReview({
     task.status !== 'COMPLETED' &&
     task.status !== 'CANCELLED';
 
-  const run = async (method: string, path: string, body: unknown, message: string) => {
-    setBusy(true);
-    setError(null);
-    try {
-      await agentApi(agentId, method, path, body);
-      setDone(message);
+  const run = (method: string, path: string, body: unknown, message: string) =>
+    call.run(method, path, body, message, () => {
       setAction(null);
       setReason('');
-      onChanged();
-    } catch (e) {
-      setError((e as Error).message);
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
   const submitReason = (event: FormEvent) => {
     event.preventDefault();
     if (action === 'revision')
