@@ -42,39 +42,54 @@ export async function seriousViolations(page: Page): Promise<string[]> {
     .flatMap((v) => v.nodes.map((n) => `${v.id} (${v.impact}): ${v.help} at ${n.target.join(' ')}`));
 }
 
-/** The page's width against the window's, and the outermost elements that stick out on the right. */
+/**
+ * What sticks out past the window: the document's scroll width against the window's width
+ * (innerWidth) and its layout width (clientWidth, without a scrollbar), and each element whose
+ * right edge is past the window (body's `overflow-x: hidden` would only hide it, cutting the
+ * content off). Elements inside an overflowing one are left out: the outermost is the culprit.
+ */
 const OVERFLOW_SCRIPT = `(() => {
-  const width = document.documentElement.clientWidth;
+  const width = window.innerWidth;
   const wide = [];
   for (const el of document.querySelectorAll('body *')) {
     const rect = el.getBoundingClientRect();
-    if ((rect.width === 0 && rect.height === 0) || rect.right <= width + 0.5) continue;
+    if (rect.width === 0 && rect.height === 0) continue;
+    if (rect.right <= width + 0.5) continue;
     if (wide.some((outer) => outer.contains(el))) continue;
     wide.push(el);
   }
-  const describe = (el) =>
-    el.tagName.toLowerCase() +
-    (typeof el.className === 'string' && el.className ? '.' + el.className.trim().split(/\\s+/).join('.') : '') +
-    ' right=' + Math.round(el.getBoundingClientRect().right);
+  const describe = (el) => {
+    const rect = el.getBoundingClientRect();
+    const name = el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') +
+      (typeof el.className === 'string' && el.className ? '.' + el.className.trim().split(/\\s+/).join('.') : '');
+    return name + ' right=' + Math.round(rect.right) + ' "' + (el.textContent || '').trim().slice(0, 40) + '"';
+  };
   return {
+    innerWidth: width,
+    clientWidth: document.documentElement.clientWidth,
     scrollWidth: Math.max(document.documentElement.scrollWidth, document.body.scrollWidth),
-    width,
     wider: wide.map(describe),
   };
 })()`;
 
-/** Fails when the page scrolls sideways, naming what sticks out (at any viewport width). */
-export async function expectNoHorizontalScroll(page: Page, where = ''): Promise<void> {
-  const fit = (await page.evaluate(OVERFLOW_SCRIPT)) as {
-    scrollWidth: number;
-    width: number;
-    wider: string[];
-  };
-  expect(fit.scrollWidth, `horizontal scroll on ${where}: ${JSON.stringify(fit)}`).toBeLessThanOrEqual(
-    fit.width,
-  );
+export interface Overflow {
+  innerWidth: number;
+  clientWidth: number;
+  scrollWidth: number;
+  /** The outermost elements past innerWidth, described ("div.card right=372 \"Reward…\""). */
+  wider: string[];
 }
 
+/** How wide the page is against the window, and what sticks out (see OVERFLOW_SCRIPT). */
+export const pageOverflow = (page: Page) => page.evaluate(OVERFLOW_SCRIPT) as Promise<Overflow>;
+
+/** Fails when the page scrolls sideways, naming what sticks out (at any viewport width). */
+export async function expectNoHorizontalScroll(page: Page, where = ''): Promise<void> {
+  const fit = await pageOverflow(page);
+  expect(fit.scrollWidth, `horizontal scroll on ${where}: ${JSON.stringify(fit)}`).toBeLessThanOrEqual(
+    fit.clientWidth,
+  );
+}
 /** Both checks in one call, for the end of every screen a test visits. */
 export async function checkScreen(page: Page, where: string): Promise<void> {
   await expectNoHorizontalScroll(page, where);

@@ -1,7 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,13 +6,7 @@ import { sendDueTransfers } from '../../src/domain/payouts.js';
 import { ok } from '../helpers/agentApi.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createAgent, createTask, type TestAgent } from '../helpers/fixtures.js';
-import {
-  newTonWallet,
-  signTonProof,
-  stateInitBoc,
-  type TestTonWallet,
-  unixSeconds,
-} from '../helpers/tonConnect.js';
+import { newTonWallet, type TestTonWallet } from '../helpers/tonConnect.js';
 import { launchChromium } from './browser.js';
 import {
   bodyBackground,
@@ -28,6 +19,10 @@ import {
   openMiniApp,
   pressBackButton,
   pressMainButton,
+  screenshotsDir,
+  serveLocally,
+  type WalletConnectRequest,
+  walletConnectAnswer,
 } from './miniappHarness.js';
 import { DARK_THEME, injectedWalletScript, LIGHT_THEME, type TelegramUser } from './telegramHost.js';
 
@@ -38,11 +33,7 @@ import { DARK_THEME, injectedWalletScript, LIGHT_THEME, type TelegramUser } from
  * the agent (agent API), chatting both ways live, completion, the payout's hash, rating.
  * Screenshots of each main screen, light and dark, go to docs/screenshots.
  */
-// UPDATE_SCREENSHOTS=1 refreshes the README's screenshots; otherwise they go to a temporary folder,
-// so a test run leaves the work tree clean (as the console's e2e test does).
-const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS
-  ? fileURLToPath(new URL('../../docs/screenshots/', import.meta.url))
-  : mkdtempSync(path.join(os.tmpdir(), 'handoff-screenshots-'));
+const SCREENSHOTS = screenshotsDir();
 const WALLET_KEY = 'handoffTestWallet';
 const TRACKING_URL =
   'https://www.ctt.pt/feapl_2/app/open/objectSearch/objectSearch.jspx?objects=RR123456789PT';
@@ -62,17 +53,13 @@ const pageErrors: string[] = [];
 
 beforeAll(async () => {
   t = await createTestApp();
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  const { port } = t.app.server.address() as AddressInfo;
-  origin = `http://127.0.0.1:${port}`;
   // The wallet signs the host of the manifest's url (PUBLIC_URL), which the service checks.
-  t.config.publicUrl = origin;
-  Object.assign(t.ctx, { publicUrl: origin }); // stored files' URLs
-  t.config.tonProofDomains = [`127.0.0.1:${port}`];
+  const served = await serveLocally(t, { publicUrl: true });
+  origin = served.origin;
+  t.config.tonProofDomains = [`127.0.0.1:${served.port}`];
   browser = await launchChromium();
   agent = await createAgent(t, { name: 'Survey Bot', deposit: '100' });
   wallet = newTonWallet('v4r2');
-  mkdirSync(SCREENSHOTS, { recursive: true });
 });
 
 afterAll(async () => {
@@ -96,35 +83,10 @@ async function openApp(theme: Record<string, string>, startParam?: string, who: 
   });
 }
 
-/** The injected wallet's answer to a TON Connect connect request: ton_addr and a real ton_proof. */
-async function walletAnswers(message: { manifestUrl: string; items: { name: string; payload?: string }[] }) {
-  const manifest = (await (await fetch(message.manifestUrl)).json()) as { url: string };
-  const payload = message.items.find((i) => i.name === 'ton_proof')?.payload;
-  expect(payload).toBeTruthy();
-  const reply = signTonProof(wallet, {
-    payload: payload!,
-    domain: new URL(manifest.url).host,
-    timestamp: unixSeconds(t.clock.now()),
-    network: '-3',
-  });
-  return [
-    {
-      name: 'ton_addr',
-      address: reply.address,
-      network: reply.network,
-      publicKey: reply.public_key,
-      walletStateInit: stateInitBoc(wallet.init),
-    },
-    {
-      name: 'ton_proof',
-      proof: {
-        timestamp: reply.proof.timestamp,
-        domain: reply.proof.domain,
-        signature: reply.proof.signature,
-        payload: reply.proof.payload,
-      },
-    },
-  ];
+/** The injected wallet's answer, once the request asks for a ton_proof (the service always does). */
+async function walletAnswers(message: WalletConnectRequest) {
+  expect(message.items.find((i) => i.name === 'ton_proof')?.payload).toBeTruthy();
+  return walletConnectAnswer(wallet, t.clock, message);
 }
 
 const explained = (error: unknown, page: Page) => harnessExplained(host(), error, page);

@@ -1,9 +1,4 @@
-import { mkdirSync, mkdtempSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendDueTransfers } from '../../src/domain/payouts.js';
@@ -31,6 +26,8 @@ import {
   pressBackButton,
   pressMainButton,
   receive,
+  screenshotsDir,
+  serveLocally,
   shot,
 } from './miniappHarness.js';
 import { photoPng } from './photos.js';
@@ -43,9 +40,7 @@ import { DARK_THEME, LIGHT_THEME, type TelegramUser } from './telegramHost.js';
  * images open full screen, files are chips with their size, links open through Telegram, the
  * unread count appears and clears; earnings split paid from pending, with the agents' comments.
  */
-const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS
-  ? fileURLToPath(new URL('../../docs/screenshots/', import.meta.url))
-  : mkdtempSync(path.join(os.tmpdir(), 'handoff-screenshots-'));
+const SCREENSHOTS = screenshotsDir();
 const LINK = 'https://example.com/route?from=square';
 const AXE_PATH = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
@@ -76,13 +71,8 @@ beforeAll(async () => {
       return chain;
     },
   });
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  const { port } = t.app.server.address() as AddressInfo;
-  origin = `http://127.0.0.1:${port}`;
-  t.config.publicUrl = origin;
-  Object.assign(t.ctx, { publicUrl: origin }); // stored files' URLs
+  ({ origin } = await serveLocally(t, { publicUrl: true }));
   browser = await launchChromium();
-  mkdirSync(SCREENSHOTS, { recursive: true });
   agent = await createAgent(t, { name: 'Survey Bot', deposit: '500' });
   ana = await workerWithMoney('Ana', 'en', {
     chat: 'Photograph the town hall',

@@ -1,9 +1,13 @@
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import type { TestApp } from '../helpers/app.js';
-import { seriousViolations } from './axe.js';
+import { signTonProof, stateInitBoc, type TestTonWallet, unixSeconds } from '../helpers/tonConnect.js';
+import { pageOverflow, seriousViolations } from './axe.js';
 import {
   DARK_THEME,
   type HostLocation,
@@ -22,6 +26,33 @@ import {
 
 export const PHONE = { width: 360, height: 740 };
 export const WAIT_MS = 20_000;
+
+/**
+ * Where a test file's screenshots go: with UPDATE_SCREENSHOTS=1 docs/screenshots (the README's),
+ * otherwise a fresh temporary folder, so a test run leaves the work tree clean.
+ */
+export function screenshotsDir(tmpPrefix = 'handoff-screenshots-'): string {
+  const dir = process.env.UPDATE_SCREENSHOTS
+    ? fileURLToPath(new URL('../../docs/screenshots/', import.meta.url))
+    : mkdtempSync(path.join(os.tmpdir(), tmpPrefix));
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+/**
+ * Serves `t` on a free local port for the browser. With `publicUrl` the service's own links
+ * (TON Connect's manifest) and stored files' URLs point at that port too.
+ */
+export async function serveLocally(t: TestApp, options: { publicUrl: boolean }) {
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = t.app.server.address() as AddressInfo;
+  const origin = `http://127.0.0.1:${port}`;
+  if (options.publicUrl) {
+    t.config.publicUrl = origin;
+    Object.assign(t.ctx, { publicUrl: origin }); // stored files' URLs
+  }
+  return { origin, port };
+}
 
 /** The server and browser a test file drives, and what the pages did that they should not. */
 export interface MiniAppHost {
@@ -130,41 +161,10 @@ export async function explained(host: MiniAppHost, error: unknown, page: Page): 
   return failure;
 }
 
-/**
- * What sticks out past a phone's width: the document's scroll width, and each element whose
- * right edge is past the viewport (body's `overflow-x: hidden` would only hide it, cutting the
- * content off). Elements inside an overflowing one are left out: the outermost is the culprit.
- */
-const OVERFLOW_SCRIPT = `(() => {
-  const width = window.innerWidth;
-  const wide = [];
-  for (const el of document.querySelectorAll('body *')) {
-    const rect = el.getBoundingClientRect();
-    if (rect.width === 0 && rect.height === 0) continue;
-    if (rect.right <= width + 0.5) continue;
-    if (wide.some((outer) => outer.contains(el))) continue;
-    wide.push(el);
-  }
-  const describe = (el) => {
-    const rect = el.getBoundingClientRect();
-    const name = el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') +
-      (typeof el.className === 'string' && el.className ? '.' + el.className.trim().split(/\\s+/).join('.') : '');
-    return name + ' right=' + Math.round(rect.right) + ' "' + (el.textContent || '').trim().slice(0, 40) + '"';
-  };
-  return {
-    innerWidth: width,
-    scrollWidth: Math.max(document.documentElement.scrollWidth, document.body.scrollWidth),
-    wider: wide.map(describe),
-  };
-})()`;
-
 /** Nothing on the screen is wider than the phone: no sideways scroll, nothing cut off. */
 export async function expectFitsPhone(page: Page, screen: string) {
-  const fit = (await page.evaluate(OVERFLOW_SCRIPT)) as {
-    innerWidth: number;
-    scrollWidth: number;
-    wider: string[];
-  };
+  const { innerWidth, scrollWidth, wider } = await pageOverflow(page);
+  const fit = { innerWidth, scrollWidth, wider };
   expect(fit, `${screen} is wider than the phone: ${JSON.stringify(fit)}`).toEqual({
     innerWidth: PHONE.width,
     scrollWidth: PHONE.width,
@@ -190,4 +190,47 @@ export async function shot(page: Page, dir: string, name: string, theme: 'light'
   const png = await page.screenshot({ path: path.join(dir, `${name}-${theme}.png`), fullPage: true });
   // A full-page capture is as wide as the page scrolls: the phone's width, as the check above says.
   expect(png.readUInt32BE(16), `${name}-${theme}.png width`).toBe(PHONE.width);
+}
+
+/** What the Mini App's TON Connect client sends the injected wallet (injectedWalletScript). */
+export interface WalletConnectRequest {
+  manifestUrl: string;
+  items: { name: string; payload?: string }[];
+}
+
+/**
+ * The injected wallet's answer to a TON Connect connect request: ton_addr and a real ton_proof,
+ * signed for the host of the manifest's url at the server's time.
+ */
+export async function walletConnectAnswer(
+  wallet: TestTonWallet,
+  clock: { now(): Date },
+  message: WalletConnectRequest,
+) {
+  const manifest = (await (await fetch(message.manifestUrl)).json()) as { url: string };
+  const payload = message.items.find((i) => i.name === 'ton_proof')?.payload;
+  const reply = signTonProof(wallet, {
+    payload: payload ?? '',
+    domain: new URL(manifest.url).host,
+    timestamp: unixSeconds(clock.now()),
+    network: '-3',
+  });
+  return [
+    {
+      name: 'ton_addr',
+      address: reply.address,
+      network: reply.network,
+      publicKey: reply.public_key,
+      walletStateInit: stateInitBoc(wallet.init),
+    },
+    {
+      name: 'ton_proof',
+      proof: {
+        timestamp: reply.proof.timestamp,
+        domain: reply.proof.domain,
+        signature: reply.proof.signature,
+        payload: reply.proof.payload,
+      },
+    },
+  ];
 }

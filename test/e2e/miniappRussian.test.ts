@@ -1,8 +1,3 @@
-import { mkdirSync, mkdtempSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendDueNotifications } from '../../src/outbox/notifications.js';
@@ -22,6 +17,8 @@ import {
   type MiniAppHost,
   openMiniApp,
   pressMainButton,
+  screenshotsDir,
+  serveLocally,
   WAIT_MS,
 } from './miniappHarness.js';
 import { DARK_THEME, LIGHT_THEME, type TelegramUser } from './telegramHost.js';
@@ -33,9 +30,7 @@ import { DARK_THEME, LIGHT_THEME, type TelegramUser } from './telegramHost.js';
  * the profile switches the screens and the bot. Screenshots of the profile's language picker in
  * both languages and themes.
  */
-const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS
-  ? fileURLToPath(new URL('../../docs/screenshots/', import.meta.url))
-  : mkdtempSync(path.join(os.tmpdir(), 'handoff-screenshots-'));
+const SCREENSHOTS = screenshotsDir();
 const ZONE = 'Asia/Yekaterinburg';
 /** 20:30 UTC is already the next day in Yekaterinburg (01:30): a date in UTC would be a day off. */
 const START = new Date('2030-01-01T20:30:00.000Z');
@@ -53,13 +48,10 @@ const olga: TelegramUser = { id: 7_100_001, first_name: 'Ольга', language_c
 beforeAll(async () => {
   fake = await FakeTelegram.start();
   t = await createTestApp({ start: START, telegram: { apiRoot: fake.apiRoot } });
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  const { port } = t.app.server.address() as AddressInfo;
-  origin = `http://127.0.0.1:${port}`;
+  ({ origin } = await serveLocally(t, { publicUrl: false }));
   sender = createTelegramBot(t.ctx, telegramSettings(t.config)!, t.app.log).sender;
   browser = await launchChromium();
   agent = await createAgent(t, { name: 'Фотоагент', deposit: '5000' });
-  mkdirSync(SCREENSHOTS, { recursive: true });
 });
 
 afterAll(async () => {

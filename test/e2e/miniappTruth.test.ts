@@ -1,20 +1,10 @@
-import { mkdirSync, mkdtempSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { completedTask, ok } from '../helpers/agentApi.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { assignedTask, createAgent, createTask, createWorker, type TestAgent } from '../helpers/fixtures.js';
-import {
-  newTonWallet,
-  signTonProof,
-  stateInitBoc,
-  type TestTonWallet,
-  unixSeconds,
-} from '../helpers/tonConnect.js';
+import { newTonWallet, type TestTonWallet } from '../helpers/tonConnect.js';
 import { applyTo, call, offerTo } from '../helpers/workerApi.js';
 import { checkScreen as checkScreenStrict, seriousViolations } from './axe.js';
 
@@ -35,7 +25,11 @@ import {
   pressBackButton,
   pressMainButton,
   receive,
+  screenshotsDir,
+  serveLocally,
   WAIT_MS,
+  type WalletConnectRequest,
+  walletConnectAnswer,
 } from './miniappHarness.js';
 import {
   DARK_THEME,
@@ -55,9 +49,7 @@ import {
  * from a task coming back to it, the fixed chrome's height, rewards inside their cell at 320 px.
  * At 360 px, light and dark, English and Russian; axe and "no sideways scroll" on every screen.
  */
-const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS
-  ? fileURLToPath(new URL('../../docs/screenshots/', import.meta.url))
-  : mkdtempSync(path.join(os.tmpdir(), 'handoff-truth-'));
+const SCREENSHOTS = screenshotsDir('handoff-truth-');
 const WALLET_KEY = 'handoffTestWallet';
 const LONG_TITLE =
   'Photograph every entrance of the central railway station, including the bicycle parking and the taxi rank';
@@ -90,15 +82,11 @@ const TITLES = {
 
 beforeAll(async () => {
   t = await createTestApp();
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  const { port } = t.app.server.address() as AddressInfo;
-  origin = `http://127.0.0.1:${port}`;
-  t.config.publicUrl = origin;
-  Object.assign(t.ctx, { publicUrl: origin });
-  t.config.tonProofDomains = [`127.0.0.1:${port}`];
+  const served = await serveLocally(t, { publicUrl: true });
+  origin = served.origin;
+  t.config.tonProofDomains = [`127.0.0.1:${served.port}`];
   browser = await launchChromium();
   wallet = newTonWallet('v4r2');
-  mkdirSync(SCREENSHOTS, { recursive: true });
 
   agent = await createAgent(t, { name: 'Lisbon Survey', deposit: '200000' });
   const worker = await createWorker(t, {
@@ -188,35 +176,7 @@ async function open(
   return opened;
 }
 
-/** The injected wallet's answer to a TON Connect connect request: ton_addr and a real ton_proof. */
-async function walletAnswers(message: { manifestUrl: string; items: { name: string; payload?: string }[] }) {
-  const manifest = (await (await fetch(message.manifestUrl)).json()) as { url: string };
-  const payload = message.items.find((i) => i.name === 'ton_proof')?.payload;
-  const reply = signTonProof(wallet, {
-    payload: payload ?? '',
-    domain: new URL(manifest.url).host,
-    timestamp: unixSeconds(t.clock.now()),
-    network: '-3',
-  });
-  return [
-    {
-      name: 'ton_addr',
-      address: reply.address,
-      network: reply.network,
-      publicKey: reply.public_key,
-      walletStateInit: stateInitBoc(wallet.init),
-    },
-    {
-      name: 'ton_proof',
-      proof: {
-        timestamp: reply.proof.timestamp,
-        domain: reply.proof.domain,
-        signature: reply.proof.signature,
-        payload: reply.proof.payload,
-      },
-    },
-  ];
-}
+const walletAnswers = (message: WalletConnectRequest) => walletConnectAnswer(wallet, t.clock, message);
 
 const explained = (error: unknown, page: Page) => harnessExplained(host(), error, page);
 

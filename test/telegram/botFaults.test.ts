@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sendDueNotifications } from '../../src/outbox/notifications.js';
-import { createTelegramBot, telegramSettings } from '../../src/telegram/bot.js';
 import type { TelegramSender } from '../../src/telegram/notifier.js';
 import { ok } from '../helpers/agentApi.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import { FakeTelegram } from '../helpers/fakeTelegram.js';
+import { closeBotApp, startBotApp } from '../helpers/botApp.js';
+import type { FakeTelegram } from '../helpers/fakeTelegram.js';
 import {
   assignedTask,
   createAgent,
@@ -29,15 +29,9 @@ const deliver = () => sendDueNotifications(t.ctx, sender);
 const sentTo = (worker: TestWorker) => fake.sent().filter((m) => m.chatId === worker.telegramId);
 
 beforeAll(async () => {
-  fake = await FakeTelegram.start();
-  t = await createTestApp({ telegram: { apiRoot: fake.apiRoot } });
-  sender = createTelegramBot(t.ctx, telegramSettings(t.config)!, t.app.log).sender;
-  agent = await createAgent(t, { name: 'Fault agent', deposit: '1000' });
+  ({ fake, t, sender, agent } = await startBotApp({ name: 'Fault agent', deposit: '1000' }));
 });
-afterAll(async () => {
-  await t.close();
-  await fake.close();
-});
+afterAll(() => closeBotApp({ t, fake }));
 beforeEach(() => fake.clear());
 
 function postUpdate(update: Record<string, unknown>) {

@@ -1,17 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sendDueNotifications } from '../../src/outbox/notifications.js';
-import { createTelegramBot, telegramSettings } from '../../src/telegram/bot.js';
 import type { TelegramSender } from '../../src/telegram/notifier.js';
 import { ok } from '../helpers/agentApi.js';
-import { createTestApp, type TestApp, workerAuth } from '../helpers/app.js';
-import { FakeTelegram } from '../helpers/fakeTelegram.js';
-import {
-  createAgent,
-  createTask,
-  createWorker,
-  type TestAgent,
-  type TestWorker,
-} from '../helpers/fixtures.js';
+import { type TestApp, workerAuth } from '../helpers/app.js';
+import { closeBotApp, startBotApp } from '../helpers/botApp.js';
+import type { FakeTelegram } from '../helpers/fakeTelegram.js';
+import { createTask, createWorker, type TestAgent, type TestWorker } from '../helpers/fixtures.js';
 import { applyTo, call, offerTo, workerMe } from '../helpers/workerApi.js';
 
 /** The bot writes to each worker in the worker's stored language, with times in their zone. */
@@ -23,15 +17,9 @@ let agent: TestAgent;
 let nextUpdateId = 1;
 
 beforeAll(async () => {
-  fake = await FakeTelegram.start();
-  t = await createTestApp({ telegram: { apiRoot: fake.apiRoot } });
-  sender = createTelegramBot(t.ctx, telegramSettings(t.config)!, t.app.log).sender;
-  agent = await createAgent(t, { name: 'Фотоагент', deposit: '10000' });
+  ({ fake, t, sender, agent } = await startBotApp({ name: 'Фотоагент', deposit: '10000' }));
 });
-afterAll(async () => {
-  await t.close();
-  await fake.close();
-});
+afterAll(() => closeBotApp({ t, fake }));
 beforeEach(() => fake.clear());
 
 const deliver = () => sendDueNotifications(t.ctx, sender);

@@ -7,6 +7,7 @@ import { createTelegramBot, telegramSettings } from '../../src/telegram/bot.js';
 import type { TelegramSender } from '../../src/telegram/notifier.js';
 import { ok } from '../helpers/agentApi.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { closeBotApp, startBotApp } from '../helpers/botApp.js';
 import { FakeTelegram } from '../helpers/fakeTelegram.js';
 import {
   assignedTask,
@@ -248,15 +249,9 @@ describe('retries', () => {
   const sentTo = (worker: TestWorker) => fake.sent().filter((m) => m.chatId === worker.telegramId);
 
   beforeAll(async () => {
-    fake = await FakeTelegram.start();
-    t = await createTestApp({ telegram: { apiRoot: fake.apiRoot } });
-    sender = createTelegramBot(t.ctx, telegramSettings(t.config)!, t.app.log).sender;
-    agent = await createAgent(t, { name: 'Retry agent', deposit: '1000' });
+    ({ fake, t, sender, agent } = await startBotApp({ name: 'Retry agent', deposit: '1000' }));
   });
-  afterAll(async () => {
-    await t.close();
-    await fake.close();
-  });
+  afterAll(() => closeBotApp({ t, fake }));
   beforeEach(async () => {
     await deliver(); // nothing left over from the previous test
     fake.clear();

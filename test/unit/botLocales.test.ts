@@ -3,60 +3,22 @@
  * language has exactly English's messages, each valid ICU (Telegram HTML tags kept as text) with
  * English's placeholders; and the bot, the Mini App and the server's list of languages agree.
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { type MessageFormatElement, parse, TYPE } from '@formatjs/icu-messageformat-parser';
+import { parse } from '@formatjs/icu-messageformat-parser';
 import { describe, expect, it } from 'vitest';
 import { LANGUAGES } from '../../src/domain/language.js';
 import { BOT_LOCALES } from '../../src/telegram/locales/index.js';
+import { localeCodes as codes, placeholders, readLocales } from '../helpers/icuLocales.js';
 
 const DIR = path.resolve(import.meta.dirname, '../../src/telegram/locales');
 const MINIAPP_DIR = path.resolve(import.meta.dirname, '../../web/miniapp/src/locales');
-
-type Tree = { [key: string]: string | Tree };
-
-function flatten(tree: Tree, prefix = ''): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const [key, value] of Object.entries(tree)) {
-    const full = prefix ? `${prefix}.${key}` : key;
-    if (typeof value === 'string') out.set(full, value);
-    else for (const [k, v] of flatten(value, full)) out.set(k, v);
-  }
-  return out;
-}
-
-function placeholders(elements: MessageFormatElement[], into = new Set<string>()): Set<string> {
-  for (const el of elements) {
-    if (
-      el.type === TYPE.argument ||
-      el.type === TYPE.number ||
-      el.type === TYPE.date ||
-      el.type === TYPE.time
-    ) {
-      into.add(el.value);
-    } else if (el.type === TYPE.plural || el.type === TYPE.select) {
-      into.add(el.value);
-      for (const option of Object.values(el.options)) placeholders(option.value, into);
-    }
-  }
-  return into;
-}
 
 /** HTML tags in each message, in order: a translation must keep Telegram's markup balanced. */
 function tags(text: string): string {
   return (text.match(/<\/?[a-z]+>/g) ?? []).sort().join('');
 }
 
-const codes = (dir: string) =>
-  readdirSync(dir)
-    .filter((f) => f.endsWith('.json'))
-    .map((f) => f.replace(/\.json$/, ''))
-    .sort();
-
-const languages = codes(DIR).map((code) => ({
-  code,
-  messages: flatten(JSON.parse(readFileSync(path.join(DIR, `${code}.json`), 'utf8'))),
-}));
+const languages = readLocales(DIR);
 const english = languages.find((l) => l.code === 'en')!.messages;
 
 describe('bot translations', () => {

@@ -4,50 +4,14 @@
  * a translation uses the same placeholders as the English message (a missing {amount} would
  * silently drop the reward from a sentence).
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { type MessageFormatElement, parse, TYPE } from '@formatjs/icu-messageformat-parser';
+import { parse } from '@formatjs/icu-messageformat-parser';
 import { describe, expect, it } from 'vitest';
+import { placeholders, readLocales } from '../helpers/icuLocales.js';
 
 const DIR = path.resolve(import.meta.dirname, '../../web/miniapp/src/locales');
 
-type Tree = { [key: string]: string | Tree };
-
-function flatten(tree: Tree, prefix = ''): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const [key, value] of Object.entries(tree)) {
-    const full = prefix ? `${prefix}.${key}` : key;
-    if (typeof value === 'string') out.set(full, value);
-    else for (const [k, v] of flatten(value, full)) out.set(k, v);
-  }
-  return out;
-}
-
-function placeholders(elements: MessageFormatElement[], into = new Set<string>()): Set<string> {
-  for (const el of elements) {
-    if (
-      el.type === TYPE.argument ||
-      el.type === TYPE.number ||
-      el.type === TYPE.date ||
-      el.type === TYPE.time
-    ) {
-      into.add(el.value);
-    } else if (el.type === TYPE.plural || el.type === TYPE.select) {
-      into.add(el.value);
-      for (const option of Object.values(el.options)) placeholders(option.value, into);
-    } else if (el.type === TYPE.tag) {
-      placeholders(el.children, into);
-    }
-  }
-  return into;
-}
-
-const languages = readdirSync(DIR)
-  .filter((f) => f.endsWith('.json'))
-  .map((f) => ({
-    code: f.replace(/\.json$/, ''),
-    messages: flatten(JSON.parse(readFileSync(path.join(DIR, f), 'utf8'))),
-  }));
+const languages = readLocales(DIR);
 const english = languages.find((l) => l.code === 'en')?.messages ?? new Map<string, string>();
 
 describe('Mini App translations', () => {

@@ -1,5 +1,6 @@
 import type React from 'react';
 import { useState } from 'react';
+import { agentApi } from './api';
 import { taskStatusTone } from './labels';
 
 /**
@@ -92,6 +93,69 @@ export function Stat({
         )}
       </div>
     </div>
+  );
+}
+
+/**
+ * The owner's actions on a task through the agent API, one at a time: `busy` while a call runs,
+ * then its outcome line (`done`) or its error. After a call succeeds `after` resets the form and
+ * `onChanged` reloads the task.
+ */
+export function useAgentCall(agentId: string, onChanged: () => void) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+  const run = async (method: string, path: string, body: unknown, message: string, after: () => void) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await agentApi(agentId, method, path, body);
+      setDone(message);
+      after();
+      onChanged();
+    } catch (e) {
+      setError((e as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, error, done, setDone, run };
+}
+
+/**
+ * A step that moves money asks first: `children` say what happens (naming the amount), the
+ * primary button does it, the other backs out and changes nothing.
+ */
+export function Confirm({
+  label,
+  busy,
+  act,
+  onAct,
+  back,
+  onBack,
+  children,
+}: {
+  /** The section's accessible name, e.g. "Confirm completion". */
+  label: string;
+  busy: boolean;
+  act: string;
+  onAct: () => void;
+  back: string;
+  onBack: () => void;
+  children: React.ReactNode;
+}) {
+  return (
+    <section className="confirm" aria-label={label}>
+      {children}
+      <div className="row">
+        <button type="button" className="primary" disabled={busy} onClick={onAct}>
+          {act}
+        </button>
+        <button type="button" onClick={onBack}>
+          {back}
+        </button>
+      </div>
+    </section>
   );
 }
 

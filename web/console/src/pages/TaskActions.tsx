@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { ErrorLine } from '../App';
-import { agentApi, type Json } from '../api';
+import type { Json } from '../api';
+import { Confirm, useAgentCall } from '../components';
 import { formatTon } from '../ton';
 
 /** Nobody works on the task yet: cancelling is plain (DELETE /tasks/:id). */
@@ -27,28 +28,15 @@ export function TaskActions({
   onChanged: () => void;
 }) {
   const [pending, setPending] = useState<Pending>(null);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [done, setDone] = useState<string | null>(null);
+  const call = useAgentCall(agentId, onChanged);
+  const { busy, error, done } = call;
   const disputed = task.dispute?.status === 'OPEN';
   const canCancel = !disputed && (UNASSIGNED.includes(task.status) || ASSIGNED.includes(task.status));
   const canComplete = !disputed && ASSIGNED.includes(task.status);
   if (!canCancel && !canComplete && !done && !error) return null;
 
-  const run = async (method: string, path: string, message: string) => {
-    setBusy(true);
-    setError(null);
-    try {
-      await agentApi(agentId, method, path);
-      setDone(message);
-      setPending(null);
-      onChanged();
-    } catch (e) {
-      setError((e as Error).message);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const run = (method: string, path: string, message: string) =>
+    call.run(method, path, undefined, message, () => setPending(null));
   const cancel = () =>
     UNASSIGNED.includes(task.status)
       ? run(
@@ -83,48 +71,41 @@ export function TaskActions({
         ) : null}
       </div>
       {pending === 'complete' ? (
-        <section className="confirm" aria-label="Confirm completion">
+        <Confirm
+          label="Confirm completion"
+          busy={busy}
+          act={`Pay ${formatTon(task.reward)} TON and complete`}
+          onAct={() =>
+            void run(
+              'POST',
+              `/tasks/${task.id}/complete`,
+              'Completed: the reward is on its way to the worker.',
+            )
+          }
+          back="Keep the task"
+          onBack={() => setPending(null)}
+        >
           <p>
             Complete the task without waiting for submitted work, and pay{' '}
             {task.worker?.firstName ?? 'the worker'} <strong>{formatTon(task.reward)} TON</strong>? This
             cannot be undone.
           </p>
-          <div className="row">
-            <button
-              type="button"
-              className="primary"
-              disabled={busy}
-              onClick={() =>
-                void run(
-                  'POST',
-                  `/tasks/${task.id}/complete`,
-                  'Completed: the reward is on its way to the worker.',
-                )
-              }
-            >
-              Pay {formatTon(task.reward)} TON and complete
-            </button>
-            <button type="button" onClick={() => setPending(null)}>
-              Keep the task
-            </button>
-          </div>
-        </section>
+        </Confirm>
       ) : null}
       {pending === 'cancel' ? (
-        <section className="confirm" aria-label="Confirm cancellation">
+        <Confirm
+          label="Confirm cancellation"
+          busy={busy}
+          act="Cancel the task"
+          onAct={() => void cancel()}
+          back="Keep the task"
+          onBack={() => setPending(null)}
+        >
           <p>
             Cancel the task? {formatTon(task.totalAmount)} TON (reward and fee) returns to the agent's balance
             {ASSIGNED.includes(task.status) ? ', and the worker loses the task' : ''}.
           </p>
-          <div className="row">
-            <button type="button" className="primary" disabled={busy} onClick={() => void cancel()}>
-              Cancel the task
-            </button>
-            <button type="button" onClick={() => setPending(null)}>
-              Keep the task
-            </button>
-          </div>
-        </section>
+        </Confirm>
       ) : null}
       <ErrorLine error={error} />
     </section>

@@ -1,6 +1,7 @@
 import { type FormEvent, useState } from 'react';
 import { ErrorLine } from '../App';
 import { agentApi, type Json } from '../api';
+import { Confirm, useAgentCall } from '../components';
 import { DISPUTE_LABEL, labelOf, PARTY_LABEL, reviewLeftLabel } from '../labels';
 import { DecisionText, StatementList, SubmissionList, when } from '../trust';
 
@@ -26,9 +27,8 @@ export function TaskReview({
 }) {
   const [action, setAction] = useState<Action>(null);
   const [reason, setReason] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [done, setDone] = useState<string | null>(null);
+  const call = useAgentCall(agentId, onChanged);
+  const { busy, error, done, setDone } = call;
   // The last action's outcome is news until the next action starts.
   const choose = (next: Action) => {
     setDone(null);
@@ -44,21 +44,11 @@ export function TaskReview({
     task.status !== 'COMPLETED' &&
     task.status !== 'CANCELLED';
 
-  const run = async (method: string, path: string, body: unknown, message: string) => {
-    setBusy(true);
-    setError(null);
-    try {
-      await agentApi(agentId, method, path, body);
-      setDone(message);
+  const run = (method: string, path: string, body: unknown, message: string) =>
+    call.run(method, path, body, message, () => {
       setAction(null);
       setReason('');
-      onChanged();
-    } catch (e) {
-      setError((e as Error).message);
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
   const submitReason = (event: FormEvent) => {
     event.preventDefault();
     if (action === 'revision')
@@ -123,32 +113,26 @@ export function TaskReview({
             </span>
           </div>
           {action === 'approve' ? (
-            <section className="confirm" aria-label="Confirm approval">
+            <Confirm
+              label="Confirm approval"
+              busy={busy}
+              act={`Approve and pay ${task.reward} TON`}
+              onAct={() =>
+                void run(
+                  'POST',
+                  `/tasks/${task.id}/complete`,
+                  undefined,
+                  'Approved: the reward is on its way to the worker.',
+                )
+              }
+              back="Cancel"
+              onBack={() => setAction(null)}
+            >
               <p>
                 Approve submission {latest?.number} and pay the worker <strong>{task.reward} TON</strong>?
                 This completes the task and cannot be undone.
               </p>
-              <div className="row">
-                <button
-                  type="button"
-                  className="primary"
-                  disabled={busy}
-                  onClick={() =>
-                    void run(
-                      'POST',
-                      `/tasks/${task.id}/complete`,
-                      undefined,
-                      'Approved: the reward is on its way to the worker.',
-                    )
-                  }
-                >
-                  Approve and pay {task.reward} TON
-                </button>
-                <button type="button" onClick={() => setAction(null)}>
-                  Cancel
-                </button>
-              </div>
-            </section>
+            </Confirm>
           ) : null}
           {action === 'revision' || action === 'dispute' ? (
             <form className="confirm" onSubmit={submitReason}>
