@@ -201,6 +201,16 @@ export function TaskDetail({
       <p className="notice" role="status" aria-label={t('task.whereYouStand')}>
         {t(`status.detail.${state}`)}
       </p>
+      {/* The dispute comes first: it holds the task, and nothing that loads later (the revision
+          notice, the application check) may push its button away from under a tap. */}
+      {task.dispute ? (
+        <div className="notice" role="status" aria-label={t('task.dispute')}>
+          <p>{disputeOpen ? t('task.disputeOpen') : t('task.disputeDecided')}</p>
+          <button type="button" className="secondary wide" onClick={() => onView('dispute')}>
+            {t('task.viewDispute')}
+          </button>
+        </div>
+      ) : null}
       {task.description ? <p className="description">{task.description}</p> : null}
       <ErrorNote error={error} />
       {application.loading && !application.data && !mine ? <Loading label={t('task.checking')} /> : null}
@@ -279,14 +289,6 @@ export function TaskDetail({
         ) : (
           <p className="notice">{t('task.submitted')}</p>
         )
-      ) : null}
-      {task.dispute ? (
-        <div className="notice" role="status" aria-label={t('task.dispute')}>
-          <p>{disputeOpen ? t('task.disputeOpen') : t('task.disputeDecided')}</p>
-          <button type="button" className="secondary wide" onClick={() => onView('dispute')}>
-            {t('task.viewDispute')}
-          </button>
-        </div>
       ) : null}
       {mine && task.status === 'COMPLETED' ? <Completed task={task} /> : null}
       {task.location ? <Place location={task.location} /> : null}
