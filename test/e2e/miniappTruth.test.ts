@@ -6,14 +6,7 @@ import { createTestApp, type TestApp } from '../helpers/app.js';
 import { assignedTask, createAgent, createTask, createWorker, type TestAgent } from '../helpers/fixtures.js';
 import { newTonWallet, type TestTonWallet } from '../helpers/tonConnect.js';
 import { applyTo, call, offerTo } from '../helpers/workerApi.js';
-import { checkScreen as checkScreenStrict, seriousViolations } from './axe.js';
-
-async function checkScreen(page: Page, where: string) {
-  const found = await seriousViolations(page);
-  if (found.length) console.log(`AXE ${where}:\n${[...new Set(found)].join('\n')}`);
-  await checkScreenStrict(page, where);
-}
-
+import { checkScreen } from './axe.js';
 import { launchChromium } from './browser.js';
 import {
   expectMainButton,

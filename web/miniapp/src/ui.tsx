@@ -1,7 +1,7 @@
 import { type ReactNode, useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ApiError } from './api';
-import { closeApp, haptic } from './telegram';
+import { closeApp } from './telegram';
 
 export function Loading({ label }: { label?: string }) {
   const { t } = useTranslation();
