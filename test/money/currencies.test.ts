@@ -1,9 +1,10 @@
-import { toNano } from '@ton/core';
+import { Address, toNano } from '@ton/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listTaskEvents } from '../../src/db/repositories/events.js';
 import { sendDueJettonTransfers } from '../../src/domain/jettonTransfers.js';
 import { sendDueTransfers } from '../../src/domain/payouts.js';
 import { reconcileUsdt } from '../../src/domain/reconciliation.js';
+import { MAINNET_USDT_MASTER, USDT_DEFAULTS } from '../../src/usdtConfig.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { disputeOk } from '../helpers/disputeApi.js';
 import {
@@ -62,7 +63,7 @@ function task(t: TestApp, agent: TestAgent, body: Record<string, unknown>) {
   });
 }
 
-describe('USDT is off on testnet without TON_USDT_MASTER', () => {
+describe('USDT on testnet follows TON_USDT_MASTER (the network gateway opens its jetton)', () => {
   let l: LiveTestApp;
   beforeAll(async () => {
     l = await createLiveTestApp({ fund: 0n });
@@ -93,6 +94,21 @@ describe('USDT is off on testnet without TON_USDT_MASTER', () => {
     expect(ton.statusCode, ton.body).toBe(201);
     expect(ton.json().task).not.toHaveProperty('currency');
     expect(ton.json().task.totalAmount).toBe('1.3');
+  });
+
+  it('with TON_USDT_MASTER the network gateway opens that master and USDT is on with it', async () => {
+    const other = await createLiveTestApp({
+      sharedWith: l,
+      config: { usdt: { master: MAINNET_USDT_MASTER, ...USDT_DEFAULTS } },
+    });
+    try {
+      const jetton = other.t.services.chain.jetton!;
+      expect(Address.parse(jetton.masterAddress).equals(Address.parse(MAINNET_USDT_MASTER))).toBe(true);
+      expect(other.t.ctx.usdt).toMatchObject({ enabled: true, master: jetton.masterAddress });
+      expect(other.t.ctx.usdt.disabledReason).toBeUndefined();
+    } finally {
+      await other.close();
+    }
   });
 });
 
