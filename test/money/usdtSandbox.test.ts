@@ -4,9 +4,11 @@ import type { ChainGateway } from '../../src/chain/gateway.js';
 import type { JettonGateway, JettonTransferRequest } from '../../src/chain/jetton/gateway.js';
 import { sendDueJettonTransfers } from '../../src/domain/jettonTransfers.js';
 import { sendDueTransfers } from '../../src/domain/payouts.js';
+import { dispatchDueDeliveries } from '../../src/outbox/webhookDeliveries.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createAgent, createWorker, expectBooksBalanced, type TestAgent } from '../helpers/fixtures.js';
 import { expectAgentBooks } from '../helpers/moneyChecks.js';
+import { Receiver } from '../helpers/receiver.js';
 import { submittedTask } from '../helpers/submissionApi.js';
 import { call, taskEvents, workerMe } from '../helpers/workerApi.js';
 
@@ -46,10 +48,15 @@ async function usdtDeposit(t: TestApp, agent: TestAgent, amount: string) {
 
 describe('USDT in the sandbox moves on the chain', () => {
   let t: TestApp;
+  let receiver: Receiver;
   beforeAll(async () => {
     t = await createTestApp();
+    receiver = await Receiver.start();
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    await t.close();
+    await receiver.close();
+  });
 
   it('faucet USDT -> USDT task -> apply/accept -> submit -> approve pays worker and fee in jettons, once', async () => {
     const jetton = t.services.chain.jetton!;
@@ -60,6 +67,8 @@ describe('USDT in the sandbox moves on the chain', () => {
     const feeBefore = await jetton.balance(feeAddress);
 
     const agent = await createAgent(t, { deposit: '1' });
+    const hook = await call(t, 'PATCH', '/agents/webhooks', agent.headers, { url: receiver.url });
+    expect(hook.statusCode, hook.body).toBe(200);
     const credit = await usdtDeposit(t, agent, '5.5');
     expect(credit).toMatchObject({ type: 'DEPOSIT', amount: '5.5', currency: 'USDT', status: 'confirmed' });
     expect(credit.txHash).toMatch(HASH);
@@ -108,6 +117,14 @@ describe('USDT in the sandbox moves on the chain', () => {
           payment: { amount: '2.000001', toAddress: worker.wallet, txHash: payout.txHash, currency: 'USDT' },
         },
       }),
+    ]);
+    // The agent's server hears of both in USDT, with the chain's hashes.
+    while ((await dispatchDueDeliveries(t.ctx, t.ctx.webhooks)) > 0);
+    expect(receiver.ofEvent('deposit.received').map((w) => w.data.deposit)).toEqual([
+      expect.objectContaining({ amount: '5.5', currency: 'USDT', txHash: credit.txHash }),
+    ]);
+    expect(receiver.ofEvent('payment.sent').map((w) => w.data.payment)).toEqual([
+      { amount: '2.000001', toAddress: worker.wallet, txHash: payout.txHash, currency: 'USDT' },
     ]);
     expect((await call(t, 'GET', '/agents/me', agent.headers)).json().agent.balances).toEqual({
       TON: { balance: '1', lockedByTasks: '0' },
