@@ -24,7 +24,7 @@ import type { DomainContext } from '../src/domain/context.js';
 import { newId } from '../src/domain/ids.js';
 import { InProcessFanout } from '../src/events/fanout.js';
 import { closeServices, openServices } from '../src/services.js';
-import { USDT_OFF } from '../src/usdtConfig.js';
+import { usdtOnChain } from '../src/usdtConfig.js';
 import { startFakeToncenter } from '../test/helpers/fakeToncenter.js';
 
 const PAYOUTS = Number(process.argv[2] ?? 1000);
@@ -61,7 +61,7 @@ async function main() {
     publicUrl: config.publicUrl,
     webhooks: { allowPrivateTargets: true, timeoutMs: 1000 },
     apiKeys: new ApiKeyCache(config.apiKeyCacheTtlMs),
-    usdt: USDT_OFF,
+    usdt: usdtOnChain(config.usdt, services.chain),
   };
   await fake.sendFromFaucet(live.wallet.address, REWARD_NANO * BigInt(PAYOUTS) + toNano(100), 'funding');
   const { agent } = await createAgent(ctx, { name: 'bench' });

@@ -71,7 +71,7 @@ import { type FileStorage, LocalDiskStorage } from './storage/fileStorage.js';
 import { createTelegramBot, registerWebhookOnListen, telegramSettings } from './telegram/bot.js';
 import { WalletsCatalog } from './tonconnect/walletsCatalog.js';
 import { startWalletsRefresh } from './tonconnect/walletsRefresh.js';
-import { USDT_OFF } from './usdtConfig.js';
+import { usdtOnChain } from './usdtConfig.js';
 
 export interface AppDeps {
   config: Config;
@@ -147,7 +147,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     publicUrl: config.publicUrl,
     webhooks: webhookSettings(config),
     observeAttempt: attemptObserver(app.log, metrics),
-    usdt: config.usdt ?? USDT_OFF,
+    // On exactly when the chain gateway has a jetton, with its master (the one USDT switch).
+    usdt: usdtOnChain(config.usdt, deps.chain),
   };
   app.decorate('ctx', ctx);
   const options: RouteOptions = {

@@ -7,7 +7,7 @@ import { Address } from '@ton/core';
 import type { TonNetwork } from './chain/gateway.js';
 import type { WebhookSettings } from './events/dispatcher.js';
 import { OFFICIAL_WALLETS_URL } from './tonconnect/walletsRefresh.js';
-import { type UsdtSettings, usdtSettings } from './usdtConfig.js';
+import { type UsdtConfig, usdtSettings } from './usdtConfig.js';
 
 export interface Config {
   port: number;
@@ -42,8 +42,11 @@ export interface Config {
   tonNetwork: TonNetwork;
   /** Present exactly when tonNetwork is testnet or mainnet. */
   tonLive?: TonLiveConfig;
-  /** USDT next to TON (usdtConfig.ts); absent: off, with the default limits. */
-  usdt?: UsdtSettings;
+  /**
+   * The USDT master the network gateway opens and the USDT limits (usdtConfig.ts); absent: the
+   * default limits, and no master for the networks. Whether USDT is on follows the chain gateway.
+   */
+  usdt?: UsdtConfig;
   production: boolean;
   /** Webhooks may target loopback/private addresses (development); refused otherwise (SSRF). */
   webhookAllowPrivate: boolean;

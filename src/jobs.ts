@@ -5,6 +5,7 @@ import type { DomainContext } from './domain/context.js';
 import { expireOverdueTasks } from './domain/expiry.js';
 import { readFollowerProblems } from './domain/followerProblems.js';
 import { purgeExpiredKeys } from './domain/idempotency.js';
+import { sendDueJettonTransfers } from './domain/jettonTransfers.js';
 import { CHAIN_LEASE, Lease, type LeaseSettings, thisProcess } from './domain/lease.js';
 import { sendDueTransfers } from './domain/payouts.js';
 import { runReviewWindow } from './domain/reviewWindow.js';
@@ -27,9 +28,9 @@ const IDEMPOTENCY_PURGE_MS = 600_000;
 
 /**
  * Background work driven by database rows, so any instance can do it and a crash loses nothing:
- * pending chain transfers (payouts and fees whose first send failed or was interrupted), webhook
- * deliveries, execution deadlines, review windows (auto-release, reminders) and workers'
- * Telegram notifications.
+ * pending chain transfers (payouts and fees, TON or USDT, whose first send failed or was
+ * interrupted), webhook deliveries, execution deadlines, review windows (auto-release, reminders)
+ * and workers' Telegram notifications.
  */
 export function startBackgroundJobs(
   ctx: DomainContext,
@@ -72,7 +73,11 @@ export function startBackgroundJobs(
             log,
           ),
         ]
-      : [pollLoop('pending transfers', TRANSFER_POLL_MS, () => sendDueTransfers(ctx), log)];
+      : [
+          pollLoop('pending transfers', TRANSFER_POLL_MS, () => sendDueTransfers(ctx), log),
+          // USDT payouts and fees as jetton transfers (network mode batches them in its sender).
+          pollLoop('pending jetton transfers', TRANSFER_POLL_MS, () => sendDueJettonTransfers(ctx), log),
+        ];
   // Webhooks never wait for a slow receiver before claiming more: the pump's attempts run on
   // while its loop keeps claiming other agents' deliveries (fair shares, webhookFairness.ts).
   const webhooks = startWebhookPump(ctx, ctx.webhooks, (error) =>

@@ -63,7 +63,8 @@ async function serve(
   for (const line of chainLines) app.log.info({ component: 'chain' }, line);
   services.sandboxGuard?.logTo((message) => app.log.error({ component: 'chain' }, message));
   for (const notice of notices) app.log.warn(notice.message);
-  if (config.usdt?.disabledReason) app.log.info(config.usdt.disabledReason);
+  const { usdt } = app.ctx;
+  if (usdt.disabledReason) app.log.info(usdt.disabledReason);
 
   // SIGTERM (an orchestrator or process manager stopping the instance) drains first: /ready goes
   // 503 at once so the load balancer stops sending here, requests are served as usual for

@@ -91,6 +91,8 @@ export async function openServices(
             apiKey: live.apiKey,
             mnemonic: live.walletMnemonic,
             feeAddress: live.feeAddress,
+            // The USDT master the gateway opens as its jetton; none: USDT is off (usdtOnChain).
+            ...(config.usdt?.master ? { usdtMaster: config.usdt.master } : {}),
             requestsPerSecond: live.requestsPerSecond,
             walletTimeoutSec: live.walletTimeoutSec,
             pollMs: live.pollMs,

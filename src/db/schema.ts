@@ -247,7 +247,8 @@ export interface ChainTransferTable {
   to_address: string;
   /**
    * TON goes out as a plain transfer from the hot wallet; USDT as a jetton transfer, which only
-   * the jetton sender may send: until one is wired, USDT rows wait (transfers.ts).
+   * a jetton sender may send (the sandbox: src/domain/jettonTransfers.ts; networks: the chain
+   * sender's batches), never the TON sender (transfers.ts).
    */
   currency: Currency;
   amount_nano: bigint;

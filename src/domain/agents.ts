@@ -1,3 +1,4 @@
+import { formatAddress } from '../chain/address.js';
 import { countAgentTasks, findAgent, insertAgent, updateAgentProfile } from '../db/repositories/agents.js';
 import { findLiveKeyByHash, insertApiKey, touchApiKey } from '../db/repositories/apiKeys.js';
 import { balanceOf, creditDeposit, totalDeposited } from '../db/repositories/balances.js';
@@ -191,19 +192,27 @@ export async function depositFromChain(
 }
 
 /**
- * LEAD: the sandbox USDT faucet. Until the jetton chain layer is wired, the sandbox credits USDT
- * in the books only: the same recording function as the watcher's (creditChainDeposit), with no
- * chain transaction (txHash null) and the platform's wallet as the source. Plug the sandbox
- * jetton mint in here: mint `amountMicro` to the deposit address with the agent's memo, then
- * `creditChainDeposit(ctx, agentId, { ...minted, currency: 'USDT' })` with what the chain shows.
+ * The sandbox USDT faucet: an agent's wallet (the sandbox faucet, minted whenever it runs short)
+ * sends `amountMicro` of "USDT (sandbox)" to the deposit address with the agent's memo as the
+ * forward payload's comment, and the agent is credited with what the deposit address's
+ * transaction shows, through the watcher's own recording function: the same once-per-chain-
+ * transaction credit as a TON deposit.
  */
-function creditSandboxUsdt(ctx: DomainContext, agentId: string, amountMicro: bigint) {
+async function creditSandboxUsdt(ctx: DomainContext, agentId: string, amountMicro: bigint) {
+  const jetton = ctx.chain.jetton;
+  // USDT requests pass only while USDT is on, which is while the gateway has its jetton.
+  assertInvariant(jetton, "USDT is on only with the chain gateway's jetton");
+  const deposit = await jetton.sendTestDeposit(agentId, amountMicro);
+  assertInvariant(
+    deposit.memo === agentId && !deposit.foreign,
+    'the USDT test deposit is our own jetton with the agent memo',
+  );
   return creditChainDeposit(ctx, agentId, {
     currency: 'USDT',
-    txHash: null,
-    fromAddress: ctx.chain.hotWalletAddress,
+    txHash: deposit.txHash,
+    fromAddress: formatAddress(deposit.fromOwner ?? deposit.senderJettonWallet, ctx.chain.network),
     toAddress: ctx.chain.depositAddress,
-    amountNano: amountMicro,
+    amountNano: deposit.amount,
   });
 }
 
@@ -217,10 +226,7 @@ export async function creditChainDeposit(
     return await creditOnce(ctx, agentId, deposit);
   } catch (error) {
     // A concurrent replay of the same chain transaction committed first: ours is a no-op.
-    const existing =
-      isUniqueViolation(error) && deposit.txHash !== null
-        ? await findLedgerRowByHash(ctx.db, deposit.txHash)
-        : undefined;
+    const existing = isUniqueViolation(error) ? await findLedgerRowByHash(ctx.db, deposit.txHash) : undefined;
     if (existing) return sameCredit(existing, agentId);
     // Already credited (to another agent): nothing is missing from the books.
     if (error instanceof CreditedElsewhere) throw error;
@@ -230,12 +236,12 @@ export async function creditChainDeposit(
 
 /**
  * A transfer that reached the deposit address. `currency` is TON when not given (the watcher's
- * TON deposits); `amountNano` is in that currency's smallest unit. `txHash` null: the sandbox
- * USDT faucet's books-only credit (creditSandboxUsdt), which has no chain transaction yet.
+ * TON deposits); `amountNano` is in that currency's smallest unit; `txHash` is the deposit
+ * address's transaction that received it (for USDT: the transfer notification's).
  */
 type Deposit = {
   currency?: Currency;
-  txHash: string | null;
+  txHash: string;
   fromAddress: string;
   toAddress: string;
   amountNano: bigint;
@@ -273,8 +279,6 @@ async function keepUncredited(ctx: DomainContext, agentId: string, deposit: Depo
     error instanceof DepositLimitError || error instanceof DomainError
       ? error.message
       : `the credit failed: ${(error as Error)?.message ?? String(error)}`;
-  // A books-only credit (no chain transaction) has nothing on chain to keep for the operator.
-  if (deposit.txHash === null) return error;
   try {
     await recordUncreditedDeposit(ctx.db, {
       tx_hash: deposit.txHash,
@@ -297,7 +301,7 @@ async function keepUncredited(ctx: DomainContext, agentId: string, deposit: Depo
 
 function creditOnce(ctx: DomainContext, agentId: string, deposit: Deposit): Promise<TransactionRow> {
   return inTransaction(ctx.db, async (trx) => {
-    const existing = deposit.txHash === null ? undefined : await findLedgerRowByHash(trx, deposit.txHash);
+    const existing = await findLedgerRowByHash(trx, deposit.txHash);
     if (existing) return sameCredit(existing, agentId);
     return insertDepositCredit(ctx, trx, agentId, deposit);
   });

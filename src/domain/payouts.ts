@@ -1,45 +1,31 @@
 import type { Kysely } from 'kysely';
 import type { TransferResult } from '../chain/gateway.js';
 import type { ChainTransferRow, TransactionRow } from '../db/repositories/executor.js';
-import { confirmLedgerRow, findLedgerRow } from '../db/repositories/ledger.js';
-import { findTask } from '../db/repositories/tasks.js';
+import { findLedgerRow } from '../db/repositories/ledger.js';
 import { findTransfer, listDueTransfers, markTransferSent } from '../db/repositories/transfers.js';
 import type { Database } from '../db/schema.js';
 import type { OutboxKind } from '../outbox/kind.js';
 import { attemptRow, runDue } from '../outbox/runner.js';
 import type { DomainContext } from './context.js';
-import { formatAmount } from './currency.js';
 import { assertInvariant } from './errors.js';
-import { recordEvent } from './events.js';
-import { notifyWorker } from './notifications.js';
+import { jettonTransferKind } from './jettonTransfers.js';
+import { recordSentTransfer, retryDelayMs } from './sentTransfers.js';
 
-/** Retry delays grow from 5 s and stop growing at 10 minutes; a transfer is never abandoned. */
-const FIRST_RETRY_MS = 5_000;
-const MAX_RETRY_MS = 10 * 60_000;
 /**
  * A sandbox send is in-process and takes milliseconds; a claim holds its transfer this long (plus
  * the runner's margin), which is also the wait before a send cut off by a crash is tried again.
  */
 const SEND_TIMEOUT_MS = 5_000;
 
-/** The wait after the `failures`-th failed send (the first failure waits 5 s). */
-export function retryDelayMs(failures: number): number {
-  return Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** Math.min(failures - 1, 20));
-}
-
 type DueTransfer = ChainTransferRow & { id: string };
 
 /**
- * Jetton sender (LEAD: where it plugs in, issue 29). Every chain transfer row carries its
- * currency; the TON paths here and in chainSender.ts take only TON rows (listDueTransfers,
- * listUnbatchedTransfers, and the guards in attemptTransfer and `attempt` below), so a USDT
- * payout or fee stays `pending`, unclaimed and unfailed, until a jetton sender takes it:
- * - sandbox: an outbox kind like chainTransferKind that lists `currency = 'USDT'` rows and sends
- *   each as a TEP-74 jetton transfer from the hot wallet's jetton wallet (query id from txn_id,
- *   so a resend is idempotent), then calls recordSentTransfer as onDone does here;
- * - testnet/mainnet: the same rows batched into Highload messages (chainSender.ts prepareBatch)
- *   as jetton transfers, confirmed by the follower when the jetton wallet's transfer succeeded.
- * recordSentTransfer and confirmTransfer already write payment.sent in the row's currency.
+ * Every chain transfer row carries its currency, and the TON paths here and in chainSender.ts
+ * take only TON rows (listDueTransfers, listUnbatchedTransfers, and the guard in `attempt`
+ * below), so a USDT payout or fee is never sent as TON. USDT rows go out as TEP-74 jetton
+ * transfers: in the sandbox by jettonTransferKind (./jettonTransfers.ts), on testnet/mainnet in
+ * the chain sender's Highload batches. recordSentTransfer and confirmTransfer write payment.sent
+ * in the row's currency.
  *
  * Sandbox chain transfers (payouts and fees) as outbox work: the runner claims a pending transfer,
  * sends it (the gateway is idempotent on the transfer id, so a resend after a crash that hid a
@@ -91,9 +77,11 @@ export function chainTransferKind(ctx: DomainContext): OutboxKind<DueTransfer, T
 export async function attemptTransfer(ctx: DomainContext, txnId: string): Promise<TransactionRow> {
   const transfer = await findTransfer(ctx.db, txnId);
   assertInvariant(transfer, `ledger row ${txnId} has a chain transfer`);
-  // A USDT transfer waits for the jetton sender (see chainTransferKind): never sent as TON.
-  if (transfer.status === 'pending' && !ctx.chain.live && transfer.currency === 'TON') {
-    await attemptRow(ctx, chainTransferKind(ctx), { ...transfer, id: transfer.txn_id });
+  // Sandbox only (network mode batches its transfers): a USDT row is a jetton transfer, never TON.
+  if (transfer.status === 'pending' && !ctx.chain.live) {
+    const due = { ...transfer, id: transfer.txn_id };
+    if (transfer.currency === 'TON') await attemptRow(ctx, chainTransferKind(ctx), due);
+    else await attemptRow(ctx, jettonTransferKind(ctx), due);
   }
   const row = await findLedgerRow(ctx.db, txnId);
   assertInvariant(row, `ledger row ${txnId} exists`);
@@ -117,55 +105,6 @@ export async function confirmTransfer(
   if (!sent) return false;
   await recordSentTransfer(ctx, trx, txnId, toAddress, result);
   return true;
-}
-
-/**
- * What a sent transfer writes once its own row says `sent`: the ledger row confirmed with the
- * chain's hash, and for a payout the payment.sent event and the worker's notification.
- */
-export async function recordSentTransfer(
-  ctx: DomainContext,
-  trx: Kysely<Database>,
-  txnId: string,
-  toAddress: string,
-  result: TransferResult,
-): Promise<void> {
-  const now = ctx.clock.now();
-  const row = await confirmLedgerRow(trx, txnId, result, now.toISOString());
-  assertInvariant(row, `ledger row ${txnId} was pending`);
-  if (row.type === 'PAYOUT' && row.task_id) {
-    await recordEvent(trx, {
-      agentId: row.agent_id,
-      taskId: row.task_id,
-      type: 'payment.sent',
-      data: {
-        taskId: row.task_id,
-        payment: {
-          amount: formatAmount(row.currency, row.amount_nano),
-          toAddress,
-          txHash: result.txHash,
-          currency: row.currency,
-        },
-      },
-      now,
-    });
-    const task = await findTask(trx, row.task_id);
-    if (task?.worker_id) {
-      await notifyWorker(trx, {
-        workerId: task.worker_id,
-        taskId: row.task_id,
-        kind: 'payment_sent',
-        data: {
-          taskId: row.task_id,
-          title: task.title,
-          amount: formatAmount(row.currency, row.amount_nano),
-          currency: row.currency,
-          txHash: result.txHash,
-        },
-        now,
-      });
-    }
-  }
 }
 
 /** One pass of the sandbox transfer runner: sends every due pending transfer once; returns how many were due. */

@@ -1,6 +1,5 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAINNET_USDT_MASTER, USDT_DEFAULTS } from '../../src/usdtConfig.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createAgent, type TestAgent } from '../helpers/fixtures.js';
 import { connectHttp, listen, tool, toolError } from '../helpers/mcp.js';
@@ -11,9 +10,8 @@ let agent: TestAgent;
 let client: Client;
 
 beforeAll(async () => {
-  t = await createTestApp({
-    config: { usdt: { enabled: true, master: MAINNET_USDT_MASTER, ...USDT_DEFAULTS } },
-  });
+  // The sandbox takes USDT: its chain gateway deploys "USDT (sandbox)".
+  t = await createTestApp();
   const baseUrl = await listen(t);
   agent = await createAgent(t, { name: 'Tool user', deposit: '10' });
   const credited = await call(t, 'POST', `/admin/agents/${agent.id}/deposits`, t.admin, {
@@ -63,13 +61,14 @@ describe('MCP tools in USDT (issue 29)', () => {
   });
 
   it('get_deposit_info answers for the currency asked for', async () => {
+    const master = t.services.chain.jetton!.masterAddress;
     const usdt = await tool(client, 'get_deposit_info', { currency: 'USDT' });
     expect(usdt.deposit).toMatchObject({
       currency: 'USDT',
-      jettonMaster: MAINNET_USDT_MASTER,
+      jettonMaster: master,
       minimum: '0.01',
     });
-    expect(usdt.deposit.link).toContain(`?jetton=${MAINNET_USDT_MASTER}&text=${agent.id}`);
+    expect(usdt.deposit.link).toContain(`?jetton=${master}&text=${agent.id}`);
     expect(usdt).toMatchObject({ balance: '0.05', lockedByTasks: '1.95' });
     const ton = await tool(client, 'get_deposit_info');
     expect(ton).toMatchObject({ deposit: { currency: 'TON' }, balance: '10', lockedByTasks: '0' });

@@ -1,5 +1,7 @@
+import { Address, toNano } from '@ton/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listTaskEvents } from '../../src/db/repositories/events.js';
+import { sendDueJettonTransfers } from '../../src/domain/jettonTransfers.js';
 import { sendDueTransfers } from '../../src/domain/payouts.js';
 import { reconcileUsdt } from '../../src/domain/reconciliation.js';
 import { MAINNET_USDT_MASTER, USDT_DEFAULTS } from '../../src/usdtConfig.js';
@@ -12,17 +14,17 @@ import {
   expectBooksBalanced,
   type TestAgent,
 } from '../helpers/fixtures.js';
+import { createLiveTestApp, type LiveTestApp, roundsUntil } from '../helpers/liveChain.js';
 import { expectAgentBooks } from '../helpers/moneyChecks.js';
 import { submittedTask } from '../helpers/submissionApi.js';
 import { call, workerMe } from '../helpers/workerApi.js';
 
 /**
- * Issue 29: USDT next to TON in the books. The jetton chain layer is not part of this build, so
- * USDT is turned on through the config here (as the lead will for the sandbox once the chain side
- * lands), deposits come from the sandbox faucet's books-only USDT credit, and USDT payouts stay
- * pending for the jetton sender: what is tested is the books.
+ * Issue 29: USDT next to TON in the books. USDT is on exactly when the chain gateway has a jetton:
+ * always in the sandbox (its own "USDT (sandbox)"), whose faucet sends real jettons to the deposit
+ * address and whose jetton sender pays USDT payouts and fees (test/money/usdtSandbox.test.ts
+ * follows those on the chain); on testnet only with TON_USDT_MASTER.
  */
-const USDT_ON = { usdt: { enabled: true, master: MAINNET_USDT_MASTER, ...USDT_DEFAULTS } };
 
 interface Balances {
   TON: { balance: string; lockedByTasks: string };
@@ -61,15 +63,22 @@ function task(t: TestApp, agent: TestAgent, body: Record<string, unknown>) {
   });
 }
 
-describe('USDT is off unless enabled', () => {
-  let t: TestApp;
+describe('USDT on testnet follows TON_USDT_MASTER (the network gateway opens its jetton)', () => {
+  let l: LiveTestApp;
   beforeAll(async () => {
-    t = await createTestApp();
-  });
-  afterAll(() => t.close());
+    l = await createLiveTestApp({ fund: 0n });
+  }, 180_000); // a fresh fake chain, app and mnemonic on a busy 2-core machine
+  afterAll(() => l?.close());
 
   it('answers every USDT request 400 "USDT is not enabled" and changes nothing; TON works as before', async () => {
-    const agent = await createAgent(t, { deposit: '10' });
+    const { t } = l;
+    // The one switch: no master configured, so the gateway has no jetton and the books take no USDT.
+    expect(t.services.chain.jetton).toBeUndefined();
+    expect(t.ctx.usdt).toMatchObject({ enabled: false, master: null });
+    expect(t.ctx.usdt.disabledReason).toContain('TON_USDT_MASTER is not set');
+    const agent = await createAgent(t);
+    await l.fake.sendFromFaucet(l.live.wallet.address, toNano('10'), agent.id);
+    await roundsUntil(l, async () => (await balances(t, agent)).TON.balance === '10');
     const before = await books(t, agent);
     for (const res of [
       await task(t, agent, { currency: 'USDT' }),
@@ -86,19 +95,36 @@ describe('USDT is off unless enabled', () => {
     expect(ton.json().task).not.toHaveProperty('currency');
     expect(ton.json().task.totalAmount).toBe('1.3');
   });
+
+  it('with TON_USDT_MASTER the network gateway opens that master and USDT is on with it', async () => {
+    const other = await createLiveTestApp({
+      sharedWith: l,
+      config: { usdt: { master: MAINNET_USDT_MASTER, ...USDT_DEFAULTS } },
+    });
+    try {
+      const jetton = other.t.services.chain.jetton!;
+      expect(Address.parse(jetton.masterAddress).equals(Address.parse(MAINNET_USDT_MASTER))).toBe(true);
+      expect(other.t.ctx.usdt).toMatchObject({ enabled: true, master: jetton.masterAddress });
+      expect(other.t.ctx.usdt.disabledReason).toBeUndefined();
+    } finally {
+      await other.close();
+    }
+  });
 });
 
 describe('USDT in the books', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp({ config: USDT_ON });
+    t = await createTestApp();
   });
   afterAll(() => t.close());
 
   it('a USDT task escrows reward + 30% fee in micro-USDT from the USDT balance only', async () => {
     const agent = await createAgent(t, { deposit: '10' });
     const credit = await depositIn(t, agent.id, '5', 'USDT');
-    expect(credit).toMatchObject({ type: 'DEPOSIT', amount: '5', currency: 'USDT', txHash: null });
+    // The faucet's jettons arrived on the chain: the credit carries the deposit address's transaction.
+    expect(credit).toMatchObject({ type: 'DEPOSIT', amount: '5', currency: 'USDT' });
+    expect(credit.txHash).toMatch(/^[0-9a-f]{64}$/);
     const res = await task(t, agent, { reward: '1.000001', currency: 'USDT' });
     expect(res.statusCode, res.body).toBe(201);
     // 30% of 1000001 micro-USDT is 300000.3, half-up 300000.
@@ -152,14 +178,17 @@ describe('USDT in the books', () => {
     const res = await call(t, 'GET', '/agents/me/deposit?currency=USDT', agent.headers);
     expect(res.statusCode, res.body).toBe(200);
     const address = t.services.chain.depositAddress;
+    // The sandbox's own master, as the chain gateway holds it.
+    const master = t.services.chain.jetton!.masterAddress;
+    expect(t.ctx.usdt.master).toBe(master);
     expect(res.json()).toEqual({
       network: 'sandbox',
       address,
       memo: agent.id,
-      link: `ton://transfer/${address}?jetton=${MAINNET_USDT_MASTER}&text=${agent.id}`,
+      link: `ton://transfer/${address}?jetton=${master}&text=${agent.id}`,
       minimum: '0.01',
       currency: 'USDT',
-      jettonMaster: MAINNET_USDT_MASTER,
+      jettonMaster: master,
     });
     const ton = (await call(t, 'GET', '/agents/me/deposit', agent.headers)).json();
     expect(ton).toEqual({
@@ -263,24 +292,18 @@ describe('USDT in the books', () => {
     });
   });
 
-  it('pays to the micro-USDT: completion books payout and fee in USDT; they wait for the jetton sender, never sent as TON', async () => {
+  it('pays to the micro-USDT: completion pays payout and fee as jettons at once, never as TON', async () => {
     const agent = await createAgent(t, { deposit: '5' });
     await depositIn(t, agent.id, '1', 'USDT');
     const worker = await createWorker(t);
     const { taskId } = await assignedTask(t, agent, worker, { currency: 'USDT', reward: '0.01' });
-    const hot = t.services.chain.hotWalletAddress;
-    const hotBefore = await t.services.chain.getBalance(hot);
     const done = await call(t, 'POST', `/tasks/${taskId}/complete`, agent.headers);
     expect(done.statusCode, done.body).toBe(200);
-    expect(done.json().payment).toMatchObject({
-      amount: '0.01',
-      currency: 'USDT',
-      pending: true,
-      txHash: null,
-    });
-    expect(done.json().fee).toMatchObject({ amount: '0.003', currency: 'USDT', success: false });
-    // The TON sender passes USDT rows by: still pending, never attempted, no TON left the wallet.
+    expect(done.json().payment).toMatchObject({ amount: '0.01', currency: 'USDT', pending: false });
+    expect(done.json().fee).toMatchObject({ amount: '0.003', currency: 'USDT', success: true });
+    // Sent by the jetton sender, once; neither sender finds anything left to send.
     expect(await sendDueTransfers(t.ctx)).toBe(0);
+    expect(await sendDueJettonTransfers(t.ctx)).toBe(0);
     const rows = await t.ctx.db
       .selectFrom('chain_transfers')
       .innerJoin('transactions', 'transactions.id', 'chain_transfers.txn_id')
@@ -294,10 +317,12 @@ describe('USDT in the books', () => {
       .orderBy('chain_transfers.amount_nano')
       .execute();
     expect(rows).toEqual([
-      { currency: 'USDT', status: 'pending', attempts: 0, amount_nano: 3_000n },
-      { currency: 'USDT', status: 'pending', attempts: 0, amount_nano: 10_000n },
+      { currency: 'USDT', status: 'sent', attempts: 1, amount_nano: 3_000n },
+      { currency: 'USDT', status: 'sent', attempts: 1, amount_nano: 10_000n },
     ]);
-    expect(await t.services.chain.getBalance(hot)).toBe(hotBefore);
+    // The worker's wallet got jettons, not TON: of TON only the notification's forward_ton_amount.
+    expect(await t.services.chain.jetton!.balance(worker.wallet!)).toBe(10_000n);
+    expect(await t.services.chain.getBalance(worker.wallet!)).toBe(1n);
     expect(await balances(t, agent)).toEqual({
       TON: { balance: '5', lockedByTasks: '0' },
       USDT: { balance: '0.987', lockedByTasks: '0' },
@@ -307,7 +332,7 @@ describe('USDT in the books', () => {
     expect(me.totalEarned).toBe('0');
     const payouts = (await call(t, 'GET', '/worker/payouts', worker.headers)).json().payouts;
     expect(payouts).toEqual([
-      expect.objectContaining({ amount: '0.01', currency: 'USDT', status: 'pending' }),
+      expect.objectContaining({ amount: '0.01', currency: 'USDT', status: 'confirmed' }),
     ]);
     await expectAgentBooks(t, agent);
     await expectBooksBalanced(t);
@@ -327,7 +352,7 @@ describe('USDT in the books', () => {
     expect(one.statusCode, one.body).toBe(200);
     // 3000 * 1 / 10000 = 0.3 micro: no fee; 12999 micro back.
     expect(one.json()).toMatchObject({
-      payout: { amount: '0.000001', currency: 'USDT', status: 'pending' },
+      payout: { amount: '0.000001', currency: 'USDT', status: 'confirmed' },
       fee: null,
       refund: { amount: '0.012999', destination: 'agent_balance', currency: 'USDT' },
     });
@@ -373,15 +398,12 @@ describe('USDT in the books', () => {
     await expectBooksBalanced(t);
   });
 
-  it('reconciliation lists the USDT books as chain_side_not_available until the jetton layer provides the chain', async () => {
+  it('reconciliation sums the USDT books in USDT only', async () => {
     const report = await reconcileUsdt(t.ctx, null);
-    expect(report.state).toBe('chain_side_not_available');
-    expect(report.ok).toBeNull();
-    // The USDT deposits and payouts of the tests above, summed in USDT only.
+    // The USDT deposits and payouts of the tests above, summed in USDT only, all paid on chain.
     expect(report.books.deposits.count).toBeGreaterThan(0);
-    expect(report.books.payoutsPending.count).toBe(3);
-    expect(report.books.payoutsConfirmed).toEqual({ count: 0, total: '0' });
-    expect(report.books.payoutsPending.total).toBe('0.010005');
+    expect(report.books.payoutsPending).toEqual({ count: 0, total: '0' });
+    expect(report.books.payoutsConfirmed).toEqual({ count: 3, total: '0.010005' });
   });
 });
 

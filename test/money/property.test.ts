@@ -31,7 +31,11 @@ import {
  *   review window, and refunds are refused once anything was submitted;
  * - (issue 25) disputes by either side, held tasks that nothing else moves, and resolutions that
  *   pay the worker nothing, everything or a part (the fee in proportion, rounded down, the rest
- *   back to the agent), at most once.
+ *   back to the agent), at most once;
+ * - (issue 29) deposits and tasks in TON or USDT: every balance, lock, earning and conservation
+ *   rule holds per currency, a task only ever takes its own currency's balance, and each worker's
+ *   USDT earnings are exactly the jettons its wallet holds on the sandbox chain (paid as jetton
+ *   transfers, never as TON).
  *
  * One app serves every run; each run gets fresh agents and workers (the audit is judged for the
  * run's own agents, so a failed run cannot spoil the shrinking runs after it). Reproduce a
@@ -47,15 +51,28 @@ const AGENTS = 3;
 /** The last worker never connects a wallet: it can be neither offered a task nor apply. */
 const WORKERS = 4;
 const NO_WALLET = WORKERS - 1;
-/** Agents 0 and 1 start with 20 TON; agent 2 starts with nothing and no name. */
-const START_BALANCE = [20_000_000_000n, 20_000_000_000n, 0n];
+type Currency = 'TON' | 'USDT';
+const CURRENCIES: Currency[] = ['TON', 'USDT'];
+/** Each currency's smallest units per whole coin (TON 9 decimals, USDT 6). */
+const UNIT: Record<Currency, bigint> = { TON: 1_000_000_000n, USDT: 1_000_000n };
+type PerCurrency = Record<Currency, bigint>;
+/** Agents 0 and 1 start with 20 TON and 20 USDT; agent 2 starts with nothing and no name. */
+const START_BALANCE: PerCurrency[] = [
+  { TON: 20n * UNIT.TON, USDT: 20n * UNIT.USDT },
+  { TON: 20n * UNIT.TON, USDT: 20n * UNIT.USDT },
+  { TON: 0n, USDT: 0n },
+];
 
-const MIN_REWARD = 10_000_000n;
-const MAX_REWARD = 1_000_000n * 1_000_000_000n;
-/** Five valid rewards, then invalid ones (too small, too large, too many decimals). */
+/** Rewards are 0.01 to 1,000,000 of either currency. */
+const MIN_REWARD = (c: Currency) => UNIT[c] / 100n;
+const MAX_REWARD = (c: Currency) => 1_000_000n * UNIT[c];
+/**
+ * Five valid rewards (the fifth only in TON: USDT has 6 decimals), then invalid ones (too small,
+ * too large, too many decimals).
+ */
 const REWARDS = ['0.01', '1', '2.5', '7', '1.234567891', '0.005', '1000001', '1.0000000001'];
-/** Deposits below 0.01 TON are refused (they cannot pay for their own chain processing). */
-const MIN_DEPOSIT = 10_000_000n;
+/** Deposits below 0.01 (of either currency) are refused (they cannot pay for their own chain processing). */
+const MIN_DEPOSIT = (c: Currency) => UNIT[c] / 100n;
 const DEPOSITS = ['1', '3.9', '15', '0.01', '0.000000001', '0'];
 
 /** Each autoRelease step moves the clock past the default review window (72 h) and any offer window. */
@@ -87,9 +104,9 @@ type WorkStatus = 'IN_PROGRESS' | 'REVIEW';
  * could succeed on (when there are any), so runs reach deep states; without it, among all.
  */
 type Op =
-  | { kind: 'deposit'; agent: number; amount: string }
-  | { kind: 'create'; agent: number; reward: string }
-  | { kind: 'offer'; agent: number; worker: number; reward: string }
+  | { kind: 'deposit'; agent: number; amount: string; currency?: Currency }
+  | { kind: 'create'; agent: number; reward: string; currency?: Currency }
+  | { kind: 'offer'; agent: number; worker: number; reward: string; currency?: Currency }
   | { kind: 'acceptOffer' | 'declineOffer'; worker: number; asHolder: boolean; fit: boolean; task: number }
   | { kind: 'apply'; worker: number; fit: boolean; task: number }
   | { kind: 'acceptApplication'; agent: number; asOwner: boolean; fit: boolean; application: number }
@@ -108,6 +125,8 @@ type ResolveAmount = 'zero' | 'nano' | 'third' | 'short' | 'full' | 'over';
 interface ModelTask {
   id: string;
   agent: number;
+  /** Reward, total and every amount of the task are in it (smallest units). */
+  currency: Currency;
   status: string;
   rewardNano: bigint;
   totalNano: bigint;
@@ -132,10 +151,12 @@ interface ModelApplication {
 }
 
 interface Model {
-  balance: bigint[];
+  balance: PerCurrency[];
   tasks: ModelTask[];
   applications: ModelApplication[];
-  earned: bigint[];
+  earned: PerCurrency[];
+  /** USDT payouts each worker received: each brings the notification's 1 nanoton of TON. */
+  jettonPayouts: number[];
   completed: number[];
   /** How far autoRelease steps moved the test clock. */
   nowMs: number;
@@ -143,7 +164,13 @@ interface Model {
 
 interface Snapshot {
   agents: Books[];
-  workers: { me: Record<string, unknown>; applications: WorkerApplication[]; chainNano: bigint }[];
+  workers: {
+    me: Record<string, unknown>;
+    applications: WorkerApplication[];
+    chainNano: bigint;
+    /** The USDT jettons the worker's wallet holds on the sandbox chain. */
+    chainUsdt: bigint;
+  }[];
 }
 
 interface WorkerApplication {
@@ -178,7 +205,10 @@ interface Expected {
   onSuccess?: (body: any) => void | Promise<void>;
 }
 
-/** Counts of successful steps per kind over all runs, to prove the runs reached deep states. */
+/**
+ * Counts of successful steps per kind over all runs, to prove the runs reached deep states (and
+ * `usdtPayout`: USDT payouts the model made, by completion, auto-release or resolution).
+ */
 const successes: Record<string, number> = {};
 
 /** The item `back` places before the newest; null (an unknown id) for -1 or an empty list. */
@@ -188,11 +218,18 @@ function pick<T>(items: T[], back: number, fit: false | ((item: T) => boolean) =
   return back < 0 || from.length === 0 ? null : from[from.length - 1 - (back % from.length)]!;
 }
 
-function parseReward(reward: string): bigint | null {
-  const match = /^(0|[1-9]\d*)(?:\.(\d{1,9}))?$/.exec(reward);
+/** A decimal amount in `currency`'s smallest units; null when it has more decimals than the currency. */
+function parseUnits(amount: string, currency: Currency): bigint | null {
+  const decimals = currency === 'TON' ? 9 : 6;
+  const match = new RegExp(`^(0|[1-9]\\d*)(?:\\.(\\d{1,${decimals}}))?$`).exec(amount);
   if (!match) return null;
-  const nano = toNano(reward);
-  return nano < MIN_REWARD || nano > MAX_REWARD ? null : nano;
+  return BigInt(match[1]!) * UNIT[currency] + BigInt((match[2] ?? '').padEnd(decimals, '0'));
+}
+
+function parseReward(reward: string, currency: Currency): bigint | null {
+  const units = parseUnits(reward, currency);
+  if (units === null) return null;
+  return units < MIN_REWARD(currency) || units > MAX_REWARD(currency) ? null : units;
 }
 
 const pendingApplication = (a: ModelApplication) => a.status === 'PENDING';
@@ -227,10 +264,11 @@ function workerNanoOf(amount: ResolveAmount, rewardNano: bigint): bigint {
   }
 }
 
-/** Nanotons as the API's decimal TON string. */
-function tonString(nano: bigint): string {
-  const whole = nano / 1_000_000_000n;
-  const fraction = (nano % 1_000_000_000n).toString().padStart(9, '0').replace(/0+$/, '');
+/** Smallest units as the API's decimal string of the currency. */
+function amountString(units: bigint, currency: Currency = 'TON'): string {
+  const decimals = currency === 'TON' ? 9 : 6;
+  const whole = units / UNIT[currency];
+  const fraction = (units % UNIT[currency]).toString().padStart(decimals, '0').replace(/0+$/, '');
   return fraction ? `${whole}.${fraction}` : `${whole}`;
 }
 
@@ -279,23 +317,26 @@ function expect_(m: Model, r: Real, op: Op): Expected {
   const { t } = r;
   switch (op.kind) {
     case 'deposit': {
-      const nano = toNano(op.amount);
+      const currency = op.currency ?? 'TON';
+      const units = parseUnits(op.amount, currency);
       return {
-        status: nano >= MIN_DEPOSIT ? 201 : 400,
+        status: units !== null && units >= MIN_DEPOSIT(currency) ? 201 : 400,
         request: {
           method: 'POST',
           url: `/admin/agents/${r.agents[op.agent]!.id}/deposits`,
           headers: t.admin,
-          payload: { amount: op.amount },
+          payload: { amount: op.amount, ...(op.currency ? { currency: op.currency } : {}) },
         },
-        onSuccess: () => {
-          m.balance[op.agent]! += nano;
+        onSuccess: (body) => {
+          expect(body.transaction.currency ?? 'TON').toBe(currency);
+          m.balance[op.agent]![currency] += units!;
         },
       };
     }
     case 'create':
     case 'offer': {
-      const rewardNano = parseReward(op.reward);
+      const currency = op.currency ?? 'TON';
+      const rewardNano = parseReward(op.reward, currency);
       const worker = op.kind === 'offer' ? op.worker : null;
       const request: Request = {
         method: 'POST',
@@ -306,13 +347,15 @@ function expect_(m: Model, r: Real, op: Op): Expected {
           description: 'From the property test',
           reward: op.reward,
           agentName: `Agent ${op.agent}`,
+          ...(op.currency ? { currency: op.currency } : {}),
           ...(worker === null ? {} : { assignToUserId: r.workers[worker]!.id }),
         },
       };
       if (rewardNano === null) return { status: 400, request };
       if (worker === NO_WALLET) return { status: 409, request };
       const totalNano = rewardNano + expectedFee(rewardNano);
-      if (m.balance[op.agent]! < totalNano) return { status: 402, request };
+      // Only the task's own currency can pay for it, however much of the other there is.
+      if (m.balance[op.agent]![currency] < totalNano) return { status: 402, request };
       // The clock stands still here: every offer of a run is within the same 24 hours.
       const sent = m.applications.filter(
         (a) =>
@@ -323,10 +366,12 @@ function expect_(m: Model, r: Real, op: Op): Expected {
         status: 201,
         request,
         onSuccess: async (body) => {
-          expect(toNano(body.task.totalAmount)).toBe(totalNano);
+          expect(parseUnits(body.task.totalAmount, currency)).toBe(totalNano);
+          expect(body.task.currency ?? 'TON').toBe(currency);
           const task: ModelTask = {
             id: body.task.id,
             agent: op.agent,
+            currency,
             status: worker === null ? 'FUNDED' : 'OFFERED',
             rewardNano,
             totalNano,
@@ -337,7 +382,7 @@ function expect_(m: Model, r: Real, op: Op): Expected {
           };
           expect(body.task.status).toBe(task.status);
           m.tasks.push(task);
-          m.balance[op.agent]! -= totalNano;
+          m.balance[op.agent]![currency] -= totalNano;
           if (worker !== null) {
             const mine = await workerApplications(r, worker);
             const offered = mine.find((a) => a.taskId === task.id);
@@ -466,7 +511,7 @@ function expect_(m: Model, r: Real, op: Op): Expected {
             return;
           }
           task.status = 'CANCELLED';
-          m.balance[task.agent]! += task.totalNano;
+          m.balance[task.agent]![task.currency] += task.totalNano;
           for (const a of m.applications) {
             if (a.task === task && (a.status === 'PENDING' || a.status === 'OFFERED')) a.status = 'REJECTED';
           }
@@ -588,7 +633,7 @@ function expect_(m: Model, r: Real, op: Op): Expected {
         method: 'POST',
         url: `/admin/disputes/${task?.dispute?.id ?? UNKNOWN_DISPUTE}/resolve`,
         headers: t.admin,
-        payload: { workerAmount: tonString(workerNano), note: 'Decided by the model' },
+        payload: { workerAmount: amountString(workerNano, task?.currency), note: 'Decided by the model' },
       };
       if (!task?.dispute) return { status: 404, request };
       if (task.dispute.status === 'RESOLVED') return { status: 409, request };
@@ -600,20 +645,20 @@ function expect_(m: Model, r: Real, op: Op): Expected {
           const feeNano = expectedFee(task.rewardNano);
           const splitFee = (feeNano * workerNano) / task.rewardNano;
           const agentNano = task.totalNano - workerNano - splitFee;
+          const c = task.currency;
           expect(body.dispute.resolution).toMatchObject({
-            workerAmount: tonString(workerNano),
-            platformFee: tonString(splitFee),
-            agentAmount: tonString(agentNano),
+            workerAmount: amountString(workerNano, c),
+            platformFee: amountString(splitFee, c),
+            agentAmount: amountString(agentNano, c),
           });
           task.dispute!.status = 'RESOLVED';
-          m.balance[task.agent]! += agentNano;
+          m.balance[task.agent]![c] += agentNano;
           if (workerNano === 0n) {
             task.status = 'CANCELLED';
             return;
           }
           task.status = 'COMPLETED';
-          m.earned[task.worker!]! += workerNano;
-          m.completed[task.worker!]! += 1;
+          paidInModel(m, task, workerNano);
         },
       };
     }
@@ -656,8 +701,18 @@ function expect_(m: Model, r: Real, op: Op): Expected {
 function completeInModel(m: Model, task: ModelTask) {
   task.status = 'COMPLETED';
   if (task.submissions.at(-1) === 'PENDING') task.submissions[task.submissions.length - 1] = 'ACCEPTED';
-  m.earned[task.worker!]! += task.rewardNano;
-  m.completed[task.worker!]! += 1;
+  paidInModel(m, task, task.rewardNano);
+}
+
+/** The task's worker is paid `units` of the task's currency (a USDT payout as a jetton transfer). */
+function paidInModel(m: Model, task: ModelTask, units: bigint) {
+  const worker = task.worker!;
+  m.earned[worker]![task.currency] += units;
+  if (task.currency === 'USDT') {
+    m.jettonPayouts[worker]! += 1;
+    successes.usdtPayout = (successes.usdtPayout ?? 0) + 1;
+  }
+  m.completed[worker]! += 1;
 }
 
 async function workerApplications(r: Real, worker: number): Promise<WorkerApplication[]> {
@@ -676,6 +731,7 @@ async function snapshot(r: Real): Promise<Snapshot> {
       me: me.json().worker,
       applications: await workerApplications(r, w),
       chainNano: worker.wallet ? await r.t.services.chain.getBalance(worker.wallet) : 0n,
+      chainUsdt: worker.wallet ? await r.t.services.chain.jetton!.balance(worker.wallet) : 0n,
     });
   }
   return { agents, workers };
@@ -687,12 +743,18 @@ async function verify(m: Model, r: Real, snap: Snapshot): Promise<void> {
     const books = snap.agents[a]!;
     const who = `agent ${a}`;
     checkBooks(books, who);
-    expect(books.money.balanceNano, `${who} balance`).toBe(m.balance[a]);
+    expect(books.money.balanceNano, `${who} balance`).toBe(m.balance[a]!.TON);
     const mine = m.tasks.filter((task) => task.agent === a);
-    const locked = mine
-      .filter((task) => LOCKED.includes(task.status))
-      .reduce((s, task) => s + task.totalNano, 0n);
-    expect(books.money.lockedNano, `${who} locked`).toBe(locked);
+    const balances = books.me.balances as Record<Currency, { balance: string; lockedByTasks: string }>;
+    for (const c of CURRENCIES) {
+      const locked = mine
+        .filter((task) => task.currency === c && LOCKED.includes(task.status))
+        .reduce((s, task) => s + task.totalNano, 0n);
+      expect(
+        { balance: parseUnits(balances[c].balance, c), locked: parseUnits(balances[c].lockedByTasks, c) },
+        `${who} ${c} balance and locked`,
+      ).toEqual({ balance: m.balance[a]![c], locked });
+    }
     const view = (id: string, status: string, worker: string | null) => ({ id, status, worker });
     expect(
       books.tasks.map((task) => view(task.id, task.status, task.worker?.id ?? null)).sort(byId),
@@ -706,16 +768,24 @@ async function verify(m: Model, r: Real, snap: Snapshot): Promise<void> {
   for (let w = 0; w < WORKERS; w++) {
     const seen = snap.workers[w]!;
     const who = `worker ${w}`;
-    expect(toNano(seen.me.totalEarned as string), `${who} totalEarned`).toBe(m.earned[w]);
+    const earned = m.earned[w]!;
+    expect(toNano(seen.me.totalEarned as string), `${who} totalEarned`).toBe(earned.TON);
+    expect(seen.me.earnings, `${who} earnings`).toEqual({
+      TON: amountString(earned.TON, 'TON'),
+      USDT: amountString(earned.USDT, 'USDT'),
+    });
     expect(seen.me.completedTasks, `${who} completedTasks`).toBe(m.completed[w]);
     // Chain time moves with the clock (each autoRelease step jumps 73 h), and an address that
     // holds coins while it passes pays storage fees when its next payout arrives: the wallet may
-    // hold less than was earned by those fees, never more. (The API's earnings above are exact.)
-    const shortNano = m.earned[w]! - seen.chainNano;
+    // hold less than was earned by those fees, never more, but for the 1 nanoton each USDT
+    // payout's notification brings. (The API's earnings above are exact.)
+    const shortNano = earned.TON - seen.chainNano;
     expect(
-      shortNano >= 0n && shortNano <= STORAGE_FEES_ALLOWANCE_NANO,
-      `${who} wallet on chain: ${seen.chainNano} of ${m.earned[w]} earned`,
+      shortNano >= -BigInt(m.jettonPayouts[w]!) && shortNano <= STORAGE_FEES_ALLOWANCE_NANO,
+      `${who} wallet on chain: ${seen.chainNano} of ${earned.TON} earned`,
     ).toBe(true);
+    // Jettons pay no storage fees: the wallet holds exactly the USDT earned, paid on the chain.
+    expect(seen.chainUsdt, `${who} USDT on chain`).toBe(earned.USDT);
     expect(
       seen.applications.map((a) => ({ id: a.id, taskId: a.taskId, status: a.status })).sort(byId),
       `${who} applications`,
@@ -807,6 +877,8 @@ const reward = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom(...REWARDS.slice(0, 5)) },
   { weight: 1, arbitrary: fc.constantFrom(...REWARDS.slice(5)) },
 );
+/** Unset (the default, TON), TON by name, or USDT: half the tasks and deposits are USDT. */
+const currency = fc.constantFrom<Currency | undefined>(undefined, 'TON', 'USDT', 'USDT');
 const workStatus = fc.constantFrom<WorkStatus>('IN_PROGRESS', 'REVIEW');
 
 const ops = {
@@ -814,9 +886,16 @@ const ops = {
     kind: fc.constant('deposit' as const),
     agent: agentIdx,
     amount: fc.constantFrom(...DEPOSITS),
+    currency,
   }),
-  create: fc.record({ kind: fc.constant('create' as const), agent: agentIdx, reward }),
-  offer: fc.record({ kind: fc.constant('offer' as const), agent: agentIdx, worker: workerIdx, reward }),
+  create: fc.record({ kind: fc.constant('create' as const), agent: agentIdx, reward, currency }),
+  offer: fc.record({
+    kind: fc.constant('offer' as const),
+    agent: agentIdx,
+    worker: workerIdx,
+    reward,
+    currency,
+  }),
   apply: fc.record({
     kind: fc.constant('apply' as const),
     worker: workerIdx,
@@ -967,20 +1046,29 @@ describe(`model-based money property on ${DIALECT}`, () => {
     const agents: TestAgent[] = [];
     for (let a = 0; a < AGENTS; a++) {
       const balance = START_BALANCE[a]!;
-      agents.push(
-        await createAgent(t, {
-          name: balance > 0n ? `Agent ${a}` : null,
-          ...(balance > 0n ? { deposit: `${balance / 1_000_000_000n}` } : {}),
-        }),
-      );
+      const agent = await createAgent(t, {
+        name: balance.TON > 0n ? `Agent ${a}` : null,
+        ...(balance.TON > 0n ? { deposit: amountString(balance.TON, 'TON') } : {}),
+      });
+      if (balance.USDT > 0n) {
+        const res = await t.app.inject({
+          method: 'POST',
+          url: `/admin/agents/${agent.id}/deposits`,
+          headers: t.admin,
+          payload: { amount: amountString(balance.USDT, 'USDT'), currency: 'USDT' },
+        });
+        expect(res.statusCode, res.body).toBe(201);
+      }
+      agents.push(agent);
     }
     const workers: TestWorker[] = [];
     for (let w = 0; w < WORKERS; w++) workers.push(await createWorker(t, { wallet: w !== NO_WALLET }));
     const model: Model = {
-      balance: [...START_BALANCE],
+      balance: START_BALANCE.map((b) => ({ ...b })),
       tasks: [],
       applications: [],
-      earned: workers.map(() => 0n),
+      earned: workers.map(() => ({ TON: 0n, USDT: 0n })),
+      jettonPayouts: workers.map(() => 0),
       completed: workers.map(() => 0),
       nowMs: 0,
     };
@@ -1011,7 +1099,7 @@ describe(`model-based money property on ${DIALECT}`, () => {
       await runModel(TRUST_COMMANDS, TRUST_STEPS);
       if (process.env.FC_DEBUG) console.log(JSON.stringify(successes));
       const seen = JSON.stringify(successes);
-      for (const kind of ['submit', 'revise', 'dispute', 'resolve'])
+      for (const kind of ['submit', 'revise', 'dispute', 'resolve', 'usdtPayout'])
         expect(successes[kind] ?? 0, seen).toBeGreaterThan(0);
     },
     10 * 60_000,
@@ -1091,8 +1179,8 @@ describe(`model-based money property on ${DIALECT}`, () => {
     }
     // Worked out by hand: agent 0 paid 1.3 for the completed task and got the deleted offer back;
     // agent 1 locked two 9.1 tasks; agent 2 has its 3.9 minus the open 0.013 task.
-    expect(model.balance).toEqual([18_700_000_000n, 1_800_000_000n, 3_887_000_000n]);
-    expect(model.earned).toEqual([1_000_000_000n, 0n, 0n, 0n]);
+    expect(model.balance.map((b) => b.TON)).toEqual([18_700_000_000n, 1_800_000_000n, 3_887_000_000n]);
+    expect(model.earned.map((e) => e.TON)).toEqual([1_000_000_000n, 0n, 0n, 0n]);
   });
 
   it('a scripted sequence walks submissions, revisions, refusals of refunds and an auto-release', async () => {
@@ -1134,7 +1222,7 @@ describe(`model-based money property on ${DIALECT}`, () => {
       ['COMPLETED', ['REVISION_REQUESTED', 'REVISION_REQUESTED', 'REVISION_REQUESTED', 'ACCEPTED']],
       ['COMPLETED', ['ACCEPTED']],
     ]);
-    expect(model.earned).toEqual([2_500_000_000n, 1_000_000_000n, 0n, 0n]);
+    expect(model.earned.map((e) => e.TON)).toEqual([2_500_000_000n, 1_000_000_000n, 0n, 0n]);
   });
 
   it('a scripted sequence walks disputes: who may open when, the hold, and splits of every kind', async () => {
@@ -1189,10 +1277,49 @@ describe(`model-based money property on ${DIALECT}`, () => {
       ['COMPLETED', ['DISPUTED'], 'RESOLVED'],
     ]);
     // A third of 10 TON (3.333333333) and one nanoton of 0.01 TON; the 1 TON task went back.
-    expect(model.earned).toEqual([3_333_333_333n, 0n, 1n, 0n]);
+    expect(model.earned.map((e) => e.TON)).toEqual([3_333_333_333n, 0n, 1n, 0n]);
     // Agent 0: 20 - 13 - 0.013, plus back 13 - 3.333333333 - 0.999999999 and 0.013 - 0.000000001.
-    expect(model.balance[0]).toBe(
+    expect(model.balance[0]!.TON).toBe(
       20_000_000_000n - 13_000_000_000n + 8_666_666_668n - 13_000_000n + 12_999_999n,
     );
+  });
+
+  it('a scripted sequence walks USDT: deposits, tasks paid in jettons, splits, and neither currency paying for the other', async () => {
+    const { model, real } = await setup();
+    const own = { asOwner: true, fit: true };
+    const hold = { asHolder: true, fit: true };
+    const usdt = { currency: 'USDT' as const };
+    const script: [Op, number][] = [
+      [{ kind: 'deposit', agent: 2, amount: '0.000000001', ...usdt }, 400],
+      [{ kind: 'deposit', agent: 2, amount: '3.9', ...usdt }, 201],
+      // Agent 2 has USDT and no TON: a TON task is 402 whatever its USDT.
+      [{ kind: 'create', agent: 2, reward: '1', currency: 'TON' }, 402],
+      [{ kind: 'create', agent: 2, reward: '1.234567891', ...usdt }, 400],
+      [{ kind: 'create', agent: 2, reward: '2.5', ...usdt }, 201],
+      [{ kind: 'create', agent: 2, reward: '1', ...usdt }, 402],
+      [{ kind: 'apply', worker: 0, fit: true, task: 0 }, 201],
+      [{ kind: 'acceptApplication', agent: 2, ...own, application: 0 }, 200],
+      [{ kind: 'submit', worker: 0, ...hold, task: 0 }, 201],
+      [{ kind: 'complete', agent: 2, ...own, task: 0 }, 200],
+      [{ kind: 'offer', agent: 0, worker: 1, reward: '7', ...usdt }, 201],
+      [{ kind: 'acceptOffer', worker: 1, ...hold, task: 0 }, 200],
+      [{ kind: 'submit', worker: 1, ...hold, task: 0 }, 201],
+      [{ kind: 'dispute', side: 'agent', who: 0, asParty: true, fit: true, task: 0 }, 201],
+      [{ kind: 'resolve', fit: true, task: 0, amount: 'over' }, 400],
+      [{ kind: 'resolve', fit: true, task: 0, amount: 'third' }, 200],
+      [{ kind: 'create', agent: 1, reward: '0.01', ...usdt }, 201],
+      [{ kind: 'apply', worker: 2, fit: true, task: 0 }, 201],
+      [{ kind: 'acceptApplication', agent: 1, ...own, application: 0 }, 200],
+      [{ kind: 'submit', worker: 2, ...hold, task: 0 }, 201],
+      [{ kind: 'autoRelease' }, 200],
+    ];
+    for (const [op, status] of script) {
+      expect(await runStep(model, real, op), real.log.join('\n')).toBe(status);
+    }
+    // Worked out by hand, in micro-USDT: a third of 7 is 2.333333, its fee 2.1 x 2.333333 / 7
+    // rounded down 0.699999, and 9.1 - 2.333333 - 0.699999 went back to agent 0.
+    expect(model.earned.map((e) => e.USDT)).toEqual([2_500_000n, 2_333_333n, 10_000n, 0n]);
+    expect(model.balance.map((b) => b.USDT)).toEqual([16_966_668n, 19_987_000n, 650_000n]);
+    expect(model.balance.map((b) => b.TON)).toEqual([20_000_000_000n, 20_000_000_000n, 0n]);
   });
 });

@@ -16,7 +16,7 @@ export function findTransfer(db: Executor, txnId: string): Promise<ChainTransfer
 /**
  * Pending TON transfers whose next attempt is due, oldest first. USDT transfers are jetton
  * transfers, which the TON sender must never send (it would pay TON): they are not listed here
- * and wait, pending, for the jetton sender ("Jetton sender" in src/domain/payouts.ts).
+ * and wait, pending, for a jetton sender (listDueJettonTransfers below, and network mode's batches).
  */
 export function listDueTransfers(db: Executor, now: string, limit: number): Promise<ChainTransferRow[]> {
   return db
@@ -24,6 +24,26 @@ export function listDueTransfers(db: Executor, now: string, limit: number): Prom
     .selectAll()
     .where('status', '=', 'pending')
     .where('currency', '=', 'TON')
+    .where('next_attempt_at', '<=', now)
+    .orderBy('next_attempt_at')
+    .limit(limit)
+    .execute();
+}
+
+/**
+ * Pending USDT transfers whose next attempt is due, oldest first: the sandbox jetton sender's work
+ * (src/domain/jettonTransfers.ts). Network mode batches these in its chain sender instead.
+ */
+export function listDueJettonTransfers(
+  db: Executor,
+  now: string,
+  limit: number,
+): Promise<ChainTransferRow[]> {
+  return db
+    .selectFrom('chain_transfers')
+    .selectAll()
+    .where('status', '=', 'pending')
+    .where('currency', '=', 'USDT')
     .where('next_attempt_at', '<=', now)
     .orderBy('next_attempt_at')
     .limit(limit)
