@@ -461,6 +461,8 @@ export interface UncreditedDepositTable {
   from_address: string;
   to_address: string;
   reason: string;
+  /** The deposit's currency (migration 0024); `amount_nano` is in its smallest unit. */
+  currency: Currency;
   created_at: string;
 }
 

@@ -287,6 +287,7 @@ async function keepUncredited(ctx: DomainContext, agentId: string, deposit: Depo
       from_address: deposit.fromAddress,
       to_address: deposit.toAddress,
       reason: clipText(reason, 1000),
+      currency: deposit.currency ?? 'TON',
       created_at: ctx.clock.now().toISOString(),
     });
   } catch {

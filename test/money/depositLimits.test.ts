@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChainGateway } from '../../src/chain/gateway.js';
+import type { JettonGateway } from '../../src/chain/jetton/gateway.js';
 import { call, ok } from '../helpers/agentApi.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createAgent } from '../helpers/fixtures.js';
@@ -94,7 +95,50 @@ describe('deposit limits', { timeout: 180_000 }, () => {
     const report = await audit();
     expect(report.ok).toBe(true);
     expect(report.uncreditedDeposits).toEqual([
-      expect.objectContaining({ agentId: agent.id, amount: '600000000', reason: expect.any(String) }),
+      expect.objectContaining({
+        agentId: agent.id,
+        amount: '600000000',
+        currency: 'TON',
+        reason: expect.any(String),
+      }),
+    ]);
+  });
+
+  it('records a USDT transfer that could not be credited in USDT', async () => {
+    // The same race in USDT: both jetton transfers reach the deposit address's jetton wallet.
+    let arrived = 0;
+    let release: () => void = () => {};
+    const bothArrived = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const wrapChain = (chain: ChainGateway): ChainGateway => {
+      const jetton = chain.jetton!;
+      const wrapped = Object.assign(Object.create(jetton) as JettonGateway, {
+        async sendTestDeposit(memo: string, amount: bigint) {
+          if (++arrived === 2) release();
+          await bothArrived;
+          return jetton.sendTestDeposit(memo, amount);
+        },
+      });
+      // The gateway's `jetton` is a getter: the wrapper shadows it with its own property.
+      return Object.defineProperty(Object.create(chain), 'jetton', { value: wrapped }) as ChainGateway;
+    };
+    t = await createTestApp({ wrapChain });
+    const agent = await createAgent(t);
+    const usdt = (amount: string) =>
+      call(t, { headers: t.admin }, 'POST', `/admin/agents/${agent.id}/deposits`, {
+        amount,
+        currency: 'USDT',
+      });
+    const answers = await Promise.all([usdt('600000000'), usdt('600000000')]);
+    expect(answers.map((r) => r.statusCode).sort()).toEqual([201, 409]);
+    const me = await ok(t, agent, 'GET', '/agents/me');
+    expect(me.agent.balances.USDT.balance).toBe('600000000');
+    expect(me.agent.balance).toBe('0');
+    const report = await audit();
+    expect(report.ok).toBe(true);
+    expect(report.uncreditedDeposits).toEqual([
+      expect.objectContaining({ agentId: agent.id, amount: '600000000', currency: 'USDT' }),
     ]);
   });
 });

@@ -18,6 +18,7 @@ const UncreditedDeposit = Type.Object({
   txHash: Type.String(),
   agentId: Type.String(),
   amount: Type.String(),
+  currency: Currency,
   fromAddress: Type.String(),
   toAddress: Type.String(),
   reason: Type.String(),
