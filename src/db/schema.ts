@@ -246,8 +246,8 @@ export interface ChainTransferTable {
   txn_id: string;
   to_address: string;
   /**
-   * TON goes out as a plain transfer from the hot wallet; USDT as a jetton transfer, which only
-   * the jetton sender may send: until one is wired, USDT rows wait (transfers.ts).
+   * TON goes out as a plain transfer from the hot wallet; USDT as a jetton transfer from the hot
+   * wallet's jetton wallet (network mode: in the same Highload batches, chainSender.ts).
    */
   currency: Currency;
   amount_nano: bigint;
@@ -262,6 +262,12 @@ export interface ChainTransferTable {
   batch_id: Generated<string | null>;
   /** Network mode: the hot wallet's transaction that sent it (shared by a batch's transfers). */
   chain_tx_hash: Generated<string | null>;
+  /**
+   * Network mode, USDT: the lt (decimal) of the hot wallet's transaction that sent the jetton
+   * transfer in a landed batch; the jetton wallets' transactions after it say whether it was paid
+   * (src/domain/jettonConfirmations.ts). Null while not sent in a landed batch.
+   */
+  sent_lt: Generated<string | null>;
 }
 
 /** Network mode: one signed Highload Wallet v3 external message carrying a batch of transfers. */

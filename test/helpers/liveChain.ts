@@ -3,9 +3,12 @@ import { type Address, toNano } from '@ton/core';
 import { keyPairFromSeed, mnemonicNew } from '@ton/crypto';
 import { WalletContractV4 } from '@ton/ton';
 import { expect } from 'vitest';
+import { USDT_METADATA_URI } from '../../src/chain/jetton/sandboxMaster.js';
 import type { LiveChain } from '../../src/chain/liveChain.js';
+import { creditChainDeposit } from '../../src/domain/agents.js';
 import { followWallet } from '../../src/domain/chainFollower.js';
 import { runChainSender } from '../../src/domain/chainSender.js';
+import { USDT_DEFAULTS } from '../../src/usdtConfig.js';
 import { createTestApp, type TestApp, type TestAppOptions } from './app.js';
 import { type FakeToncenter, startFakeToncenter } from './fakeToncenter.js';
 import { createWorker, type TestWorker } from './fixtures.js';
@@ -23,6 +26,8 @@ export interface LiveTestApp {
   live: LiveChain;
   mnemonic: string[];
   feeAddress: Address;
+  /** The fake's USDT master when created with `usdt`. */
+  usdtMaster?: Address | null;
   close(): Promise<void>;
 }
 
@@ -34,10 +39,16 @@ export async function createLiveTestApp(
     sharedWith?: LiveTestApp;
     jobs?: boolean;
     config?: TestAppOptions['config'];
+    /**
+     * USDT on: the fake deploys "USDT (sandbox)" (the stablecoin contracts), the network gateway
+     * uses it as its master and the books take USDT. The hot wallet holds no USDT until minted.
+     */
+    usdt?: boolean;
   } = {},
 ): Promise<LiveTestApp> {
   const shared = opts.sharedWith;
   const fake = shared?.fake ?? (await startFakeToncenter({ blockMs: 10 }));
+  const usdtMaster = opts.usdt ? (shared?.usdtMaster ?? (await fake.deployJetton(USDT_METADATA_URI))) : null;
   const mnemonic = shared?.mnemonic ?? (await mnemonicNew());
   const feeAddress =
     shared?.feeAddress ??
@@ -48,8 +59,11 @@ export async function createLiveTestApp(
   const t = await createTestApp({
     sharedWith: shared?.t,
     jobs: opts.jobs,
-    config: opts.config,
+    config: usdtMaster
+      ? { usdt: { enabled: true, master: usdtMaster.toString(), ...USDT_DEFAULTS }, ...opts.config }
+      : opts.config,
     live: {
+      ...(usdtMaster ? { usdtMaster: usdtMaster.toString() } : {}),
       apiUrl: fake.url,
       mnemonic,
       feeAddress: feeAddress.toString(),
@@ -67,6 +81,7 @@ export async function createLiveTestApp(
     live,
     mnemonic,
     feeAddress,
+    usdtMaster,
     async close() {
       await t.close();
       if (!shared) await fake.close();
@@ -131,4 +146,26 @@ export async function createLiveWorker(t: TestApp): Promise<TestWorker & { walle
   });
   expect(res.statusCode, res.body).toBe(200);
   return { ...worker, wallet: wallet.address.toString() };
+}
+
+/**
+ * An agent's USDT, as network mode would hold it once deposited: the USDT is minted to the hot
+ * wallet on chain (where a deposit lands) and credited in the books with the watcher's recording
+ * function. (Network USDT deposits by memo are tested on their own; this keeps payout tests short.)
+ */
+export async function creditUsdt(l: LiveTestApp, agentId: string, micro: bigint): Promise<void> {
+  if (!l.usdtMaster) throw new Error('creditUsdt: create the live test app with usdt: true');
+  await l.fake.mintJetton(l.usdtMaster, l.live.wallet.address, micro);
+  await creditChainDeposit(l.t.ctx, agentId, {
+    currency: 'USDT',
+    txHash: randomBytes(32).toString('hex'),
+    fromAddress: l.t.services.chain.hotWalletAddress,
+    toAddress: l.t.services.chain.depositAddress,
+    amountNano: micro,
+  });
+}
+
+/** The USDT (micro) the chain shows at `owner`'s jetton wallet. */
+export function usdtBalance(l: LiveTestApp, owner: Address | string): Promise<bigint> {
+  return l.t.services.chain.jetton!.balance(owner.toString());
 }
