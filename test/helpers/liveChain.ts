@@ -59,9 +59,7 @@ export async function createLiveTestApp(
   const t = await createTestApp({
     sharedWith: shared?.t,
     jobs: opts.jobs,
-    config: usdtMaster
-      ? { usdt: { enabled: true, master: usdtMaster.toString(), ...USDT_DEFAULTS }, ...opts.config }
-      : opts.config,
+    config: usdtMaster ? { usdt: usdtOn(usdtMaster), ...opts.config } : opts.config,
     live: {
       ...(usdtMaster ? { usdtMaster: usdtMaster.toString() } : {}),
       apiUrl: fake.url,
@@ -87,6 +85,16 @@ export async function createLiveTestApp(
       if (!shared) await fake.close();
     },
   };
+}
+
+/**
+ * The app config's USDT settings for the fake's master. (Written as an assertion so it also fits
+ * a config whose USDT switch is derived from the gateway's jetton, which the master gives it.)
+ */
+function usdtOn(master: Address) {
+  return { enabled: true, master: master.toString(), ...USDT_DEFAULTS } as NonNullable<
+    TestAppOptions['config']
+  >['usdt'];
 }
 
 /** One round of the network loops as the background jobs run them, then the next block. */
