@@ -47,6 +47,8 @@ const MAX_STORED_MEMO = 200;
  * - the external message of a batch marks the batch landed (so it is never re-issued);
  * - the wallet's internal_transfer transaction confirms each transfer whose out-message it shows
  *   (with that transaction's hash), and releases those it skipped (e.g. no funds) to a new batch;
+ *   a USDT transfer it shows is only recorded as sent (its lt): the jetton wallets confirm it
+ *   later (jettonConfirmations.ts, a few each round), or it goes into a new batch if it failed;
  * - an incoming transfer from anyone else is a deposit: credited to the agent named by its memo
  *   (once per transaction hash), or kept for the operator when the memo matches nobody.
  */

@@ -29,6 +29,9 @@ import { inTransaction, isUniqueViolation } from './transaction.js';
  * 1. `prepareBatch`: due transfers are put in one Highload batch whose query id, created_at and
  *    whole signed message are committed to the database, together with the link from each
  *    transfer to the batch, before anything is sent. The batch row is outbox work, due at once.
+ *    A USDT transfer is a message to the hot wallet's jetton wallet (jettonPayoutMessage, query id
+ *    from its txn_id) carrying JETTON_TRANSFER_TON_NANO for gas; each currency is paused on its
+ *    own when the hot wallet cannot cover its next transfer (PAUSE_KEY, USDT_PAUSE_KEY).
  * 2. `chainBatchKind`: the outbox runner claims each pending batch (compare-and-set) and attempts
  *    it: until `created_at + timeout` an attempt sends the persisted message (again: the wallet
  *    refuses a query id it has processed, so a resend is always safe) and leaves the batch pending

@@ -152,6 +152,49 @@ describe('USDT payouts in network mode', () => {
     await expectBooksBalanced(t);
   });
 
+  it('an instance killed between sending a USDT batch and recording it: another pays it once', async () => {
+    const { t, fake, live } = l;
+    const agent = await createAgent(t);
+    await creditUsdt(l, agent.id, 13n * USDT);
+    const job = await completedTask(agent, { reward: '10', currency: 'USDT' });
+    const hotBefore = await usdtBalance(l, live.wallet.address);
+    const feeBefore = await usdtBalance(l, l.feeAddress);
+    // Instance B persists the batch, claims it, sends it, and dies before recording anything
+    // (as kill -9 at HANDOFF_FAIL_AT=after-send): its claim holds the batch for ATTEMPT_TIMEOUT_MS.
+    const b = await createLiveTestApp({ sharedWith: l, usdt: true });
+    expect(await prepareBatch(b.t.ctx, b.live)).toBe(2);
+    const batch = await t.ctx.db
+      .selectFrom('chain_batches')
+      .selectAll()
+      .where('status', '=', 'pending')
+      .executeTakeFirstOrThrow();
+    const leaseUntil = new Date(b.t.clock.now().getTime() + 30_000).toISOString();
+    await t.ctx.db
+      .updateTable('chain_batches')
+      .set({ attempts: 1, next_attempt_at: leaseUntil })
+      .where('id', '=', batch.id)
+      .execute();
+    await b.live.client.sendBoc(batch.boc);
+    await b.close();
+    await fake.settle();
+    // This instance goes on: the follower sees the batch land, the jetton wallets show both paid.
+    await roundsUntil(l, () => confirmed(job.taskId));
+    // The dead instance's claim runs out: nothing is sent again (the batch has landed).
+    t.clock.advance(60_000);
+    for (let i = 0; i < 3; i++) await chainRound(l);
+    expect(await usdtBalance(l, job.worker.wallet)).toBe(10n * USDT);
+    expect(await usdtBalance(l, l.feeAddress)).toBe(feeBefore + 3n * USDT);
+    expect(await usdtBalance(l, live.wallet.address)).toBe(hotBefore - 13n * USDT);
+    expect(
+      await t.ctx.db
+        .selectFrom('chain_batches')
+        .select('status')
+        .where('id', '=', batch.id)
+        .executeTakeFirst(),
+    ).toEqual({ status: 'landed' });
+    await expectBooksBalanced(t);
+  });
+
   /**
    * The operator moves hot USDT away by hand: a batch of its own (a sequence number the service
    * never uses), so the service's books know nothing of it.
