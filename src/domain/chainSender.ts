@@ -65,21 +65,28 @@ export async function prepareBatch(
   const tonDue = await listUnbatchedTransfers(ctx.db, MAX_BATCH, 'TON');
   const usdtDue = await listUnbatchedTransfers(ctx.db, MAX_BATCH, 'USDT');
   const nowIso = ctx.clock.now().toISOString();
+  if (tonDue.length === 0 && usdtDue.length === 0) return 0;
+  // A currency with nothing due is not paused (a pause is lifted when its transfers went out).
   if (tonDue.length === 0) await deleteChainState(ctx.db, PAUSE_KEY);
   if (usdtDue.length === 0) await deleteChainState(ctx.db, USDT_PAUSE_KEY);
-  if (tonDue.length === 0 && usdtDue.length === 0) return 0;
   const account = await live.client.getAccount(live.wallet.address);
   const promised = await inFlightNano(ctx.db);
   const hot = live.wallet.address;
-  // The USDT side is read only when USDT is due: two get-methods (the jetton wallet's address is cached).
-  const usdt =
-    usdtDue.length > 0 && jetton
-      ? {
-          hotJettonWallet: Address.parse(await jetton.walletAddress(hot.toString())),
-          balance: await jetton.balance(hot.toString()),
-          promised: await inFlightUsdt(ctx.db),
-        }
-      : null;
+  // The USDT side is read only when USDT is due: two get-methods (the jetton wallet's address is
+  // cached). A failure to read it holds back USDT payouts this round, never TON ones.
+  let usdtError: string | null = null;
+  let usdt: { hotJettonWallet: Address; balance: bigint; promised: bigint } | null = null;
+  if (usdtDue.length > 0 && jetton) {
+    try {
+      usdt = {
+        hotJettonWallet: Address.parse(await jetton.walletAddress(hot.toString())),
+        balance: await jetton.balance(hot.toString()),
+        promised: await inFlightUsdt(ctx.db),
+      };
+    } catch (error) {
+      usdtError = `USDT payouts wait: the hot wallet's USDT could not be read (${(error as Error).message})`;
+    }
+  }
   const fit = fitBalances(
     mergeOldestFirst(tonDue, usdt ? usdtDue : []),
     account.balanceNano - promised,
@@ -96,7 +103,7 @@ export async function prepareBatch(
   if (usdtDue.length > 0) {
     // Per currency: a USDT shortage pauses USDT payouts only, and TON payouts go on (and back).
     const reason = !usdt
-      ? 'USDT payouts wait: this instance has no USDT jetton configured (TON_USDT_MASTER)'
+      ? (usdtError ?? 'USDT payouts wait: this instance has no USDT jetton configured (TON_USDT_MASTER)')
       : fit.chosen.some((t) => t.currency === 'USDT')
         ? null
         : fit.usdtBlocked === 'usdt'
