@@ -31,12 +31,9 @@ export async function openServices(
     log?: (msg: string) => void;
     /** Called with `database` once migrated and `chain` once the chain is open (start-up timing). */
     onSpan?: (name: 'database' | 'chain') => void;
-    /** Tests: the chain's clock, faster resends and the fake's USDT master for network mode. */
+    /** Tests: the chain's clock and faster resends for network mode. */
     chainOverrides?: Partial<
-      Pick<
-        NetworkGatewayOptions,
-        'nowSeconds' | 'resendMs' | 'createdAtLagSec' | 'requestTimeoutMs' | 'usdtMaster'
-      >
+      Pick<NetworkGatewayOptions, 'nowSeconds' | 'resendMs' | 'createdAtLagSec' | 'requestTimeoutMs'>
     >;
   } = {},
 ): Promise<Services> {

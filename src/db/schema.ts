@@ -246,8 +246,8 @@ export interface ChainTransferTable {
   txn_id: string;
   to_address: string;
   /**
-   * TON goes out as a plain transfer from the hot wallet; USDT as a jetton transfer from the hot
-   * wallet's jetton wallet (network mode: in the same Highload batches, chainSender.ts).
+   * TON goes out as a plain transfer from the hot wallet; USDT as a jetton transfer, which only
+   * the jetton sender may send: until one is wired, USDT rows wait (transfers.ts).
    */
   currency: Currency;
   amount_nano: bigint;

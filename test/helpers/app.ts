@@ -92,8 +92,6 @@ export interface TestAppOptions {
     feeAddress: string;
     nowSeconds: () => number;
     walletTimeoutSec?: number;
-    /** The fake's USDT jetton master (network mode's jetton layer); absent: no jetton. */
-    usdtMaster?: string;
   };
 }
 
@@ -169,13 +167,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const clock = new ManualClock(options.start ?? previous?.clock.now() ?? START);
   const live = options.live;
   const chainOverrides = live
-    ? {
-        nowSeconds: live.nowSeconds,
-        resendMs: 0,
-        createdAtLagSec: 1,
-        requestTimeoutMs: 3_000,
-        ...(live.usdtMaster ? { usdtMaster: live.usdtMaster } : {}),
-      }
+    ? { nowSeconds: live.nowSeconds, resendMs: 0, createdAtLagSec: 1, requestTimeoutMs: 3_000 }
     : undefined;
   const opened = await openServices(config, {
     clock,

@@ -3,6 +3,8 @@ import { type Address, toNano } from '@ton/core';
 import { keyPairFromSeed, mnemonicNew } from '@ton/crypto';
 import { WalletContractV4 } from '@ton/ton';
 import { expect } from 'vitest';
+import type { ChainGateway } from '../../src/chain/gateway.js';
+import { NetworkJettonGateway } from '../../src/chain/jetton/networkJetton.js';
 import { USDT_METADATA_URI } from '../../src/chain/jetton/sandboxMaster.js';
 import type { LiveChain } from '../../src/chain/liveChain.js';
 import { creditChainDeposit } from '../../src/domain/agents.js';
@@ -26,9 +28,30 @@ export interface LiveTestApp {
   live: LiveChain;
   mnemonic: string[];
   feeAddress: Address;
-  /** The fake's USDT master when created with `usdt`. */
-  usdtMaster?: Address | null;
+  /** The USDT master when created with `usdt`. */
+  usdtMaster?: Address;
   close(): Promise<void>;
+}
+
+/**
+ * The network gateway with the USDT master's jetton layer, as a gateway created with `usdtMaster`
+ * has it (the app's own wiring of TON_USDT_MASTER is not what these tests are about).
+ */
+function withUsdt(inner: ChainGateway, master: Address): ChainGateway {
+  const live = inner.live!;
+  const jetton = new NetworkJettonGateway({
+    network: 'testnet',
+    client: live.client,
+    master,
+    hotWallet: live.wallet.address,
+  });
+  return new Proxy(inner, {
+    get(target, prop) {
+      if (prop === 'jetton') return jetton;
+      const value = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }
 
 export async function createLiveTestApp(
@@ -40,15 +63,17 @@ export async function createLiveTestApp(
     jobs?: boolean;
     config?: TestAppOptions['config'];
     /**
-     * USDT on: the fake deploys "USDT (sandbox)" (the stablecoin contracts), the network gateway
-     * uses it as its master and the books take USDT. The hot wallet holds no USDT until minted.
+     * USDT on: the fake deploys "USDT (sandbox)" as the configured master (or `sharedWith`'s),
+     * the books take USDT and the network gateway gets the master's jetton layer.
      */
     usdt?: boolean;
   } = {},
 ): Promise<LiveTestApp> {
   const shared = opts.sharedWith;
   const fake = shared?.fake ?? (await startFakeToncenter({ blockMs: 10 }));
-  const usdtMaster = opts.usdt ? (shared?.usdtMaster ?? (await fake.deployJetton(USDT_METADATA_URI))) : null;
+  const usdtMaster = opts.usdt
+    ? (shared?.usdtMaster ?? (await fake.deployJetton(USDT_METADATA_URI, 'usdt-admin')))
+    : undefined;
   const mnemonic = shared?.mnemonic ?? (await mnemonicNew());
   const feeAddress =
     shared?.feeAddress ??
@@ -59,9 +84,11 @@ export async function createLiveTestApp(
   const t = await createTestApp({
     sharedWith: shared?.t,
     jobs: opts.jobs,
-    config: usdtMaster ? { usdt: usdtOn(usdtMaster), ...opts.config } : opts.config,
+    config: usdtMaster
+      ? { usdt: { ...USDT_DEFAULTS, enabled: true, master: usdtMaster.toString() }, ...opts.config }
+      : opts.config,
+    ...(usdtMaster ? { wrapChain: (inner: ChainGateway) => withUsdt(inner, usdtMaster) } : {}),
     live: {
-      ...(usdtMaster ? { usdtMaster: usdtMaster.toString() } : {}),
       apiUrl: fake.url,
       mnemonic,
       feeAddress: feeAddress.toString(),
@@ -79,22 +106,12 @@ export async function createLiveTestApp(
     live,
     mnemonic,
     feeAddress,
-    usdtMaster,
+    ...(usdtMaster ? { usdtMaster } : {}),
     async close() {
       await t.close();
       if (!shared) await fake.close();
     },
   };
-}
-
-/**
- * The app config's USDT settings for the fake's master. (Written as an assertion so it also fits
- * a config whose USDT switch is derived from the gateway's jetton, which the master gives it.)
- */
-function usdtOn(master: Address) {
-  return { enabled: true, master: master.toString(), ...USDT_DEFAULTS } as NonNullable<
-    TestAppOptions['config']
-  >['usdt'];
 }
 
 /** One round of the network loops as the background jobs run them, then the next block. */
