@@ -63,8 +63,8 @@ export async function prepareBatch(
 ): Promise<number> {
   const jetton = ctx.chain.jetton ?? null;
   const tonDue = await listUnbatchedTransfers(ctx.db, MAX_BATCH, 'TON');
-  const usdtDue = await listUnbatchedTransfers(ctx.db, MAX_BATCH, 'USDT');
   const nowIso = ctx.clock.now().toISOString();
+  const usdtDue = await listUnbatchedTransfers(ctx.db, MAX_BATCH, 'USDT', nowIso);
   if (tonDue.length === 0 && usdtDue.length === 0) return 0;
   // A currency with nothing due is not paused (a pause is lifted when its transfers went out).
   if (tonDue.length === 0) await deleteChainState(ctx.db, PAUSE_KEY);

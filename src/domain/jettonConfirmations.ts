@@ -21,13 +21,22 @@ import { inTransaction } from './transaction.js';
  * - succeeded: the transfer is confirmed (payment.sent in USDT) with the hot jetton wallet's
  *   transaction hash as the ledger row's hash (unique per payout; reconciliation keys by it);
  * - failed (final: nothing moved, the attached TON came back): it leaves its batch and goes into
- *   a new one; the same query id is searched for again from the new batch's lt;
+ *   a new one after a back-off (failedRetryMs); the same query id is searched for again from the
+ *   new batch's lt;
  * - pending: asked again on a later round.
  */
 export const JETTON_CHECKS_PER_ROUND = 4;
 /** The round-robin cursor: the last txn_id checked (wraps to the start after the last one). */
 export const JETTON_CHECK_CURSOR_KEY = 'jetton_check_cursor';
 const MAX_NOTE_LENGTH = 300;
+/**
+ * A failed jetton transfer goes into a new batch after 30 s, doubling with each failure up to
+ * 10 minutes: a passing cause (the hot USDT moved away, then funded) costs half a minute, a lasting
+ * one (a locked jetton wallet, gas above what is attached) one attempt's gas per 10 minutes.
+ */
+export function failedRetryMs(failures: number): number {
+  return Math.min(10 * 60_000, 30_000 * 2 ** Math.min(failures - 1, 10));
+}
 
 export async function confirmJettonPayouts(
   ctx: DomainContext,
@@ -83,11 +92,18 @@ async function checkOne(
   await inTransaction(ctx.db, async (trx) => {
     await lease?.fence(trx);
     if (outcome.status === 'failed') {
+      const retryAt = new Date(ctx.clock.now().getTime() + failedRetryMs(row.attempts + 1)).toISOString();
       await detachFailedJetton(
         trx,
         row.txn_id,
         sentLt,
-        clipText(`jetton transfer failed, sent again: ${outcome.reason}`, MAX_NOTE_LENGTH),
+        {
+          reason: clipText(
+            `jetton transfer failed (${row.attempts + 1} times), sent again from ${retryAt}: ${outcome.reason}`,
+            MAX_NOTE_LENGTH,
+          ),
+          retryAt,
+        },
         now,
       );
       return;

@@ -139,9 +139,16 @@ describe('USDT payouts in network mode', () => {
       .execute();
     expect(rows).toHaveLength(2);
     for (const row of rows) {
-      expect(row).toMatchObject({ batch_id: null, sent_lt: null });
-      expect(row.last_error).toMatch(/insufficient jetton balance/);
+      expect(row).toMatchObject({ batch_id: null, sent_lt: null, attempts: 1 });
+      expect(row.last_error).toMatch(/failed \(1 times\).*insufficient jetton balance/);
     }
+    // They wait out the back-off (nothing is batched meanwhile), then the sender finds no USDT.
+    for (let i = 0; i < 2; i++) await chainRound(l);
+    expect(
+      await t.ctx.db.selectFrom('chain_batches').where('status', '=', 'pending').selectAll().execute(),
+    ).toEqual([]);
+    t.clock.advance(30_000);
+    await chainRound(l);
     expect(await readChainState(t.ctx.db, USDT_PAUSE_KEY)).toMatch(/send USDT to/);
     await l.fake.mintJetton(l.usdtMaster!, live.wallet.address, 13n * USDT);
     await roundsUntil(l, () => confirmed(job.taskId));
@@ -162,6 +169,7 @@ describe('USDT payouts in network mode', () => {
     // Instance B persists the batch, claims it, sends it, and dies before recording anything
     // (as kill -9 at HANDOFF_FAIL_AT=after-send): its claim holds the batch for ATTEMPT_TIMEOUT_MS.
     const b = await createLiveTestApp({ sharedWith: l, usdt: true });
+    b.t.clock.set(t.clock.now()); // the two instances' clocks agree
     expect(await prepareBatch(b.t.ctx, b.live)).toBe(2);
     const batch = await t.ctx.db
       .selectFrom('chain_batches')

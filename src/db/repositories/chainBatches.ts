@@ -14,17 +14,17 @@ export function listUnbatchedTransfers(
   db: Executor,
   limit: number,
   currency: Currency = 'TON',
+  /** USDT: only rows due by then (a jetton transfer that failed on chain waits before it goes again). */
+  now?: string,
 ): Promise<ChainTransferRow[]> {
-  return db
+  let query = db
     .selectFrom('chain_transfers')
     .selectAll()
     .where('status', '=', 'pending')
     .where('currency', '=', currency)
-    .where('batch_id', 'is', null)
-    .orderBy('created_at')
-    .orderBy('txn_id')
-    .limit(limit)
-    .execute();
+    .where('batch_id', 'is', null);
+  if (now) query = query.where('next_attempt_at', '<=', now);
+  return query.orderBy('created_at').orderBy('txn_id').limit(limit).execute();
 }
 
 export async function nextBatchSeq(db: Executor): Promise<number> {
@@ -177,18 +177,28 @@ export function listSentJettons(db: Executor, after: string, limit: number): Pro
 
 /**
  * Compare-and-set: the jetton transfer sent at `sentLt` failed (nothing moved): it leaves its batch
- * so a new batch carries it. Returns whether this call made the change.
+ * so a new batch carries it from `retryAt`. Returns whether this call made the change.
  */
 export async function detachFailedJetton(
   db: Executor,
   txnId: string,
   sentLt: string,
-  reason: string,
+  failure: { reason: string; retryAt: string },
   now: string,
 ): Promise<boolean> {
   const result = await db
     .updateTable('chain_transfers')
-    .set({ batch_id: null, sent_lt: null, chain_tx_hash: null, last_error: reason, updated_at: now })
+    .set((eb) => ({
+      batch_id: null,
+      sent_lt: null,
+      chain_tx_hash: null,
+      last_error: failure.reason,
+      // Counted, and the next batch waits: a failure that repeats (a locked jetton wallet, gas
+      // above what is attached) costs the gas of one attempt per back-off, not one per round.
+      attempts: eb('attempts', '+', 1),
+      next_attempt_at: failure.retryAt,
+      updated_at: now,
+    }))
     .where('txn_id', '=', txnId)
     .where('status', '=', 'pending')
     .where('sent_lt', '=', sentLt)
