@@ -263,6 +263,12 @@ export interface ChainTransferTable {
   batch_id: Generated<string | null>;
   /** Network mode: the hot wallet's transaction that sent it (shared by a batch's transfers). */
   chain_tx_hash: Generated<string | null>;
+  /**
+   * Network mode, USDT: the lt (decimal) of the hot wallet's transaction that sent the jetton
+   * transfer in a landed batch; the jetton wallets' transactions after it say whether it was paid
+   * (src/domain/jettonConfirmations.ts). Null while not sent in a landed batch.
+   */
+  sent_lt: Generated<string | null>;
 }
 
 /** Network mode: one signed Highload Wallet v3 external message carrying a batch of transfers. */

@@ -1,6 +1,8 @@
 import { Address, beginCell, Cell, loadTransaction, storeMessage, type Transaction } from '@ton/core';
 import { formatAddress } from '../chain/address.js';
 import { readBatchSeq } from '../chain/highloadWallet.js';
+import { readTransferRequest } from '../chain/jetton/messages.js';
+import { jettonQueryId } from '../chain/jetton/payout.js';
 import type { LiveChain } from '../chain/liveChain.js';
 import { cleanMemo, readComment, readTextComment } from '../chain/textComment.js';
 import type { ChainTransaction } from '../chain/toncenterClient.js';
@@ -11,6 +13,7 @@ import {
   findBatchBySeq,
   listBatchTransfers,
   markBatchLanded,
+  markJettonSent,
   setChainTxHash,
 } from '../db/repositories/chainBatches.js';
 import { readChainState, writeChainState } from '../db/repositories/chainState.js';
@@ -29,6 +32,7 @@ import {
   type StuckTransaction,
 } from './followerProblems.js';
 import { isIdOf } from './ids.js';
+import { confirmJettonPayouts } from './jettonConfirmations.js';
 import { CHAIN_LEASE, type LeaseGuard, LeaseLost } from './lease.js';
 import { confirmTransfer } from './payouts.js';
 import { clipText } from './text.js';
@@ -43,6 +47,8 @@ const MAX_STORED_MEMO = 200;
  * - the external message of a batch marks the batch landed (so it is never re-issued);
  * - the wallet's internal_transfer transaction confirms each transfer whose out-message it shows
  *   (with that transaction's hash), and releases those it skipped (e.g. no funds) to a new batch;
+ *   a USDT transfer it shows is only recorded as sent (its lt): the jetton wallets confirm it
+ *   later (jettonConfirmations.ts, a few each round), or it goes into a new batch if it failed;
  * - an incoming transfer from anyone else is a deposit: credited to the agent named by its memo
  *   (once per transaction hash), or kept for the operator when the memo matches nobody.
  */
@@ -72,12 +78,16 @@ export async function followWallet(
    */
   lease: LeaseGuard | null = null,
 ): Promise<number> {
+  let processed: number;
   try {
-    return await followRound(ctx, live, lease);
+    processed = await followRound(ctx, live, lease);
   } catch (error) {
     if (error instanceof LeaseLost) return 0; // the new holder goes on from the saved cursor
     throw error;
   }
+  // USDT payouts that left the hot wallet: paid once the jetton wallets show it (a few a round).
+  await confirmJettonPayouts(ctx, live, lease);
+  return processed;
 }
 
 async function followRound(ctx: DomainContext, live: LiveChain, lease: LeaseGuard | null): Promise<number> {
@@ -197,12 +207,22 @@ async function confirmBatch(ctx: DomainContext, live: LiveChain, seq: number, it
   const batch = await findBatchBySeq(ctx.db, seq);
   if (!batch) return;
   const sentOut = outgoingTransfers(item.tx);
+  const jettonsOut = outgoingJettonTransfers(item.tx);
   await inTransaction(ctx.db, async (trx) => {
     const now = ctx.clock.now().toISOString();
     await markBatchLanded(trx, batch.id, now, item.hash);
     const skipped: string[] = [];
     for (const t of await listBatchTransfers(trx, batch.id)) {
       if (t.status !== 'pending') continue;
+      if (t.currency === 'USDT') {
+        // A jetton transfer is the out-message whose transfer body carries its query id. That it
+        // left the hot wallet is not a payout yet: the jetton wallets say so, a few transactions
+        // later (jettonConfirmations.ts searches them from this transaction's lt).
+        if (jettonsOut.has(jettonQueryId(t.txn_id)))
+          await markJettonSent(trx, t.txn_id, batch.id, { lt: item.lt, txHash: item.hash }, now);
+        else skipped.push(t.txn_id);
+        continue;
+      }
       const key = transferKey(Address.parse(t.to_address), t.amount_nano, t.comment);
       const index = sentOut.findIndex((o) => o.key === key);
       if (index < 0) {
@@ -227,13 +247,31 @@ function transferKey(to: Address, amountNano: bigint, comment: string): string {
   return `${to.toRawString()}|${amountNano}|${comment}`;
 }
 
-/** The transfers a committed transaction sent, each with its out-message's hash. */
+/**
+ * The query ids of the jetton transfers a committed transaction sent. Only our signed batches
+ * make the hot wallet send anything, and a query id is a hash of our transfer id, so the body
+ * alone names the transfer (its destination, the hot jetton wallet, is what we signed).
+ */
+function outgoingJettonTransfers(tx: Transaction): Set<bigint> {
+  const d = tx.description;
+  const ids = new Set<bigint>();
+  if (d.type !== 'generic' || d.aborted) return ids;
+  for (const message of tx.outMessages.values()) {
+    if (message.info.type !== 'internal') continue;
+    const request = readTransferRequest(message.body);
+    if (request) ids.add(request.queryId);
+  }
+  return ids;
+}
+
+/** The TON transfers a committed transaction sent, each with its out-message's hash. */
 function outgoingTransfers(tx: Transaction): { key: string; messageHash: string }[] {
   const d = tx.description;
   if (d.type !== 'generic' || d.aborted) return [];
   const out: { key: string; messageHash: string }[] = [];
   for (const message of tx.outMessages.values()) {
     if (message.info.type !== 'internal') continue;
+    if (readTransferRequest(message.body)) continue; // a jetton transfer, never a TON payout
     out.push({
       key: transferKey(message.info.dest, message.info.value.coins, readTextComment(message.body)),
       messageHash: beginCell().store(storeMessage(message)).endCell().hash().toString('hex'),

@@ -1,11 +1,13 @@
 import { Address } from '@ton/core';
-import { batchReserveNano, MAX_BATCH } from '../chain/highloadWallet.js';
+import { batchReserveNano, entryValueNano, MAX_BATCH } from '../chain/highloadWallet.js';
+import { JETTON_TRANSFER_TON_NANO, jettonPayoutMessage } from '../chain/jetton/payout.js';
 import type { LiveChain } from '../chain/liveChain.js';
 import {
   attachTransfers,
   type ChainBatchRow,
   detachTransfers,
   inFlightNano,
+  inFlightUsdt,
   insertBatch,
   listDueBatches,
   listUnbatchedTransfers,
@@ -27,6 +29,9 @@ import { inTransaction, isUniqueViolation } from './transaction.js';
  * 1. `prepareBatch`: due transfers are put in one Highload batch whose query id, created_at and
  *    whole signed message are committed to the database, together with the link from each
  *    transfer to the batch, before anything is sent. The batch row is outbox work, due at once.
+ *    A USDT transfer is a message to the hot wallet's jetton wallet (jettonPayoutMessage, query id
+ *    from its txn_id) carrying JETTON_TRANSFER_TON_NANO for gas; each currency is paused on its
+ *    own when the hot wallet cannot cover its next transfer (PAUSE_KEY, USDT_PAUSE_KEY).
  * 2. `chainBatchKind`: the outbox runner claims each pending batch (compare-and-set) and attempts
  *    it: until `created_at + timeout` an attempt sends the persisted message (again: the wallet
  *    refuses a query id it has processed, so a resend is always safe) and leaves the batch pending
@@ -37,6 +42,8 @@ import { inTransaction, isUniqueViolation } from './transaction.js';
  *    its transfers to a new batch under a new query id.
  */
 export const PAUSE_KEY = 'payouts_paused';
+/** Why USDT payouts wait (no USDT, or no TON for their gas), set and cleared like PAUSE_KEY. */
+export const USDT_PAUSE_KEY = 'usdt_payouts_paused';
 export const SYNCED_KEY = 'follower_synced_at';
 /** Seconds after expiry before a batch is given up, for block time and provider lag. */
 const EXPIRY_GRACE_SEC = 10;
@@ -54,19 +61,73 @@ export async function prepareBatch(
   live: LiveChain,
   lease: LeaseGuard | null = null,
 ): Promise<number> {
-  const due = await listUnbatchedTransfers(ctx.db, MAX_BATCH);
-  if (due.length === 0) return 0;
+  const jetton = ctx.chain.jetton ?? null;
+  const tonDue = await listUnbatchedTransfers(ctx.db, MAX_BATCH, 'TON');
+  const nowIso = ctx.clock.now().toISOString();
+  const usdtDue = await listUnbatchedTransfers(ctx.db, MAX_BATCH, 'USDT', nowIso);
+  if (tonDue.length === 0 && usdtDue.length === 0) return 0;
+  // A currency with nothing due is not paused (a pause is lifted when its transfers went out).
+  if (tonDue.length === 0) await deleteChainState(ctx.db, PAUSE_KEY);
+  if (usdtDue.length === 0) await deleteChainState(ctx.db, USDT_PAUSE_KEY);
   const account = await live.client.getAccount(live.wallet.address);
   const promised = await inFlightNano(ctx.db);
-  const affordable = fitBalance(due, account.balanceNano - promised);
-  const nowIso = ctx.clock.now().toISOString();
-  if (affordable.length === 0) {
-    const needed = due[0]!.amount_nano + batchReserveNano(1);
-    const reason = `hot wallet balance ${account.balanceNano} nanoton (${promised} promised to batches in flight) cannot pay the next transfer of ${needed} nanoton with fees: fund ${live.wallet.address.toString()}`;
-    await writeChainState(ctx.db, PAUSE_KEY, reason, nowIso);
-    return 0;
+  const hot = live.wallet.address;
+  // The USDT side is read only when USDT is due: two get-methods (the jetton wallet's address is
+  // cached). A failure to read it holds back USDT payouts this round, never TON ones.
+  let usdtError: string | null = null;
+  let usdt: { hotJettonWallet: Address; balance: bigint; promised: bigint } | null = null;
+  if (usdtDue.length > 0 && jetton) {
+    try {
+      usdt = {
+        hotJettonWallet: Address.parse(await jetton.walletAddress(hot.toString())),
+        balance: await jetton.balance(hot.toString()),
+        promised: await inFlightUsdt(ctx.db),
+      };
+    } catch (error) {
+      usdtError = `USDT payouts wait: the hot wallet's USDT could not be read (${(error as Error).message})`;
+    }
   }
-  await deleteChainState(ctx.db, PAUSE_KEY);
+  const fit = fitBalances(
+    mergeOldestFirst(tonDue, usdt ? usdtDue : []),
+    account.balanceNano - promised,
+    usdt ? usdt.balance - usdt.promised : 0n,
+  );
+  const tonReason = `hot wallet balance ${account.balanceNano} nanoton (${promised} promised to batches in flight)`;
+  if (tonDue.length > 0) {
+    if (fit.tonBlocked && !fit.chosen.some((t) => t.currency === 'TON')) {
+      const needed = tonDue[0]!.amount_nano + batchReserveNano(1);
+      const reason = `${tonReason} cannot pay the next transfer of ${needed} nanoton with fees: fund ${hot.toString()}`;
+      await writeChainState(ctx.db, PAUSE_KEY, reason, nowIso);
+    } else await deleteChainState(ctx.db, PAUSE_KEY);
+  }
+  if (usdtDue.length > 0) {
+    // Per currency: a USDT shortage pauses USDT payouts only, and TON payouts go on (and back).
+    const reason = !usdt
+      ? (usdtError ?? 'USDT payouts wait: this instance has no USDT jetton configured (TON_USDT_MASTER)')
+      : fit.chosen.some((t) => t.currency === 'USDT')
+        ? null
+        : fit.usdtBlocked === 'usdt'
+          ? `hot wallet USDT balance ${usdt.balance} micro-USDT (${usdt.promised} promised to transfers not yet confirmed) cannot pay the next USDT transfer of ${usdtDue[0]!.amount_nano} micro-USDT: send USDT to ${hot.toString()}`
+          : fit.usdtBlocked === 'gas'
+            ? `${tonReason} cannot pay the TON for gas of the next USDT transfer (${JETTON_TRANSFER_TON_NANO + batchReserveNano(1)} nanoton with the batch's fees): fund ${hot.toString()} with TON`
+            : null;
+    if (reason) await writeChainState(ctx.db, USDT_PAUSE_KEY, reason, nowIso);
+    else await deleteChainState(ctx.db, USDT_PAUSE_KEY);
+  }
+  const affordable = fit.chosen;
+  if (affordable.length === 0) return 0;
+  const entries = affordable.map((t) =>
+    t.currency === 'USDT'
+      ? jettonPayoutMessage({
+          transferId: t.txn_id,
+          hotJettonWallet: usdt!.hotJettonWallet,
+          hotWallet: hot,
+          toOwner: Address.parse(t.to_address),
+          amount: t.amount_nano,
+          comment: t.comment,
+        })
+      : { to: Address.parse(t.to_address), amountNano: t.amount_nano, comment: t.comment },
+  );
   const createdAt = live.nowSeconds() - live.createdAtLagSec;
   try {
     await inTransaction(ctx.db, async (trx) => {
@@ -77,11 +138,7 @@ export async function prepareBatch(
         seq,
         createdAt,
         withInit: account.state !== 'active',
-        transfers: affordable.map((t) => ({
-          to: Address.parse(t.to_address),
-          amountNano: t.amount_nano,
-          comment: t.comment,
-        })),
+        transfers: entries,
       });
       const id = newId('batch', ctx.clock.now().getTime());
       await insertBatch(trx, {
@@ -94,7 +151,8 @@ export async function prepareBatch(
         message_hash: signed.messageHash,
         status: 'pending',
         transfer_count: affordable.length,
-        total_nano: affordable.reduce((sum, t) => sum + t.amount_nano, 0n),
+        // The TON the batch sends: TON transfers, and the TON attached to each jetton transfer.
+        total_nano: entries.reduce((sum, e) => sum + entryValueNano(e), 0n),
         attempts: 0,
         next_attempt_at: nowIso,
         tx_hash: null,
@@ -121,16 +179,48 @@ export async function prepareBatch(
 
 class BatchRace extends Error {}
 
-/** The oldest transfers whose sum, with the batch's fees, the available balance covers. */
-function fitBalance(due: ChainTransferRow[], availableNano: bigint): ChainTransferRow[] {
+/** Both currencies' due transfers in one list, oldest first (as each list is ordered). */
+function mergeOldestFirst(a: ChainTransferRow[], b: ChainTransferRow[]): ChainTransferRow[] {
+  return [...a, ...b]
+    .sort((x, y) =>
+      x.created_at === y.created_at ? (x.txn_id < y.txn_id ? -1 : 1) : x.created_at < y.created_at ? -1 : 1,
+    )
+    .slice(0, MAX_BATCH);
+}
+
+/**
+ * The oldest transfers the hot wallet can pay, per currency in order: TON transfers while the TON
+ * balance covers them with the batch's fees; USDT transfers while the USDT balance covers their
+ * amount and the TON balance their attached TON (gas) with the fees. A currency stops at its first
+ * transfer that does not fit (so none overtakes an older one); the other goes on.
+ */
+function fitBalances(due: ChainTransferRow[], tonNano: bigint, usdtMicro: bigint) {
   const chosen: ChainTransferRow[] = [];
-  let total = 0n;
+  let ton = 0n;
+  let usdt = 0n;
+  let tonBlocked = false;
+  let usdtBlocked: 'usdt' | 'gas' | null = null;
   for (const t of due) {
-    if (total + t.amount_nano + batchReserveNano(chosen.length + 1) > availableNano) break;
-    total += t.amount_nano;
-    chosen.push(t);
+    const reserve = batchReserveNano(chosen.length + 1);
+    if (t.currency === 'USDT') {
+      if (usdtBlocked) continue;
+      if (usdt + t.amount_nano > usdtMicro) usdtBlocked = 'usdt';
+      else if (ton + JETTON_TRANSFER_TON_NANO + reserve > tonNano) usdtBlocked = 'gas';
+      else {
+        usdt += t.amount_nano;
+        ton += JETTON_TRANSFER_TON_NANO;
+        chosen.push(t);
+      }
+      continue;
+    }
+    if (tonBlocked) continue;
+    if (ton + t.amount_nano + reserve > tonNano) tonBlocked = true;
+    else {
+      ton += t.amount_nano;
+      chosen.push(t);
+    }
   }
-  return chosen;
+  return { chosen, tonBlocked, usdtBlocked };
 }
 
 /**

@@ -1,9 +1,11 @@
 import { sql } from 'kysely';
+import { JETTON_TRANSFER_TON_NANO } from '../chain/jetton/payout.js';
+import { inFlightNano, inFlightUsdt } from '../db/repositories/chainBatches.js';
 import { readChainState } from '../db/repositories/chainState.js';
 import { countWalkTransactions } from '../db/repositories/chainWalk.js';
 import { type LeaseRow, readLease } from '../db/repositories/leases.js';
 import { CURSOR_KEY } from './chainFollower.js';
-import { PAUSE_KEY, SYNCED_KEY } from './chainSender.js';
+import { PAUSE_KEY, SYNCED_KEY, USDT_PAUSE_KEY } from './chainSender.js';
 import { readWalk } from './chainWalk.js';
 import type { DomainContext } from './context.js';
 import { MAX_TX_ATTEMPTS, readSkipped, readStuck } from './followerProblems.js';
@@ -70,6 +72,7 @@ export async function chainStatus(ctx: DomainContext, me: Holder) {
       oldestUnconfirmedAgeSec: ageSec(pending?.oldest),
     },
     payoutsPaused: await readChainState(ctx.db, PAUSE_KEY),
+    usdt: await usdtStatus(ctx, hotBalanceNano),
     lastProviderError: live?.client.lastError ?? null,
     providerRequests: live?.client.budget.requests ?? null,
   };
@@ -106,5 +109,34 @@ async function walkProgress(ctx: DomainContext) {
     transactions: walk.kept,
     reachedCursor: walk.done,
     unprocessed: await countWalkTransactions(ctx.db),
+  };
+}
+
+/**
+ * USDT payouts: what the hot wallet holds to pay them (USDT, and TON for their gas) and why they
+ * wait, if they do. Null when USDT is not configured.
+ */
+async function usdtStatus(ctx: DomainContext, hotBalanceNano: bigint | null) {
+  const jetton = ctx.chain.jetton;
+  if (!jetton) return null;
+  let balanceMicro: bigint | null = null;
+  let balanceError: string | null = null;
+  try {
+    balanceMicro = await jetton.balance(ctx.chain.hotWalletAddress);
+  } catch (error) {
+    balanceError = (error as Error).message;
+  }
+  const tonPromised = await inFlightNano(ctx.db);
+  return {
+    master: jetton.masterAddress,
+    // The hot wallet's USDT, and how much of it transfers sent but not yet confirmed will take.
+    hotBalance: balanceMicro,
+    promisedToTransfers: await inFlightUsdt(ctx.db),
+    balanceError,
+    // The hot wallet's TON not promised to batches in flight: what pays the TON each USDT payout
+    // carries (JETTON_TRANSFER_TON_NANO, most of it returned) and TON payouts alike.
+    tonLeftForGasNano: hotBalanceNano === null ? null : hotBalanceNano - tonPromised,
+    tonAttachedPerPayoutNano: JETTON_TRANSFER_TON_NANO,
+    payoutsPaused: await readChainState(ctx.db, USDT_PAUSE_KEY),
   };
 }

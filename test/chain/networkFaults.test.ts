@@ -1,7 +1,7 @@
 import { Address, toNano } from '@ton/core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readChainState } from '../../src/db/repositories/chainState.js';
-import { PAUSE_KEY } from '../../src/domain/chainSender.js';
+import { PAUSE_KEY, USDT_PAUSE_KEY } from '../../src/domain/chainSender.js';
 import { ok } from '../helpers/agentApi.js';
 import {
   agentMe,
@@ -14,10 +14,14 @@ import {
   chainRound,
   createLiveTestApp,
   createLiveWorker,
+  creditUsdt,
   type LiveTestApp,
   roundsUntil,
   storedBatch,
+  usdtBalance,
 } from '../helpers/liveChain.js';
+
+const USDT = 1_000_000n;
 
 /**
  * Provider faults against the toncenter-v2 fake. After each, every worker is paid exactly once
@@ -26,7 +30,8 @@ import {
 describe('network mode under provider faults', () => {
   let l: LiveTestApp;
   beforeAll(async () => {
-    l = await createLiveTestApp();
+    // USDT on: the fault tests pay a USDT task next to the TON ones (jetton payouts in the batches).
+    l = await createLiveTestApp({ usdt: true });
   }, 180_000); // a fresh fake chain, app and mnemonic on a busy 2-core machine
   afterAll(() => l.close());
   beforeEach(() => l.fake.clearFaults());
@@ -39,9 +44,9 @@ describe('network mode under provider faults', () => {
     return agent;
   }
 
-  async function completeFor(agent: TestAgent, reward = '10') {
+  async function completeFor(agent: TestAgent, reward = '10', currency: 'TON' | 'USDT' = 'TON') {
     const worker = await createLiveWorker(l.t);
-    const { taskId } = await assignedTask(l.t, agent, worker, { reward });
+    const { taskId } = await assignedTask(l.t, agent, worker, { reward, currency });
     await ok(l.t, agent, 'POST', `/tasks/${taskId}/complete`);
     return { worker, taskId };
   }
@@ -58,17 +63,33 @@ describe('network mode under provider faults', () => {
     return true;
   }
 
-  /** Each worker's wallet holds exactly its reward: paid once, never twice. */
+  /** Each worker's wallet holds exactly its reward (TON, or USDT in its jetton wallet): paid once. */
   async function expectPaidOnce(jobs: { worker: { wallet: string }; taskId: string }[]) {
     for (const job of jobs) {
       const payout = (await ledgerRows(job.taskId)).find((r) => r.type === 'PAYOUT')!;
-      expect(await l.fake.balance(Address.parse(job.worker.wallet))).toBe(payout.amount_nano);
+      const onChain =
+        payout.currency === 'USDT'
+          ? await usdtBalance(l, job.worker.wallet)
+          : await l.fake.balance(Address.parse(job.worker.wallet));
+      expect(onChain).toBe(payout.amount_nano);
     }
+  }
+
+  /** The fee address's USDT: exactly the confirmed USDT fees, each paid once. */
+  async function expectUsdtFeesOnce() {
+    const fees = await l.t.ctx.db
+      .selectFrom('transactions')
+      .select('amount_nano')
+      .where('type', '=', 'FEE')
+      .where('currency', '=', 'USDT')
+      .execute();
+    expect(await usdtBalance(l, l.feeAddress)).toBe(fees.reduce((sum, f) => sum + f.amount_nano, 0n));
   }
 
   it('429s (with Retry-After), 5xx and time-outs on every method', async () => {
     const agent = await fundedAgent();
-    const jobs = [await completeFor(agent), await completeFor(agent)];
+    await creditUsdt(l, agent.id, 20n * USDT);
+    const jobs = [await completeFor(agent), await completeFor(agent), await completeFor(agent, '5', 'USDT')];
     for (const method of ['getAddressInformation', 'sendBoc', 'getTransactions', 'runGetMethod']) {
       l.fake.inject(method, { kind: 'status', status: 429, retryAfterSec: 0 }, 2);
       l.fake.inject(method, { kind: 'status', status: 502 }, 2);
@@ -78,17 +99,20 @@ describe('network mode under provider faults', () => {
     await roundsUntil(l, () => allConfirmed(jobs.map((j) => j.taskId)));
     for (let i = 0; i < 3; i++) await chainRound(l);
     await expectPaidOnce(jobs);
+    await expectUsdtFeesOnce();
     expect((await agentMe(l.t, agent)).balance).toBe('4'); // 30 deposited, two tasks of 10 + 3 fee
     await expectBooksBalanced(l.t);
   });
 
   it('a sendBoc that reaches the chain but answers 500 is resent safely and pays once', async () => {
     const agent = await fundedAgent();
-    const job = await completeFor(agent);
+    await creditUsdt(l, agent.id, 13n * USDT);
+    const jobs = [await completeFor(agent), await completeFor(agent, '10', 'USDT')];
     l.fake.inject('sendBoc', { kind: 'land-then-500' }, 5);
-    await roundsUntil(l, () => allConfirmed([job.taskId]));
+    await roundsUntil(l, () => allConfirmed(jobs.map((j) => j.taskId)));
     for (let i = 0; i < 3; i++) await chainRound(l);
-    await expectPaidOnce([job]);
+    await expectPaidOnce(jobs);
+    await expectUsdtFeesOnce();
     const batches = await l.t.ctx.db
       .selectFrom('chain_batches')
       .selectAll()
@@ -152,10 +176,16 @@ describe('network mode under provider faults', () => {
     // The operator moves the hot wallet's money away (here: the chain balance is set low).
     const account = await l.fake.blockchain.getContract(l.live.wallet.address);
     const kept = account.balance;
-    account.balance = toNano('1');
+    account.balance = toNano('0.05');
+    await creditUsdt(l, agent.id, 2n * USDT);
     const job = await completeFor(agent);
+    // A USDT payout waits too: the USDT is there, the TON for its gas is not.
+    const usdtJob = await completeFor(agent, '1', 'USDT');
     for (let i = 0; i < 3; i++) await chainRound(l);
     expect(await readChainState(l.t.ctx.db, PAUSE_KEY)).toMatch(/cannot pay the next transfer/);
+    expect(await readChainState(l.t.ctx.db, USDT_PAUSE_KEY)).toMatch(
+      /cannot pay the TON for gas .* with TON/,
+    );
     expect(
       await l.t.ctx.db
         .selectFrom('chain_transfers')
@@ -163,10 +193,12 @@ describe('network mode under provider faults', () => {
         .where('batch_id', 'is', null)
         .where('status', '=', 'pending')
         .execute(),
-    ).toHaveLength(2);
+    ).toHaveLength(4);
     account.balance = kept;
-    await roundsUntil(l, () => allConfirmed([job.taskId]));
+    await roundsUntil(l, () => allConfirmed([job.taskId, usdtJob.taskId]));
     expect(await readChainState(l.t.ctx.db, PAUSE_KEY)).toBeNull();
-    await expectPaidOnce([job]);
+    expect(await readChainState(l.t.ctx.db, USDT_PAUSE_KEY)).toBeNull();
+    await expectPaidOnce([job, usdtJob]);
+    await expectUsdtFeesOnce();
   });
 });

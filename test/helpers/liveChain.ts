@@ -3,9 +3,14 @@ import { type Address, toNano } from '@ton/core';
 import { keyPairFromSeed, mnemonicNew } from '@ton/crypto';
 import { WalletContractV4 } from '@ton/ton';
 import { expect } from 'vitest';
+import type { ChainGateway } from '../../src/chain/gateway.js';
+import { NetworkJettonGateway } from '../../src/chain/jetton/networkJetton.js';
+import { USDT_METADATA_URI } from '../../src/chain/jetton/sandboxMaster.js';
 import type { LiveChain } from '../../src/chain/liveChain.js';
+import { creditChainDeposit } from '../../src/domain/agents.js';
 import { followWallet } from '../../src/domain/chainFollower.js';
 import { runChainSender } from '../../src/domain/chainSender.js';
+import { USDT_DEFAULTS } from '../../src/usdtConfig.js';
 import { createTestApp, type TestApp, type TestAppOptions } from './app.js';
 import { type FakeToncenter, startFakeToncenter } from './fakeToncenter.js';
 import { createWorker, type TestWorker } from './fixtures.js';
@@ -23,7 +28,30 @@ export interface LiveTestApp {
   live: LiveChain;
   mnemonic: string[];
   feeAddress: Address;
+  /** The USDT master when created with `usdt`. */
+  usdtMaster?: Address;
   close(): Promise<void>;
+}
+
+/**
+ * The network gateway with the USDT master's jetton layer, as a gateway created with `usdtMaster`
+ * has it (the app's own wiring of TON_USDT_MASTER is not what these tests are about).
+ */
+function withUsdt(inner: ChainGateway, master: Address): ChainGateway {
+  const live = inner.live!;
+  const jetton = new NetworkJettonGateway({
+    network: 'testnet',
+    client: live.client,
+    master,
+    hotWallet: live.wallet.address,
+  });
+  return new Proxy(inner, {
+    get(target, prop) {
+      if (prop === 'jetton') return jetton;
+      const value = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }
 
 export async function createLiveTestApp(
@@ -34,10 +62,18 @@ export async function createLiveTestApp(
     sharedWith?: LiveTestApp;
     jobs?: boolean;
     config?: TestAppOptions['config'];
+    /**
+     * USDT on: the fake deploys "USDT (sandbox)" as the configured master (or `sharedWith`'s),
+     * the books take USDT and the network gateway gets the master's jetton layer.
+     */
+    usdt?: boolean;
   } = {},
 ): Promise<LiveTestApp> {
   const shared = opts.sharedWith;
   const fake = shared?.fake ?? (await startFakeToncenter({ blockMs: 10 }));
+  const usdtMaster = opts.usdt
+    ? (shared?.usdtMaster ?? (await fake.deployJetton(USDT_METADATA_URI, 'usdt-admin')))
+    : undefined;
   const mnemonic = shared?.mnemonic ?? (await mnemonicNew());
   const feeAddress =
     shared?.feeAddress ??
@@ -48,7 +84,10 @@ export async function createLiveTestApp(
   const t = await createTestApp({
     sharedWith: shared?.t,
     jobs: opts.jobs,
-    config: opts.config,
+    config: usdtMaster
+      ? { usdt: { ...USDT_DEFAULTS, enabled: true, master: usdtMaster.toString() }, ...opts.config }
+      : opts.config,
+    ...(usdtMaster ? { wrapChain: (inner: ChainGateway) => withUsdt(inner, usdtMaster) } : {}),
     live: {
       apiUrl: fake.url,
       mnemonic,
@@ -67,6 +106,7 @@ export async function createLiveTestApp(
     live,
     mnemonic,
     feeAddress,
+    ...(usdtMaster ? { usdtMaster } : {}),
     async close() {
       await t.close();
       if (!shared) await fake.close();
@@ -131,4 +171,26 @@ export async function createLiveWorker(t: TestApp): Promise<TestWorker & { walle
   });
   expect(res.statusCode, res.body).toBe(200);
   return { ...worker, wallet: wallet.address.toString() };
+}
+
+/**
+ * An agent's USDT, as network mode would hold it once deposited: the USDT is minted to the hot
+ * wallet on chain (where a deposit lands) and credited in the books with the watcher's recording
+ * function. (Network USDT deposits by memo are tested on their own; this keeps payout tests short.)
+ */
+export async function creditUsdt(l: LiveTestApp, agentId: string, micro: bigint): Promise<void> {
+  if (!l.usdtMaster) throw new Error('creditUsdt: create the live test app with usdt: true');
+  await l.fake.mintJetton(l.usdtMaster, l.live.wallet.address, micro);
+  await creditChainDeposit(l.t.ctx, agentId, {
+    currency: 'USDT',
+    txHash: randomBytes(32).toString('hex'),
+    fromAddress: l.t.services.chain.hotWalletAddress,
+    toAddress: l.t.services.chain.depositAddress,
+    amountNano: micro,
+  });
+}
+
+/** The USDT (micro) the chain shows at `owner`'s jetton wallet. */
+export function usdtBalance(l: LiveTestApp, owner: Address | string): Promise<bigint> {
+  return l.t.services.chain.jetton!.balance(owner.toString());
 }

@@ -45,6 +45,10 @@ export async function confirmJettonTransfer(
   const sent = await findSince(history, ref.ownerJettonWallet, ref.sentLt, (tx) => {
     const info = tx.inMessage?.info;
     if (info?.type !== 'internal' || info.bounced || !info.src.equals(ref.owner)) return false;
+    // Created by the transaction at sentLt (its messages' created_lt follow its lt), not by an
+    // earlier one with the same query id: a payout that failed and was sent again in a new batch
+    // must be judged by the new request, even while an older failure is the newest match.
+    if (info.createdLt <= ref.sentLt) return false;
     return readTransferRequest(tx.inMessage!.body)?.queryId === ref.queryId;
   });
   if (sent === 'too-far')

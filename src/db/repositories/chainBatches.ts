@@ -1,24 +1,30 @@
 import type { Selectable } from 'kysely';
+import type { Currency } from '../../domain/currency.js';
 import type { Database } from '../schema.js';
 import type { ChainTransferRow, Executor } from './executor.js';
 
 export type ChainBatchRow = Selectable<Database['chain_batches']>;
 
 /**
- * Pending TON transfers that no batch carries yet, oldest first. USDT (jetton) transfers are not
- * batched as TON: they wait for the jetton sender ("Jetton sender" in src/domain/payouts.ts).
+ * Pending transfers of `currency` that no batch carries yet, oldest first. TON goes out as plain
+ * transfers, USDT as jetton transfers from the hot jetton wallet, in the same batches; each
+ * currency is listed on its own so one that waits (paused) never hides the other's due rows.
  */
-export function listUnbatchedTransfers(db: Executor, limit: number): Promise<ChainTransferRow[]> {
-  return db
+export function listUnbatchedTransfers(
+  db: Executor,
+  limit: number,
+  currency: Currency = 'TON',
+  /** USDT: only rows due by then (a jetton transfer that failed on chain waits before it goes again). */
+  now?: string,
+): Promise<ChainTransferRow[]> {
+  let query = db
     .selectFrom('chain_transfers')
     .selectAll()
     .where('status', '=', 'pending')
-    .where('currency', '=', 'TON')
-    .where('batch_id', 'is', null)
-    .orderBy('created_at')
-    .orderBy('txn_id')
-    .limit(limit)
-    .execute();
+    .where('currency', '=', currency)
+    .where('batch_id', 'is', null);
+  if (now) query = query.where('next_attempt_at', '<=', now);
+  return query.orderBy('created_at').orderBy('txn_id').limit(limit).execute();
 }
 
 export async function nextBatchSeq(db: Executor): Promise<number> {
@@ -113,5 +119,99 @@ export async function setChainTxHash(db: Executor, txnId: string, txHash: string
     .updateTable('chain_transfers')
     .set({ chain_tx_hash: txHash })
     .where('txn_id', '=', txnId)
+    .execute();
+}
+
+/**
+ * Micro-USDT promised to jetton transfers that a batch carries and the chain has not yet shown
+ * paid. Counted until confirmed, even once the hot jetton wallet has debited them (its balance
+ * then no longer holds them either): the sender errs on waiting, never on promising USDT twice.
+ */
+export async function inFlightUsdt(db: Executor): Promise<bigint> {
+  const row = await db
+    .selectFrom('chain_transfers')
+    .select((eb) => eb.fn.sum('amount_nano').as('total'))
+    .where('status', '=', 'pending')
+    .where('currency', '=', 'USDT')
+    .where('batch_id', 'is not', null)
+    .executeTakeFirst();
+  return BigInt(row?.total ?? 0);
+}
+
+/**
+ * Compare-and-set: a jetton transfer of `batchId` left the hot wallet in its transaction at `sentLt`
+ * (it stays pending: the jetton wallets say whether it was paid). Again for the same batch is a no-op.
+ */
+export async function markJettonSent(
+  db: Executor,
+  txnId: string,
+  batchId: string,
+  sent: { lt: bigint; txHash: string },
+  now: string,
+): Promise<void> {
+  await db
+    .updateTable('chain_transfers')
+    .set({ sent_lt: sent.lt.toString(), chain_tx_hash: sent.txHash, updated_at: now })
+    .where('txn_id', '=', txnId)
+    .where('batch_id', '=', batchId)
+    .where('status', '=', 'pending')
+    .execute();
+}
+
+/**
+ * Jetton transfers sent in a landed batch and not yet confirmed, in txn_id order after `after`
+ * (a round-robin cursor: the confirmation pass takes a few a round and goes on from the last one).
+ */
+export function listSentJettons(db: Executor, after: string, limit: number): Promise<ChainTransferRow[]> {
+  return db
+    .selectFrom('chain_transfers')
+    .selectAll()
+    .where('status', '=', 'pending')
+    .where('currency', '=', 'USDT')
+    .where('sent_lt', 'is not', null)
+    .where('txn_id', '>', after)
+    .orderBy('txn_id')
+    .limit(limit)
+    .execute();
+}
+
+/**
+ * Compare-and-set: the jetton transfer sent at `sentLt` failed (nothing moved): it leaves its batch
+ * so a new batch carries it from `retryAt`. Returns whether this call made the change.
+ */
+export async function detachFailedJetton(
+  db: Executor,
+  txnId: string,
+  sentLt: string,
+  failure: { reason: string; retryAt: string },
+  now: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('chain_transfers')
+    .set((eb) => ({
+      batch_id: null,
+      sent_lt: null,
+      chain_tx_hash: null,
+      last_error: failure.reason,
+      // Counted, and the next batch waits: a failure that repeats (a locked jetton wallet, gas
+      // above what is attached) costs the gas of one attempt per back-off, not one per round.
+      attempts: eb('attempts', '+', 1),
+      next_attempt_at: failure.retryAt,
+      updated_at: now,
+    }))
+    .where('txn_id', '=', txnId)
+    .where('status', '=', 'pending')
+    .where('sent_lt', '=', sentLt)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Notes why a sent jetton transfer is not confirmed yet (still in flight, or the provider failed). */
+export async function noteJettonCheck(db: Executor, txnId: string, note: string, now: string): Promise<void> {
+  await db
+    .updateTable('chain_transfers')
+    .set({ last_error: note, updated_at: now })
+    .where('txn_id', '=', txnId)
+    .where('status', '=', 'pending')
     .execute();
 }

@@ -86,7 +86,7 @@ export const chainAdminRoutes: Routes = async (app, { ctx, config }) => {
         tags,
         security,
         summary:
-          'Network, hot wallet and its on-chain balance, deposit address, watcher cursor and lag, transfers by state, payout pause, last provider error, the answering instance and which instance holds the chain lease (the sandbox lease in the sandbox)',
+          'Network, hot wallet and its on-chain balance, deposit address, watcher cursor and lag, transfers by state, payout pause, last provider error, the answering instance and which instance holds the chain lease (the sandbox lease in the sandbox); with USDT, `usdt`: the hot wallet’s USDT, its TON left for gas and why USDT payouts are paused',
         response: { 200: Type.Unknown(), ...errors(401) },
       },
     },
