@@ -17,9 +17,9 @@ import * as disputes from './migrations/0017_disputes.js';
 import * as chainLease from './migrations/0018_chain_lease.js';
 import * as workerLanguage from './migrations/0019_worker_language.js';
 import * as currencies from './migrations/0020_currencies.js';
-import * as jettonPayouts from './migrations/0021_jetton_payouts.js';
 import * as chatReadMarker from './migrations/0022_chat_read_marker.js';
 import * as uncreditedCurrency from './migrations/0024_uncredited_currency.js';
+import * as jettonPayouts from './migrations/0025_jetton_payouts.js';
 import type { Database } from './schema.js';
 
 // Migrations are listed here rather than read from disk, so they work the same from tsx, a
@@ -43,9 +43,9 @@ const migrations: Record<string, Migration> = {
   '0018_chain_lease': chainLease,
   '0019_worker_language': workerLanguage,
   '0020_currencies': currencies,
-  '0021_jetton_payouts': jettonPayouts,
   '0022_chat_read_marker': chatReadMarker,
   '0024_uncredited_currency': uncreditedCurrency,
+  '0025_jetton_payouts': jettonPayouts,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

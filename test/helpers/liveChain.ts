@@ -3,8 +3,6 @@ import { type Address, toNano } from '@ton/core';
 import { keyPairFromSeed, mnemonicNew } from '@ton/crypto';
 import { WalletContractV4 } from '@ton/ton';
 import { expect } from 'vitest';
-import type { ChainGateway } from '../../src/chain/gateway.js';
-import { NetworkJettonGateway } from '../../src/chain/jetton/networkJetton.js';
 import { USDT_METADATA_URI } from '../../src/chain/jetton/sandboxMaster.js';
 import type { LiveChain } from '../../src/chain/liveChain.js';
 import { creditChainDeposit } from '../../src/domain/agents.js';
@@ -31,27 +29,6 @@ export interface LiveTestApp {
   /** The USDT master when created with `usdt`. */
   usdtMaster?: Address;
   close(): Promise<void>;
-}
-
-/**
- * The network gateway with the USDT master's jetton layer, as a gateway created with `usdtMaster`
- * has it (the app's own wiring of TON_USDT_MASTER is not what these tests are about).
- */
-function withUsdt(inner: ChainGateway, master: Address): ChainGateway {
-  const live = inner.live!;
-  const jetton = new NetworkJettonGateway({
-    network: 'testnet',
-    client: live.client,
-    master,
-    hotWallet: live.wallet.address,
-  });
-  return new Proxy(inner, {
-    get(target, prop) {
-      if (prop === 'jetton') return jetton;
-      const value = Reflect.get(target, prop, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
 }
 
 export async function createLiveTestApp(
@@ -85,9 +62,9 @@ export async function createLiveTestApp(
     sharedWith: shared?.t,
     jobs: opts.jobs,
     config: usdtMaster
-      ? { usdt: { ...USDT_DEFAULTS, enabled: true, master: usdtMaster.toString() }, ...opts.config }
+      ? // The network gateway opens the configured master, which turns USDT on (the one switch).
+        { usdt: { ...USDT_DEFAULTS, master: usdtMaster.toString() }, ...opts.config }
       : opts.config,
-    ...(usdtMaster ? { wrapChain: (inner: ChainGateway) => withUsdt(inner, usdtMaster) } : {}),
     live: {
       apiUrl: fake.url,
       mnemonic,
