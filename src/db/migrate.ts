@@ -18,6 +18,7 @@ import * as chainLease from './migrations/0018_chain_lease.js';
 import * as workerLanguage from './migrations/0019_worker_language.js';
 import * as currencies from './migrations/0020_currencies.js';
 import * as chatReadMarker from './migrations/0022_chat_read_marker.js';
+import * as unmatchedCurrency from './migrations/0023_unmatched_currency.js';
 import type { Database } from './schema.js';
 
 // Migrations are listed here rather than read from disk, so they work the same from tsx, a
@@ -42,6 +43,7 @@ const migrations: Record<string, Migration> = {
   '0019_worker_language': workerLanguage,
   '0020_currencies': currencies,
   '0022_chat_read_marker': chatReadMarker,
+  '0023_unmatched_currency': unmatchedCurrency,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

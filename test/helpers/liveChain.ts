@@ -3,9 +3,13 @@ import { type Address, toNano } from '@ton/core';
 import { keyPairFromSeed, mnemonicNew } from '@ton/crypto';
 import { WalletContractV4 } from '@ton/ton';
 import { expect } from 'vitest';
+import type { ChainGateway } from '../../src/chain/gateway.js';
+import { NetworkJettonGateway } from '../../src/chain/jetton/networkJetton.js';
+import { USDT_METADATA_URI } from '../../src/chain/jetton/sandboxMaster.js';
 import type { LiveChain } from '../../src/chain/liveChain.js';
 import { followWallet } from '../../src/domain/chainFollower.js';
 import { runChainSender } from '../../src/domain/chainSender.js';
+import { USDT_DEFAULTS } from '../../src/usdtConfig.js';
 import { createTestApp, type TestApp, type TestAppOptions } from './app.js';
 import { type FakeToncenter, startFakeToncenter } from './fakeToncenter.js';
 import { createWorker, type TestWorker } from './fixtures.js';
@@ -23,7 +27,30 @@ export interface LiveTestApp {
   live: LiveChain;
   mnemonic: string[];
   feeAddress: Address;
+  /** The USDT master when created with `usdt`. */
+  usdtMaster?: Address;
   close(): Promise<void>;
+}
+
+/**
+ * The network gateway with the USDT master's jetton layer, as a gateway created with `usdtMaster`
+ * has it (the app's own wiring of TON_USDT_MASTER is not what these tests are about).
+ */
+function withUsdt(inner: ChainGateway, master: Address): ChainGateway {
+  const live = inner.live!;
+  const jetton = new NetworkJettonGateway({
+    network: 'testnet',
+    client: live.client,
+    master,
+    hotWallet: live.wallet.address,
+  });
+  return new Proxy(inner, {
+    get(target, prop) {
+      if (prop === 'jetton') return jetton;
+      const value = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }
 
 export async function createLiveTestApp(
@@ -34,10 +61,18 @@ export async function createLiveTestApp(
     sharedWith?: LiveTestApp;
     jobs?: boolean;
     config?: TestAppOptions['config'];
+    /**
+     * USDT on: the fake deploys "USDT (sandbox)" as the configured master (or `sharedWith`'s),
+     * the books take USDT and the network gateway gets the master's jetton layer.
+     */
+    usdt?: boolean;
   } = {},
 ): Promise<LiveTestApp> {
   const shared = opts.sharedWith;
   const fake = shared?.fake ?? (await startFakeToncenter({ blockMs: 10 }));
+  const usdtMaster = opts.usdt
+    ? (shared?.usdtMaster ?? (await fake.deployJetton(USDT_METADATA_URI, 'usdt-admin')))
+    : undefined;
   const mnemonic = shared?.mnemonic ?? (await mnemonicNew());
   const feeAddress =
     shared?.feeAddress ??
@@ -48,7 +83,10 @@ export async function createLiveTestApp(
   const t = await createTestApp({
     sharedWith: shared?.t,
     jobs: opts.jobs,
-    config: opts.config,
+    config: usdtMaster
+      ? { usdt: { ...USDT_DEFAULTS, enabled: true, master: usdtMaster.toString() }, ...opts.config }
+      : opts.config,
+    ...(usdtMaster ? { wrapChain: (inner: ChainGateway) => withUsdt(inner, usdtMaster) } : {}),
     live: {
       apiUrl: fake.url,
       mnemonic,
@@ -67,6 +105,7 @@ export async function createLiveTestApp(
     live,
     mnemonic,
     feeAddress,
+    ...(usdtMaster ? { usdtMaster } : {}),
     async close() {
       await t.close();
       if (!shared) await fake.close();
