@@ -7,12 +7,7 @@ import { USDT_METADATA_URI } from '../../src/chain/jetton/sandboxMaster.js';
 import { readChainState } from '../../src/db/repositories/chainState.js';
 import { CURSOR_KEY } from '../../src/domain/chainFollower.js';
 import { createAgent, expectBooksBalanced, type TestAgent } from '../helpers/fixtures.js';
-import {
-  createLiveTestApp,
-  createLiveWorker,
-  type LiveTestApp,
-  roundsUntil,
-} from '../helpers/liveChain.js';
+import { createLiveTestApp, createLiveWorker, type LiveTestApp, roundsUntil } from '../helpers/liveChain.js';
 import { submittedTask } from '../helpers/submissionApi.js';
 
 /**
