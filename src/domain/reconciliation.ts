@@ -11,7 +11,7 @@ import { CURSOR_KEY } from './chainFollower.js';
 import type { DomainContext } from './context.js';
 import { formatAmount } from './currency.js';
 import { conflict } from './errors.js';
-import { jettonNonDeposits } from './usdtChainHistory.js';
+import { usdtInTonTraffic } from './usdtChainHistory.js';
 import { type IncomingTransfer, type OutgoingTransfer, walletTransfers } from './walletTransfers.js';
 
 /** At most this many pages of the wallet's history per reconciliation (100 transactions each). */
@@ -156,11 +156,15 @@ export async function reconcile(ctx: DomainContext, usdtChain: UsdtChainHistory 
   }
   const history = await readHistory(live, live.wallet.address);
   // USDT on: our jetton wallet's notifications and our excesses are no TON deposit of anyone's.
-  const notTon = await jettonNonDeposits(ctx, history);
+  const usdtTraffic = await usdtInTonTraffic(ctx, history);
   const { incoming, outgoing } = walletTransfers(
-    history.filter((h) => !notTon.has(h.hash)),
+    history.filter((h) => !usdtTraffic.incoming.has(h.hash)),
     live.wallet.address,
   );
+  // Our jetton payouts' messages to our jetton wallet carry their gas, not a TON payout.
+  const jettonWallet = usdtTraffic.jettonWallet;
+  if (jettonWallet)
+    for (const [hash, out] of outgoing) if (out.to.equals(jettonWallet)) outgoing.delete(hash);
   const processedLt = await processedThroughLt(ctx);
   const processed = (lt: bigint) => processedLt !== null && lt <= processedLt;
   const rows = await listChainLedgerRows(ctx.db, 'TON');

@@ -15,25 +15,28 @@ import { usdtDepositWallet, usdtJetton } from './usdtWallet.js';
 import type { IncomingTransfer, OutgoingTransfer } from './walletTransfers.js';
 
 /**
- * The hot wallet's transactions that moved no TON of anyone's as far as the TON books go: our own
- * jetton wallet's USDT notifications (their forwarded TON is the sender's gas) and our payouts'
- * excesses (our own gas coming back). The watcher books neither as TON (jettonDeposits.ts), so
- * TON reconciliation leaves them out too. Empty while USDT is off: then the TON rules book them.
+ * What of the hot wallet's TON traffic is USDT's, for TON reconciliation to leave out:
+ * - `incoming`: transactions that brought no TON of anyone's as far as the TON books go: our own
+ *   jetton wallet's USDT notifications (their forwarded TON is the sender's gas) and our payouts'
+ *   excesses (our own gas coming back); the watcher books neither as TON (jettonDeposits.ts);
+ * - `jettonWallet`: our own jetton wallet, to which the hot wallet sends each jetton payout with
+ *   its TON for gas: no TON payout (the USDT side checks what those messages moved).
+ * Nothing while USDT is off: then the TON rules book all of it.
  */
-export async function jettonNonDeposits(
+export async function usdtInTonTraffic(
   ctx: DomainContext,
   history: ChainTransaction[],
-): Promise<Set<string>> {
-  const skip = new Set<string>();
+): Promise<{ incoming: Set<string>; jettonWallet: Address | null }> {
+  const incoming = new Set<string>();
   const jetton = usdtJetton(ctx);
-  if (!jetton) return skip;
+  if (!jetton) return { incoming, jettonWallet: null };
   const own = await usdtDepositWallet(ctx, jetton);
   for (const { tx, hash } of history) {
     const t = readJettonTraffic(tx, own);
     if (t?.kind === 'usdt' || (t?.kind === 'excesses' && (await isOurJettonQueryId(ctx.db, t.queryId))))
-      skip.add(hash);
+      incoming.add(hash);
   }
-  return skip;
+  return { incoming, jettonWallet: own };
 }
 
 /**

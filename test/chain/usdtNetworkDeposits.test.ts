@@ -2,10 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { Address, beginCell, type Cell, comment as textComment, toNano } from '@ton/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JETTON_OP } from '../../src/chain/jetton/messages.js';
-import { jettonQueryId } from '../../src/chain/jetton/payout.js';
+import { jettonPayoutMessage, jettonQueryId } from '../../src/chain/jetton/payout.js';
 import { USDT_METADATA_URI } from '../../src/chain/jetton/sandboxMaster.js';
 import { readChainState } from '../../src/db/repositories/chainState.js';
 import { CURSOR_KEY } from '../../src/domain/chainFollower.js';
+import { jettonWalletTransfers } from '../../src/domain/usdtChainHistory.js';
 import { createAgent, expectBooksBalanced, type TestAgent } from '../helpers/fixtures.js';
 import { createLiveTestApp, createLiveWorker, type LiveTestApp, roundsUntil } from '../helpers/liveChain.js';
 import { submittedTask } from '../helpers/submissionApi.js';
@@ -260,4 +261,51 @@ describe('USDT deposits in network mode', () => {
       .where('tx_hash', '=', credited)
       .execute();
   }, 240_000);
+
+  it("reads the hot jetton wallet's transfers out for USDT reconciliation; one no ledger row sent is foreign", async () => {
+    // The hot wallet holds USDT (minted, no notification) and sends two jetton transfers in one
+    // Highload batch of its own (not the service's sender): one it can cover, one it cannot.
+    await l.fake.mintJetton(master, hot, 10n * USDT);
+    const own = Address.parse(await l.t.ctx.chain.jetton!.walletAddress(hot.toString()));
+    const [paid, refused] = [new Address(0, randomBytes(32)), new Address(0, randomBytes(32))];
+    const message = (transferId: string, toOwner: Address, amount: bigint) =>
+      jettonPayoutMessage({
+        transferId,
+        hotJettonWallet: own,
+        hotWallet: hot,
+        toOwner,
+        amount,
+        comment: `c ${transferId}`,
+      });
+    const batch = l.live.wallet.signBatch({
+      seq: 50_000,
+      createdAt: l.fake.nowSeconds() - 5,
+      transfers: [message('txn_x_ok', paid, 3n * USDT), message('txn_x_no', refused, 1_000n * USDT)],
+      withInit: true,
+    });
+    await l.live.client.sendBoc(batch.boc);
+    await l.fake.settle();
+    const history = l.fake
+      .history(own)
+      .reverse()
+      .map((tx) => ({ tx, lt: tx.lt, hash: tx.hash().toString('hex') }));
+    const out = [...jettonWalletTransfers(history, hot).values()];
+    expect(out).toHaveLength(1);
+    expect(out[0]).toMatchObject({ amountNano: 3n * USDT, comment: 'c txn_x_ok' });
+    expect(out[0]!.to.equals(paid)).toBe(true);
+
+    await roundsUntil(l, caughtUp, 20);
+    const report = await get('/admin/reconciliation');
+    // TON: the batch's messages to our jetton wallet carried gas, not TON payouts; the excess of
+    // a transfer no chain transfer row names is TON that arrived, kept unmatched as any.
+    expect(report.currencies.TON, JSON.stringify(report.differences)).toMatchObject({ ok: true });
+    expect(report.currencies.USDT.differences).toEqual([
+      {
+        kind: 'foreign_outgoing',
+        ledgerId: null,
+        txHash: out[0]!.messageHash,
+        detail: expect.stringMatching(/^3000000 micro-USDT to .* was sent by no ledger row/),
+      },
+    ]);
+  }, 120_000);
 });
