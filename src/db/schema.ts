@@ -470,6 +470,8 @@ export type NotificationKind =
 export interface UncreditedDepositTable {
   tx_hash: string;
   agent_id: string;
+  /** The currency of `amount_nano` (migration 0023). */
+  currency: Generated<Currency>;
   amount_nano: bigint;
   from_address: string;
   to_address: string;

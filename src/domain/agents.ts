@@ -279,6 +279,7 @@ async function keepUncredited(ctx: DomainContext, agentId: string, deposit: Depo
     await recordUncreditedDeposit(ctx.db, {
       tx_hash: deposit.txHash,
       agent_id: agentId,
+      currency: deposit.currency ?? 'TON',
       amount_nano: deposit.amountNano,
       from_address: deposit.fromAddress,
       to_address: deposit.toAddress,

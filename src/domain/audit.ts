@@ -3,8 +3,7 @@ import { balanceOf } from '../db/repositories/balances.js';
 import { listDepositBookingClashes } from '../db/repositories/reconciliationRows.js';
 import { listUncreditedDeposits } from '../db/repositories/uncreditedDeposits.js';
 import type { DomainContext } from './context.js';
-import { CURRENCIES, type Currency } from './currency.js';
-import { formatTon } from './money.js';
+import { CURRENCIES, type Currency, formatAmount } from './currency.js';
 import { LOCKED_STATUSES } from './states.js';
 
 export interface AgentAudit {
@@ -132,7 +131,8 @@ export async function uncreditedDeposits(ctx: DomainContext, limit = 100) {
   return rows.map((r) => ({
     txHash: r.tx_hash,
     agentId: r.agent_id,
-    amount: formatTon(BigInt(r.amount_nano)),
+    amount: formatAmount(r.currency, BigInt(r.amount_nano)),
+    currency: r.currency,
     fromAddress: r.from_address,
     toAddress: r.to_address,
     reason: r.reason,

@@ -94,7 +94,12 @@ describe('deposit limits', { timeout: 180_000 }, () => {
     const report = await audit();
     expect(report.ok).toBe(true);
     expect(report.uncreditedDeposits).toEqual([
-      expect.objectContaining({ agentId: agent.id, amount: '600000000', reason: expect.any(String) }),
+      expect.objectContaining({
+        agentId: agent.id,
+        amount: '600000000',
+        currency: 'TON',
+        reason: expect.any(String),
+      }),
     ]);
   });
 });

@@ -8470,7 +8470,10 @@ export interface operations {
                         uncreditedDeposits: {
                             txHash: string;
                             agentId: string;
+                            /** @description In `currency` */
                             amount: string;
+                            /** @description TON or USDT */
+                            currency: string;
                             fromAddress: string;
                             toAddress: string;
                             reason: string;

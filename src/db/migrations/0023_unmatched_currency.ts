@@ -9,6 +9,8 @@ import { type Kysely, sql } from 'kysely';
 // it claimed is kept beside it: the sending contract (`jetton_wallet`) and the jetton amount it
 // named (`jetton_amount`, a decimal string of the foreign jetton's own units, whose decimals we
 // do not know). Own-USDT rows keep the deposit address's jetton wallet there too.
+// uncredited_deposits (a transfer the books refused, e.g. past a deposit limit) gains `currency`
+// for the same reason: a USDT one's amount is micro-USDT.
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations must not depend on today's table types
 export async function up(db: Kysely<any>): Promise<void> {
@@ -20,4 +22,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await unmatched().addColumn('jetton_wallet', 'text').execute();
   await unmatched().addColumn('jetton_amount', 'text').execute();
+  await db.schema
+    .alterTable('uncredited_deposits')
+    .addColumn('currency', 'text', (c) =>
+      c.notNull().defaultTo('TON').check(sql`currency in ('TON', 'USDT')`),
+    )
+    .execute();
 }

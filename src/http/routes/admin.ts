@@ -17,7 +17,8 @@ const tags = ['Operator'];
 const UncreditedDeposit = Type.Object({
   txHash: Type.String(),
   agentId: Type.String(),
-  amount: Type.String(),
+  amount: Type.String({ description: 'In `currency`' }),
+  currency: Type.String({ description: 'TON or USDT' }),
   fromAddress: Type.String(),
   toAddress: Type.String(),
   reason: Type.String(),
