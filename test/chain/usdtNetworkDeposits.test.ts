@@ -216,6 +216,26 @@ describe('USDT deposits in network mode', () => {
     }
     expect(await usdtOf(agent)).toBe('10');
 
+    // Past the agent's USDT_MAX_AGENT_DEPOSITS (lowered for a moment): kept as USDT, not failed.
+    const limit = l.t.ctx.usdt.maxAgentDepositedMicro;
+    l.t.ctx.usdt.maxAgentDepositedMicro = 11n * USDT;
+    try {
+      const tooMuch = await usdtDeposit(agent.id, 3n * USDT);
+      await roundsUntil(l, caughtUp, 20);
+      expect(await unmatched(tooMuch)).toMatchObject({
+        currency: 'USDT',
+        amount: '3',
+        reason: 'above_limit',
+      });
+      const refused = await call('POST', `/admin/deposits/unmatched/${tooMuch}/assign`, l.t.admin, {
+        agentId: agent.id,
+      });
+      expect(refused.statusCode, refused.body).toBe(409);
+    } finally {
+      l.t.ctx.usdt.maxAgentDepositedMicro = limit;
+    }
+    expect(await usdtOf(agent)).toBe('10');
+
     // Our USDT payouts' excesses: gas coming back, booked nowhere (the payouts wait for the
     // jetton sender, which is not this test's).
     const worker = await createLiveWorker(l.t);
