@@ -18,7 +18,7 @@ import * as chainLease from './migrations/0018_chain_lease.js';
 import * as workerLanguage from './migrations/0019_worker_language.js';
 import * as currencies from './migrations/0020_currencies.js';
 import * as chatReadMarker from './migrations/0022_chat_read_marker.js';
-import * as uncreditedCurrency from './migrations/0024_uncredited_currency.js';
+import * as unmatchedCurrency from './migrations/0023_unmatched_currency.js';
 import * as jettonPayouts from './migrations/0025_jetton_payouts.js';
 import type { Database } from './schema.js';
 
@@ -44,7 +44,7 @@ const migrations: Record<string, Migration> = {
   '0019_worker_language': workerLanguage,
   '0020_currencies': currencies,
   '0022_chat_read_marker': chatReadMarker,
-  '0024_uncredited_currency': uncreditedCurrency,
+  '0023_unmatched_currency': unmatchedCurrency,
   '0025_jetton_payouts': jettonPayouts,
 };
 

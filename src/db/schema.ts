@@ -339,9 +339,23 @@ export interface UnmatchedDepositTable {
   /**
    * unknown_memo: no comment, or one naming no agent; below_minimum; unreadable_memo: a text
    * comment that cannot be read (see src/chain/textComment.ts); not_credited: the follower
-   * failed on this transaction MAX_TX_ATTEMPTS times (GET /admin/chain shows the error).
+   * failed on this transaction MAX_TX_ATTEMPTS times (GET /admin/chain shows the error);
+   * above_limit: USDT past the agent's USDT_MAX_AGENT_DEPOSITS; foreign_jetton: a jetton
+   * notification not from the deposit address's own USDT wallet (never credited, never assigned).
    */
-  reason: 'unknown_memo' | 'below_minimum' | 'unreadable_memo' | 'not_credited';
+  reason:
+    | 'unknown_memo'
+    | 'below_minimum'
+    | 'unreadable_memo'
+    | 'not_credited'
+    | 'above_limit'
+    | 'foreign_jetton';
+  /** The currency of `amount_nano` (migration 0023; a foreign_jetton row is the TON it brought). */
+  currency: Generated<Currency>;
+  /** Jetton rows: the jetton wallet that sent the notification (ours for USDT). */
+  jetton_wallet: Generated<string | null>;
+  /** foreign_jetton: the amount the notification claimed, in that jetton's own units. */
+  jetton_amount: Generated<string | null>;
   status: 'open' | 'assigned' | 'returned';
   agent_id: string | null;
   resolved_at: string | null;
@@ -463,12 +477,12 @@ export type NotificationKind =
 export interface UncreditedDepositTable {
   tx_hash: string;
   agent_id: string;
+  /** The currency of `amount_nano` (migration 0023). */
+  currency: Generated<Currency>;
   amount_nano: bigint;
   from_address: string;
   to_address: string;
   reason: string;
-  /** The deposit's currency (migration 0024); `amount_nano` is in its smallest unit. */
-  currency: Currency;
   created_at: string;
 }
 

@@ -283,11 +283,11 @@ async function keepUncredited(ctx: DomainContext, agentId: string, deposit: Depo
     await recordUncreditedDeposit(ctx.db, {
       tx_hash: deposit.txHash,
       agent_id: agentId,
+      currency: deposit.currency ?? 'TON',
       amount_nano: deposit.amountNano,
       from_address: deposit.fromAddress,
       to_address: deposit.toAddress,
       reason: clipText(reason, 1000),
-      currency: deposit.currency ?? 'TON',
       created_at: ctx.clock.now().toISOString(),
     });
   } catch {

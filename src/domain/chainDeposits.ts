@@ -58,7 +58,7 @@ export function unmatchedDeposits(ctx: DomainContext, status: 'open' | 'assigned
 }
 
 /**
- * The operator credits a deposit nobody could be matched to. The assignment and its credit commit
+ * The operator credits a deposit nobody could be matched to, in its currency. The assignment and its credit commit
  * in one transaction, after a compare-and-set from open, so two assignments at once credit once.
  * A transfer the ledger already holds is answered by what the ledger says: the same credit when
  * it is this agent's (a replay, which also closes a deposit left open), a 409 naming the agent
@@ -69,11 +69,20 @@ export function assignUnmatchedDeposit(ctx: DomainContext, txHash: string, agent
     if (!(await findAgent(trx, agentId))) throw notFound('Agent');
     const deposit = await findUnmatchedDeposit(trx, txHash);
     if (!deposit) throw notFound('Unmatched deposit');
+    if (deposit.reason === 'foreign_jetton') {
+      // Whatever memo it names, a look-alike's jettons are not USDT and a forger's claim moved
+      // nothing: crediting it would create money. Its TON (if any) can be sent back by hand.
+      throw conflict(
+        'This is a jetton transfer notification that did not come from the deposit address’s own USDT jetton wallet (a look-alike jetton, or a notification forged by another contract): its jettons are not USDT, so it can never be credited. Mark it returned once you have dealt with the TON it brought.',
+        { reason: deposit.reason, jettonWallet: deposit.jetton_wallet },
+      );
+    }
     const now = ctx.clock.now().toISOString();
     const credited = await findLedgerRowByHash(trx, txHash);
     if (!credited && deposit.status === 'open') {
       if (await resolveUnmatchedDeposit(trx, txHash, 'assigned', agentId, now)) {
         return creditDepositIn(ctx, trx, agentId, {
+          currency: deposit.currency,
           txHash: deposit.tx_hash,
           fromAddress: deposit.from_address,
           toAddress: ctx.chain.depositAddress,

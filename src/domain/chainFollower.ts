@@ -33,6 +33,7 @@ import {
 } from './followerProblems.js';
 import { isIdOf } from './ids.js';
 import { confirmJettonPayouts } from './jettonConfirmations.js';
+import { keepJettonNotCredited, recordJettonTraffic } from './jettonDeposits.js';
 import { CHAIN_LEASE, type LeaseGuard, LeaseLost } from './lease.js';
 import { confirmTransfer } from './payouts.js';
 import { clipText } from './text.js';
@@ -303,6 +304,8 @@ function memoOf(body: Cell): { memo: string; unreadable: boolean } {
 }
 
 async function recordDeposit(ctx: DomainContext, live: LiveChain, item: ChainTransaction) {
+  // USDT on: jetton notifications and our payouts' excesses are booked by the jetton rules.
+  if (await recordJettonTraffic(ctx, live, item, (i) => incomingValue(live, i))) return;
   const incoming = incomingValue(live, item);
   if (!incoming) return;
   const { memo, unreadable } = memoOf(incoming.body);
@@ -323,6 +326,7 @@ async function recordDeposit(ctx: DomainContext, live: LiveChain, item: ChainTra
 
 /** A transfer the follower gave up on (MAX_TX_ATTEMPTS failures) waits for the operator. */
 async function keepNotCredited(ctx: DomainContext, live: LiveChain, item: ChainTransaction) {
+  if (await keepJettonNotCredited(ctx, live, item, (i) => incomingValue(live, i))) return;
   const incoming = incomingValue(live, item);
   if (incoming) await keepUnmatched(ctx, item, incoming, memoOf(incoming.body).memo, 'not_credited');
 }

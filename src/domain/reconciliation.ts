@@ -11,6 +11,7 @@ import { CURSOR_KEY } from './chainFollower.js';
 import type { DomainContext } from './context.js';
 import { formatAmount } from './currency.js';
 import { conflict } from './errors.js';
+import { usdtInTonTraffic } from './usdtChainHistory.js';
 import { type IncomingTransfer, type OutgoingTransfer, walletTransfers } from './walletTransfers.js';
 
 /** At most this many pages of the wallet's history per reconciliation (100 transactions each). */
@@ -49,10 +50,18 @@ type LedgerRow = Awaited<ReturnType<typeof listChainLedgerRows>>[number];
  * the deposit address's jetton wallet of the configured master, by the transaction hash the
  * DEPOSIT rows keep; `outgoing`: jetton transfers out of the hot wallet's jetton wallet, by the
  * hash the PAYOUT and FEE rows keep; amounts in micro-USDT; `processedThroughLt`: how far the
- * jetton watcher has processed. With them the USDT books are checked exactly as TON's are.
+ * watcher has processed. With them the USDT books are checked exactly as TON's are. Network mode:
+ * networkUsdtHistory (usdtChainHistory.ts).
  */
 export interface UsdtChainHistory {
-  read(): Promise<{
+  read(
+    /** The hot wallet's history, as TON reconciliation read it (USDT notifications come to it). */
+    hotHistory: ChainTransaction[],
+    /** Reads another account's whole history (the hot jetton wallet's). */
+    readAccount: (address: Address) => Promise<ChainTransaction[]>,
+    /** The hot wallet watcher's cursor: it books USDT deposits as it books TON ones. */
+    processedThroughLt: bigint | null,
+  ): Promise<{
     incoming: Map<string, IncomingTransfer>;
     outgoing: Map<string, OutgoingTransfer>;
     processedThroughLt: bigint | null;
@@ -64,27 +73,37 @@ export interface UsdtChainHistory {
  * else the books alone with the state `chain_side_not_available` (no numbers are made up for the
  * chain, and `ok` is null: nothing was compared).
  */
-export async function reconcileUsdt(ctx: DomainContext, chain: UsdtChainHistory | null) {
+export async function reconcileUsdt(
+  ctx: DomainContext,
+  chain: UsdtChainHistory | null,
+  /** What TON reconciliation read (needed only when `chain` is given). */
+  from?: {
+    hotHistory: ChainTransaction[];
+    readAccount: (address: Address) => Promise<ChainTransaction[]>;
+    processedThroughLt: bigint | null;
+    unmatched: UnmatchedRow[];
+    uncredited: Map<string, string>;
+  },
+) {
   const rows = await listChainLedgerRows(ctx.db, 'USDT');
   const books = usdtBooks(rows);
-  if (!chain) {
+  if (!chain || !from) {
     return {
       currency: 'USDT' as const,
       state: 'chain_side_not_available' as const,
       detail: 'The jetton chain layer is not wired: the USDT books are listed, not compared with the chain',
       books,
       ok: null,
-      differences: stalePending(rows, ctx.clock.now()),
+      differences: stalePending(rows, ctx.clock.now(), USDT_UNIT),
     };
   }
-  const history = await chain.read();
+  const history = await chain.read(from.hotHistory, from.readAccount, from.processedThroughLt);
   const processed = (lt: bigint) => history.processedThroughLt !== null && lt <= history.processedThroughLt;
-  // USDT deposits with a memo nobody has are not kept as unmatched deposits yet (the jetton
-  // watcher's work): only the ledger rows are compared.
+  const unmatched = from.unmatched.filter((u) => u.currency === 'USDT');
   const differences = [
-    ...checkIncoming(rows, [], new Map(), history.incoming, processed),
-    ...checkOutgoing(rows, history.outgoing, processed),
-    ...stalePending(rows, ctx.clock.now()),
+    ...checkIncoming(rows, unmatched, from.uncredited, history.incoming, processed, USDT_UNIT),
+    ...checkOutgoing(rows, history.outgoing, processed, USDT_UNIT),
+    ...stalePending(rows, ctx.clock.now(), USDT_UNIT),
   ];
   return {
     currency: 'USDT' as const,
@@ -135,24 +154,43 @@ export async function reconcile(ctx: DomainContext, usdtChain: UsdtChainHistory 
       'Reconciliation reads the chain’s history, which the in-process sandbox does not keep; it runs with TON_NETWORK=testnet or mainnet',
     );
   }
-  const history = await readHistory(live);
-  const { incoming, outgoing } = walletTransfers(history, live.wallet.address);
+  const history = await readHistory(live, live.wallet.address);
+  // USDT on: our jetton wallet's notifications and our excesses are no TON deposit of anyone's.
+  const usdtTraffic = await usdtInTonTraffic(ctx, history);
+  const { incoming, outgoing } = walletTransfers(
+    history.filter((h) => !usdtTraffic.incoming.has(h.hash)),
+    live.wallet.address,
+  );
+  // Our jetton payouts' messages to our jetton wallet carry their gas, not a TON payout.
+  const jettonWallet = usdtTraffic.jettonWallet;
+  if (jettonWallet)
+    for (const [hash, out] of outgoing) if (out.to.equals(jettonWallet)) outgoing.delete(hash);
   const processedLt = await processedThroughLt(ctx);
   const processed = (lt: bigint) => processedLt !== null && lt <= processedLt;
   const rows = await listChainLedgerRows(ctx.db, 'TON');
   const unmatched = await listAllUnmatchedDeposits(ctx.db);
+  // A foreign jetton notification that kept no TON is listed for what it claimed, not as TON.
+  const unmatchedTon = unmatched.filter(
+    (u) => u.currency === 'TON' && !(u.reason === 'foreign_jetton' && u.amount_nano === 0n),
+  );
   const uncredited = new Map((await listUncreditedReasons(ctx.db)).map((u) => [u.tx_hash, u.reason]));
 
   const differences = [
-    ...checkIncoming(rows, unmatched, uncredited, incoming, processed),
-    ...checkOutgoing(rows, outgoing, processed),
-    ...stalePending(rows, ctx.clock.now()),
+    ...checkIncoming(rows, unmatchedTon, uncredited, incoming, processed, TON_UNIT),
+    ...checkOutgoing(rows, outgoing, processed, TON_UNIT),
+    ...stalePending(rows, ctx.clock.now(), TON_UNIT),
   ];
-  const usdt = await reconcileUsdt(ctx, usdtChain);
+  const usdt = await reconcileUsdt(ctx, usdtChain, {
+    hotHistory: history,
+    readAccount: (address) => readHistory(live, address),
+    processedThroughLt: processedLt,
+    unmatched,
+    uncredited,
+  });
   return {
     network: ctx.chain.network,
     checkedRows: rows.filter((r) => r.type === 'DEPOSIT' || r.type === 'PAYOUT' || r.type === 'FEE').length,
-    checkedUnmatched: unmatched.length,
+    checkedUnmatched: unmatchedTon.length,
     chainTransactions: history.length,
     /** Transactions up to this lt are processed by the watcher; later ones need not be booked yet. */
     processedThroughLt: processedLt?.toString() ?? null,
@@ -185,6 +223,7 @@ function checkIncoming(
   uncredited: Map<string, string>,
   incoming: Map<string, IncomingTransfer>,
   processed: (lt: bigint) => boolean,
+  unit: string,
 ): Difference[] {
   const differences: Difference[] = [];
   const credits = new Map<string, LedgerRow>();
@@ -198,7 +237,7 @@ function checkIncoming(
     const chain = incoming.get(row.tx_hash);
     if (!chain) differences.push(diff('missing', row.id, row.tx_hash, 'deposit not on chain'));
     else if (chain.amountNano !== row.amount_nano)
-      differences.push(amountDiff(row.id, row.tx_hash, row.amount_nano, chain.amountNano));
+      differences.push(amountDiff(row.id, row.tx_hash, row.amount_nano, chain.amountNano, unit));
   }
   const kept = new Set<string>();
   for (const u of unmatched) {
@@ -207,7 +246,7 @@ function checkIncoming(
     if (!chain)
       differences.push(diff('missing', null, u.tx_hash, `unmatched deposit (${u.status}) not on chain`));
     else if (chain.amountNano !== u.amount_nano)
-      differences.push(amountDiff(null, u.tx_hash, u.amount_nano, chain.amountNano));
+      differences.push(amountDiff(null, u.tx_hash, u.amount_nano, chain.amountNano, unit));
     const credit = credits.get(u.tx_hash);
     if (u.status === 'assigned') {
       if (!credit)
@@ -242,7 +281,7 @@ function checkIncoming(
         'unbooked',
         null,
         hash,
-        `${chain.amountNano} nanoton from ${chain.from.toString()} (lt ${chain.lt}) is in no DEPOSIT row and no unmatched deposit${reason ? `; recorded as uncredited: ${reason}` : ''}`,
+        `${chain.amountNano} ${unit} from ${chain.from.toString()} (lt ${chain.lt}) is in no DEPOSIT row and no unmatched deposit${reason ? `; recorded as uncredited: ${reason}` : ''}`,
       ),
     );
   }
@@ -253,6 +292,7 @@ function checkOutgoing(
   rows: LedgerRow[],
   outgoing: Map<string, OutgoingTransfer>,
   processed: (lt: bigint) => boolean,
+  unit: string,
 ): Difference[] {
   const differences: Difference[] = [];
   const sent = new Set<string>();
@@ -281,7 +321,7 @@ function checkOutgoing(
       continue;
     }
     if (chain.amountNano !== row.amount_nano)
-      differences.push(amountDiff(row.id, row.tx_hash, row.amount_nano, chain.amountNano));
+      differences.push(amountDiff(row.id, row.tx_hash, row.amount_nano, chain.amountNano, unit));
     if (row.to_address && !Address.parse(row.to_address).equals(chain.to)) {
       differences.push(
         diff('address', row.id, row.tx_hash, `ledger ${row.to_address}, chain ${chain.to.toString()}`),
@@ -310,14 +350,14 @@ function checkOutgoing(
         'foreign_outgoing',
         null,
         hash,
-        `${out.amountNano} nanoton to ${out.to.toString()} (lt ${out.lt}, comment ${JSON.stringify(out.comment.slice(0, MAX_COMMENT_SHOWN))}) was sent by no ledger row: if nobody here sent it, someone else holds the hot wallet's key`,
+        `${out.amountNano} ${unit} to ${out.to.toString()} (lt ${out.lt}, comment ${JSON.stringify(out.comment.slice(0, MAX_COMMENT_SHOWN))}) was sent by no ledger row: if nobody here sent it, someone else holds the hot wallet's key`,
       ),
     );
   }
   return differences;
 }
 
-function stalePending(rows: LedgerRow[], now: Date): Difference[] {
+function stalePending(rows: LedgerRow[], now: Date, unit: string): Difference[] {
   const differences: Difference[] = [];
   for (const row of rows) {
     if (row.status !== 'pending') continue;
@@ -331,7 +371,7 @@ function stalePending(rows: LedgerRow[], now: Date): Difference[] {
         'stale_pending',
         row.id,
         null,
-        `${row.type} of ${row.amount_nano} nanoton to ${row.to_address ?? 'nobody'} pending for ${Math.floor(ageSec / 60)} minutes (since ${row.created_at}); ${transfer}`,
+        `${row.type} of ${row.amount_nano} ${unit} to ${row.to_address ?? 'nobody'} pending for ${Math.floor(ageSec / 60)} minutes (since ${row.created_at}); ${transfer}`,
       ),
     );
   }
@@ -346,16 +386,26 @@ function diff(kind: Difference['kind'], ledgerId: string | null, txHash: string 
   return { kind, ledgerId, txHash, detail };
 }
 
-function amountDiff(ledgerId: string | null, txHash: string, booked: bigint, chain: bigint): Difference {
-  return diff('amount', ledgerId, txHash, `books ${booked} nanoton, chain ${chain} nanoton`);
+function amountDiff(
+  ledgerId: string | null,
+  txHash: string,
+  booked: bigint,
+  chain: bigint,
+  unit: string,
+): Difference {
+  return diff('amount', ledgerId, txHash, `books ${booked} ${unit}, chain ${chain} ${unit}`);
 }
 
-/** The wallet's whole history, newest first, each transaction once. */
-async function readHistory(live: LiveChain): Promise<ChainTransaction[]> {
+/** The smallest unit each currency's amounts are shown in, in a difference's detail. */
+const TON_UNIT = 'nanoton';
+const USDT_UNIT = 'micro-USDT';
+
+/** An account's whole history (the hot wallet's, its jetton wallet's), newest first, each once. */
+async function readHistory(live: LiveChain, address: Address): Promise<ChainTransaction[]> {
   const seen = new Map<string, ChainTransaction>();
   let from: { lt: bigint; hash: string } | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
-    const txs = await live.client.getTransactions(live.wallet.address, PAGE, from);
+    const txs = await live.client.getTransactions(address, PAGE, from);
     const before = seen.size;
     for (const t of txs) seen.set(t.hash, t);
     const oldest = txs.at(-1);
@@ -363,6 +413,6 @@ async function readHistory(live: LiveChain): Promise<ChainTransaction[]> {
     from = { lt: oldest.lt, hash: oldest.hash };
   }
   throw conflict(
-    `The wallet's history is longer than ${MAX_PAGES * PAGE} transactions; reconcile in parts (not supported yet)`,
+    `The history of ${address.toString()} is longer than ${MAX_PAGES * PAGE} transactions; reconcile in parts (not supported yet)`,
   );
 }

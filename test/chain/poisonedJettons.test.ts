@@ -11,14 +11,16 @@ import { createAgent, expectBooksBalanced, type TestAgent } from '../helpers/fix
 import { createLiveTestApp, type LiveTestApp, roundsUntil } from '../helpers/liveChain.js';
 
 /**
- * USDT is off in the books (src/usdtConfig.ts), and the jetton layer is not wired into the deposit
- * watcher, yet anyone can send the deposit address (the hot wallet) jetton traffic: transfers of
+ * USDT is off in the books (src/usdtConfig.ts), so the deposit watcher applies no jetton rules,
+ * yet anyone can send the deposit address (the hot wallet) jetton traffic: transfers of
  * the sandbox's real USDT or of a look-alike master with the same name and code, notifications
  * forged by a plain wallet, comments that are not text, bounces. None of it may move an agent's
  * money: the watcher credits TON only, by a plain text comment on the message the hot wallet
  * itself received. What such a message does bring in TON (a jetton wallet forwards
  * `forward_ton_amount` with its notification; a forger attaches what it likes) did arrive, so it is
  * kept for the operator as an unmatched deposit with no memo, where the reconciliation finds it.
+ * With USDT on, test/chain/usdtNetworkDeposits.test.ts pins the other behaviour: our own jetton
+ * wallet's notifications credited in USDT, look-alikes and forgeries listed as foreign_jetton.
  */
 const USDT = 1_000_000n;
 

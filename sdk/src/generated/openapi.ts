@@ -1266,8 +1266,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Deposits with an unknown or missing memo (or below the minimum), kept for the operator
-         * @description Deposits with an unknown or missing memo (or below the minimum), kept for the operator. Operator only: `Authorization: Bearer <ADMIN_TOKEN>`. Errors: 400, 401, each as JSON `{error}`.
+         * Deposits (TON or USDT) with an unknown or missing memo, below the minimum, or foreign jetton notifications, kept for the operator
+         * @description Deposits (TON or USDT) with an unknown or missing memo, below the minimum, or foreign jetton notifications, kept for the operator. Operator only: `Authorization: Bearer <ADMIN_TOKEN>`. Errors: 400, 401, each as JSON `{error}`.
          */
         get: operations["adminListUnmatchedDeposits"];
         put?: never;
@@ -8470,7 +8470,10 @@ export interface operations {
                         uncreditedDeposits: {
                             txHash: string;
                             agentId: string;
+                            /** @description In `currency` */
                             amount: string;
+                            /** @description TON or USDT */
+                            currency: string;
                             fromAddress: string;
                             toAddress: string;
                             reason: string;
@@ -8639,13 +8642,25 @@ export interface operations {
                             lt: string;
                             fromAddress: string;
                             /**
-                             * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
+                             * @description In `currency` (a foreign_jetton deposit: the TON it brought)
                              * @example 6.5
                              */
                             amount: string;
+                            /**
+                             * @description TON or USDT
+                             * @enum {unknown}
+                             */
+                            currency: "TON" | "USDT";
                             memo: string;
-                            /** @description unknown_memo or below_minimum */
+                            /** @description unknown_memo, below_minimum, unreadable_memo, not_credited, above_limit (USDT past the agent’s limit), or foreign_jetton (a jetton notification not from our USDT jetton wallet: never credited, cannot be assigned) */
                             reason: string;
+                            /** @description Jetton deposits only */
+                            jetton?: {
+                                /** @description The jetton wallet (or contract) that sent the notification */
+                                wallet: string;
+                                /** @description foreign_jetton: the amount it claimed, in that jetton’s own smallest units */
+                                claimedAmount?: string;
+                            };
                             /** @description open, assigned or returned */
                             status: string;
                             agentId: string | null;

@@ -159,7 +159,7 @@ export function readExcesses(body: Cell): { queryId: bigint } | null {
 }
 
 /** Either Cell ^Cell: bit 0 and the payload inline, or bit 1 and the payload in the next reference. */
-function readForwardPayload(s: Slice): CommentReading {
+export function readForwardPayload(s: Slice): CommentReading {
   if (s.remainingBits === 0) return { kind: 'none' }; // an empty payload with its Either bit omitted
   const inRef = s.loadBit();
   if (inRef) {

@@ -43,7 +43,7 @@ export function listChainLedgerRows(db: Executor, currency: Currency) {
 export function listAllUnmatchedDeposits(db: Executor) {
   return db
     .selectFrom('unmatched_deposits')
-    .select(['tx_hash', 'amount_nano', 'status', 'agent_id'])
+    .select(['tx_hash', 'amount_nano', 'status', 'agent_id', 'currency', 'reason'])
     .orderBy('tx_hash')
     .execute();
 }

@@ -1,11 +1,17 @@
-import type { Selectable } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
 import type { Database } from '../schema.js';
 import type { Executor } from './executor.js';
 
 export type UnmatchedDepositRow = Selectable<Database['unmatched_deposits']>;
 
-/** Keeps a deposit nobody could be credited for; a replay of the same transaction changes nothing. */
-export async function insertUnmatchedDeposit(db: Executor, row: UnmatchedDepositRow): Promise<void> {
+/**
+ * Keeps a deposit nobody could be credited for; a replay of the same transaction changes nothing.
+ * `currency` defaults to TON (the jetton columns are for jetton notifications only).
+ */
+export async function insertUnmatchedDeposit(
+  db: Executor,
+  row: Insertable<Database['unmatched_deposits']>,
+): Promise<void> {
   await db
     .insertInto('unmatched_deposits')
     .values(row)

@@ -17,7 +17,7 @@ const tags = ['Operator'];
 const UncreditedDeposit = Type.Object({
   txHash: Type.String(),
   agentId: Type.String(),
-  amount: Type.String(),
+  amount: Type.String({ description: 'In `currency`' }),
   currency: Currency,
   fromAddress: Type.String(),
   toAddress: Type.String(),

@@ -8,8 +8,8 @@ import {
 import { chainStatus } from '../../domain/chainStatus.js';
 import { formatAmount, requestedCurrency } from '../../domain/currency.js';
 import { thisProcess } from '../../domain/lease.js';
-import { formatTon } from '../../domain/money.js';
 import { reconcile } from '../../domain/reconciliation.js';
+import { networkUsdtHistory } from '../../domain/usdtChainHistory.js';
 import { ADMIN_SECURITY, AGENT_SECURITY, type Routes } from '../routeTypes.js';
 import { Transaction } from '../schemas/agent.js';
 import { Amount, Currency, errors, Nullable, OnlyUsdt } from '../schemas/common.js';
@@ -64,9 +64,26 @@ const UnmatchedDeposit = Type.Object({
   txHash: Type.String(),
   lt: Type.String(),
   fromAddress: Type.String(),
-  amount: Amount,
+  amount: { ...Amount, description: 'In `currency` (a foreign_jetton deposit: the TON it brought)' },
+  currency: { ...Currency, description: 'TON or USDT' },
   memo: Type.String(),
-  reason: Type.String({ description: 'unknown_memo or below_minimum' }),
+  reason: Type.String({
+    description:
+      'unknown_memo, below_minimum, unreadable_memo, not_credited, above_limit (USDT past the agent’s limit), or foreign_jetton (a jetton notification not from our USDT jetton wallet: never credited, cannot be assigned)',
+  }),
+  jetton: Type.Optional(
+    Type.Object(
+      {
+        wallet: Type.String({ description: 'The jetton wallet (or contract) that sent the notification' }),
+        claimedAmount: Type.Optional(
+          Type.String({
+            description: 'foreign_jetton: the amount it claimed, in that jetton’s own smallest units',
+          }),
+        ),
+      },
+      { description: 'Jetton deposits only' },
+    ),
+  ),
   status: Type.String({ description: 'open, assigned or returned' }),
   agentId: Nullable(Type.String()),
   createdAt: Type.String(),
@@ -105,9 +122,12 @@ export const chainAdminRoutes: Routes = async (app, { ctx, config }) => {
         response: { 200: Type.Unknown(), ...errors(401, 409) },
       },
     },
-    // LEAD: pass the jetton layer's UsdtChainHistory here; until then USDT is reported as
-    // `chain_side_not_available` with its books (src/domain/reconciliation.ts).
-    async () => jsonSafe(await reconcile(ctx, null)),
+    // Network mode with USDT on: USDT against the hot wallet's notifications and its jetton
+    // wallet's transfers; otherwise USDT is `chain_side_not_available` with its books.
+    async () => {
+      const live = ctx.chain.live;
+      return jsonSafe(await reconcile(ctx, live ? networkUsdtHistory(ctx, live) : null));
+    },
   );
 
   app.get(
@@ -117,7 +137,8 @@ export const chainAdminRoutes: Routes = async (app, { ctx, config }) => {
         operationId: 'adminListUnmatchedDeposits',
         tags,
         security,
-        summary: 'Deposits with an unknown or missing memo (or below the minimum), kept for the operator',
+        summary:
+          'Deposits (TON or USDT) with an unknown or missing memo, below the minimum, or foreign jetton notifications, kept for the operator',
         querystring: Type.Object({
           status: Type.Optional(
             Type.Union([Type.Literal('open'), Type.Literal('assigned'), Type.Literal('returned')]),
@@ -133,12 +154,21 @@ export const chainAdminRoutes: Routes = async (app, { ctx, config }) => {
           txHash: r.tx_hash,
           lt: r.lt,
           fromAddress: r.from_address,
-          amount: formatTon(r.amount_nano),
+          amount: formatAmount(r.currency, r.amount_nano),
+          currency: r.currency,
           memo: r.memo,
           reason: r.reason,
           status: r.status,
           agentId: r.agent_id,
           createdAt: r.created_at,
+          ...(r.jetton_wallet
+            ? {
+                jetton: {
+                  wallet: r.jetton_wallet,
+                  ...(r.jetton_amount !== null ? { claimedAmount: r.jetton_amount } : {}),
+                },
+              }
+            : {}),
         })),
       };
     },
