@@ -309,7 +309,10 @@ describe('USDT deposits in network mode', () => {
       .history(own)
       .reverse()
       .map((tx) => ({ tx, lt: tx.lt, hash: tx.hash().toString('hex') }));
-    const out = [...jettonWalletTransfers(history, hot).values()];
+    // The service's own USDT payouts and fees of the tests above went out of the same wallet.
+    const out = [...jettonWalletTransfers(history, hot).values()].filter((o) =>
+      o.comment.startsWith('c txn_x'),
+    );
     expect(out).toHaveLength(1);
     expect(out[0]).toMatchObject({ amountNano: 3n * USDT, comment: 'c txn_x_ok' });
     expect(out[0]!.to.equals(paid)).toBe(true);
