@@ -1,4 +1,5 @@
 /** The worker API (`Authorization: tma <initData>`), typed as the server's schemas answer. */
+import type { Currency } from './format';
 
 export type TaskStatus =
   | 'OPEN'
@@ -14,6 +15,8 @@ export interface Task {
   id: string;
   title: string;
   description: string;
+  /** The currency the reward is paid in; every amount of the task is in it. */
+  currency: Currency;
   reward: string;
   status: TaskStatus;
   executionDeadlineDays: number | null;
@@ -118,7 +121,7 @@ export interface Application {
   status: 'PENDING' | 'OFFERED' | 'ACCEPTED' | 'DECLINED' | 'REJECTED';
   message: string;
   createdAt: string;
-  task?: { title: string; status: TaskStatus; reward: string };
+  task?: { title: string; status: TaskStatus; reward: string; currency: Currency };
 }
 
 export interface Worker {
@@ -160,6 +163,7 @@ export interface Payout {
   taskId: string;
   taskTitle: string;
   amount: string;
+  currency: Currency;
   status: 'confirmed' | 'pending';
   toAddress: string | null;
   txHash: string | null;
