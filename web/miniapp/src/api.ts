@@ -1,5 +1,6 @@
 /** The worker API (`Authorization: tma <initData>`), typed as the server's schemas answer. */
-import type { Currency } from './format';
+/** A task's currency (format.ts keeps the same union: it is imported without this module). */
+export type Currency = 'TON' | 'USDT';
 
 export type TaskStatus =
   | 'OPEN'
