@@ -25,3 +25,26 @@ export function formatTon(ton: string | null | undefined): string {
   if (!match) return String(ton);
   return `${match[1]}${match[2]!.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}${match[3] ?? ''}`;
 }
+
+/** The currencies the books keep (issue 29): an amount is always shown with its own. */
+export type Currency = 'TON' | 'USDT';
+
+/** An API object's currency: the agent API names it when it is not TON (older objects: TON). */
+export function currencyOf(object: { currency?: string } | null | undefined): Currency {
+  return object?.currency === 'USDT' ? 'USDT' : 'TON';
+}
+
+/**
+ * "12,500.25 TON", "3.50 USDT": grouped, exact, with the currency, so a USDT amount never reads
+ * as TON. USDT shows at least 2 decimals (at most its 6), TON as the API writes it.
+ */
+export function formatAmount(amount: string | null | undefined, currency: Currency): string {
+  if (amount === null || amount === undefined || amount === '') return '—';
+  const shown = currency === 'USDT' && /^-?\d+(\.\d*)?$/.test(amount) ? twoDecimals(amount) : amount;
+  return `${formatTon(shown)} ${currency}`;
+}
+
+function twoDecimals(amount: string): string {
+  const [whole, fraction = ''] = amount.split('.');
+  return `${whole}.${fraction.padEnd(2, '0')}`;
+}
