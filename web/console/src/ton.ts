@@ -48,3 +48,20 @@ function twoDecimals(amount: string): string {
   const [whole, fraction = ''] = amount.split('.');
   return `${whole}.${fraction.padEnd(2, '0')}`;
 }
+
+const DECIMALS: Record<Currency, number> = { TON: 9, USDT: 6 };
+
+/** "2.5" of `currency` to its smallest unit (nanotons, micro-USDT); throws a readable error. */
+export function unitsOf(amount: string, currency: Currency): bigint {
+  if (currency === 'TON') return nanoOf(amount);
+  const match = /^(\d+)(?:\.(\d{1,6}))?$/.exec(amount.trim());
+  if (!match) throw new Error('Amount: write USDT as a number with at most 6 decimals, e.g. 2.5');
+  return BigInt(match[1]!) * 1_000_000n + BigInt((match[2] ?? '').padEnd(6, '0'));
+}
+
+/** Smallest units of `currency` as its decimal string, exactly ("2.5"). */
+export function decimalOf(units: bigint, currency: Currency): string {
+  const scale = 10n ** BigInt(DECIMALS[currency]);
+  const fraction = (units % scale).toString().padStart(DECIMALS[currency], '0').replace(/0+$/, '');
+  return `${units / scale}${fraction ? `.${fraction}` : ''}`;
+}
