@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendDueTransfers } from '../../src/domain/payouts.js';
+import { MAINNET_USDT_MASTER, USDT_DEFAULTS } from '../../src/usdtConfig.js';
 import { completedTask } from '../helpers/agentApi.js';
 import type { TestApp } from '../helpers/app.js';
 import { FaultyChain } from '../helpers/faultyChain.js';
@@ -19,6 +20,8 @@ let chain: FaultyChain;
 beforeAll(async () => {
   // Unthrottled: the cap test sends more messages than the chat rate limit allows a minute.
   t = await createUnthrottledTestApp({
+    // USDT on: the earnings are per currency (issue 29).
+    config: { usdt: { enabled: true, master: MAINNET_USDT_MASTER, ...USDT_DEFAULTS } },
     wrapChain: (inner) => {
       chain = new FaultyChain(inner);
       return chain;
@@ -121,7 +124,7 @@ describe('unread chat messages', () => {
 });
 
 describe('GET /worker/earnings', () => {
-  it('splits paid, on the way and in review', async () => {
+  it('splits paid, on the way and in review, per currency', async () => {
     const worker = await createWorker(t);
     await completedTask(t, agent, worker, { reward: '2' });
     await sendDueTransfers(t.ctx);
@@ -135,17 +138,31 @@ describe('GET /worker/earnings', () => {
     });
     expect(submitted.statusCode, submitted.body).toBe(201);
     await assignedTask(t, agent, worker, { reward: '9' }); // Still to do: no money yet.
+    // A USDT task in review: its reward is counted in USDT only, never added to the TON sums.
+    const deposit = await call(t, 'POST', `/admin/agents/${agent.id}/deposits`, t.admin, {
+      amount: '100',
+      currency: 'USDT',
+    });
+    expect(deposit.statusCode, deposit.body).toBe(201);
+    const usdt = await assignedTask(t, agent, worker, { reward: '2.5', currency: 'USDT' });
+    const usdtSubmitted = await call(t, 'POST', `/worker/tasks/${usdt.taskId}/submissions`, worker.headers, {
+      note: 'Done',
+    });
+    expect(usdtSubmitted.statusCode, usdtSubmitted.body).toBe(201);
 
     const res = await call(t, 'GET', '/worker/earnings', worker.headers);
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json()).toEqual({ paid: '2', onTheWay: '3.5', inReview: '1.25', inReviewTasks: 1 });
+    const ton = { paid: '2', onTheWay: '3.5', inReview: '1.25', inReviewTasks: 1 };
+    expect(res.json()).toEqual({
+      ...ton,
+      byCurrency: { TON: ton, USDT: { paid: '0', onTheWay: '0', inReview: '2.5', inReviewTasks: 1 } },
+    });
 
     const fresh = await createWorker(t);
+    const none = { paid: '0', onTheWay: '0', inReview: '0', inReviewTasks: 0 };
     expect((await call(t, 'GET', '/worker/earnings', fresh.headers)).json()).toEqual({
-      paid: '0',
-      onTheWay: '0',
-      inReview: '0',
-      inReviewTasks: 0,
+      ...none,
+      byCurrency: { TON: none, USDT: none },
     });
     expect((await call(t, 'GET', '/worker/earnings', {})).statusCode).toBe(401);
   });

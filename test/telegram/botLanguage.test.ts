@@ -153,9 +153,9 @@ describe('the bot in the worker’s language', () => {
     await start(6_666_002, 'de');
     const sent = fake.sent();
     expect(sent.map((m) => (m.text as string).split('\n')[0])).toEqual([
-      '👋 Это Handoff: ИИ-агенты нанимают людей для реальных задач и платят в TON.',
-      '👋 Это Handoff: ИИ-агенты нанимают людей для реальных задач и платят в TON.',
-      '👋 This is Handoff: AI agents hire people for real-world tasks and pay them in TON.',
+      '👋 Это Handoff: ИИ-агенты нанимают людей для реальных задач и платят в TON или USDT.',
+      '👋 Это Handoff: ИИ-агенты нанимают людей для реальных задач и платят в TON или USDT.',
+      '👋 This is Handoff: AI agents hire people for real-world tasks and pay them in TON or USDT.',
     ]);
     expect(sent[0]?.replyMarkup).toEqual({
       inline_keyboard: [[{ text: 'Открыть Handoff', web_app: { url: t.config.miniAppUrl } }]],

@@ -17,6 +17,14 @@ describe('Mini App formatters', () => {
     expect(formatNumber('not a number', 'en')).toBe('not a number');
   });
 
+  it('writes USDT with 2 to 6 decimals and its name, in the language', () => {
+    expect(formatAmount('3.5', 'USDT', 'en')).toBe('3.50\u00a0USDT');
+    expect(formatAmount('1250', 'USDT', 'ru')).toBe('1\u00a0250,00\u00a0USDT');
+    expect(formatAmount('0.123456', 'USDT', 'ru')).toBe('0,123456\u00a0USDT');
+    // TON keeps the API's own form: no padding.
+    expect(formatAmount('3', 'TON', 'en')).toBe('3\u00a0TON');
+  });
+
   it('says deadlines relative to now, in the language', () => {
     const now = new Date('2026-11-26T12:00:00Z');
     expect(formatRelative('2026-11-28T12:00:00Z', now, 'en')).toBe('in 2 days');

@@ -139,5 +139,17 @@ describe('the split an operator sees before confirming a resolution', () => {
     expect(amountAtPercent('3', 150)).toBe('3');
     expect(percentOf('3', '1.5')).toBe(50);
     expect(percentOf('3', 'x')).toBeNull();
+    // A USDT task's split is in micro-USDT: 6 decimals at most, the fee rounded as the server does.
+    expect(amountAtPercent('3.333333', 33, 'USDT')).toBe('1.099999');
+    expect(splitForInput('3', '0.9', '1.000001', 'USDT')).toEqual({
+      worker: 1_000_001n,
+      fee: 300_000n,
+      agent: 2_599_999n,
+    });
+    expect(splitForInput('3', '0.9', '1.0000001', 'USDT')).toHaveProperty('error');
+    expect(splitForInput('3', '0.9', '4', 'USDT')).toEqual({
+      error: 'The worker’s amount must be between 0 and the reward, 3 USDT',
+    });
+    expect(percentOf('3', '1.5', 'USDT')).toBe(50);
   });
 });

@@ -8177,21 +8177,61 @@ export interface operations {
                 content: {
                     "application/json": {
                         /**
-                         * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
+                         * @description TON paid (the TON figures stay at the top level for older clients)
                          * @example 6.5
                          */
                         paid: string;
                         /**
-                         * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
+                         * @description TON on the way
                          * @example 6.5
                          */
                         onTheWay: string;
                         /**
-                         * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
+                         * @description TON in review
                          * @example 6.5
                          */
                         inReview: string;
+                        /** @description Tasks in review paying TON */
                         inReviewTasks: number;
+                        /** @description The same sums per currency, each in its own currency; never added together */
+                        byCurrency: {
+                            TON: {
+                                /**
+                                 * @description Payouts confirmed on chain
+                                 * @example 6.5
+                                 */
+                                paid: string;
+                                /**
+                                 * @description Payouts sent, not confirmed yet
+                                 * @example 6.5
+                                 */
+                                onTheWay: string;
+                                /**
+                                 * @description Rewards of your tasks waiting for the agent’s review
+                                 * @example 6.5
+                                 */
+                                inReview: string;
+                                inReviewTasks: number;
+                            };
+                            USDT: {
+                                /**
+                                 * @description Payouts confirmed on chain
+                                 * @example 6.5
+                                 */
+                                paid: string;
+                                /**
+                                 * @description Payouts sent, not confirmed yet
+                                 * @example 6.5
+                                 */
+                                onTheWay: string;
+                                /**
+                                 * @description Rewards of your tasks waiting for the agent’s review
+                                 * @example 6.5
+                                 */
+                                inReview: string;
+                                inReviewTasks: number;
+                            };
+                        };
                     };
                 };
             };

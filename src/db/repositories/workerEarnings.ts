@@ -1,40 +1,49 @@
+import type { Currency } from '../../domain/currency.js';
 import type { Executor, Position } from './executor.js';
 import { olderThan } from './pagination.js';
 
 /**
- * A worker's money in three sums (nanoTON): paid (payouts confirmed on chain), on the way
- * (payouts recorded but not confirmed yet) and in review (rewards of tasks waiting for the
- * agent's review, paid when accepted). Two aggregate queries on the worker's own rows.
+ * A worker's money in three sums per currency, in that currency's smallest unit: paid (payouts
+ * confirmed on chain), on the way (payouts recorded but not confirmed yet) and in review
+ * (rewards of tasks waiting for the agent's review, paid when accepted). Grouped by currency so
+ * a TON and a USDT amount are never added. Two aggregate queries on the worker's own rows.
  */
 export async function workerEarningTotals(db: Executor, workerId: string) {
   const payouts = await db
     .selectFrom('transactions')
     .innerJoin('tasks', 'tasks.id', 'transactions.task_id')
     .select([
+      'transactions.currency as currency',
       'transactions.status as status',
       (eb) => eb.fn.sum<string | number | bigint>('transactions.amount_nano').as('total'),
     ])
     .where('tasks.worker_id', '=', workerId)
     .where('transactions.type', '=', 'PAYOUT')
-    .groupBy('transactions.status')
+    .groupBy(['transactions.currency', 'transactions.status'])
     .execute();
   const review = await db
     .selectFrom('tasks')
     .select([
+      'currency',
       (eb) => eb.fn.sum<string | number | bigint>('reward_nano').as('total'),
       (eb) => eb.fn.countAll<number>().as('n'),
     ])
     .where('worker_id', '=', workerId)
     .where('status', '=', 'REVIEW')
-    .executeTakeFirst();
-  const sum = (status: 'confirmed' | 'pending') =>
-    BigInt(payouts.find((p) => p.status === status)?.total ?? 0);
-  return {
-    paidNano: sum('confirmed'),
-    onTheWayNano: sum('pending'),
-    inReviewNano: BigInt(review?.total ?? 0),
-    inReviewTasks: Number(review?.n ?? 0),
+    .groupBy('currency')
+    .execute();
+  const of = (currency: Currency) => {
+    const sum = (status: 'confirmed' | 'pending') =>
+      BigInt(payouts.find((p) => p.currency === currency && p.status === status)?.total ?? 0);
+    const inReview = review.find((r) => r.currency === currency);
+    return {
+      paid: sum('confirmed'),
+      onTheWay: sum('pending'),
+      inReview: BigInt(inReview?.total ?? 0),
+      inReviewTasks: Number(inReview?.n ?? 0),
+    };
   };
+  return { TON: of('TON'), USDT: of('USDT') };
 }
 
 /** Ratings agents gave this worker, with the task's title, newest first. */

@@ -1,9 +1,11 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { balanceOf } from '../../db/repositories/balances.js';
 import type { AgentRow } from '../../db/repositories/executor.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../domain/agentKeys.js';
-import { depositInstructions } from '../../domain/chainDeposits.js';
+import { depositInstructions, depositInstructionsIn } from '../../domain/chainDeposits.js';
 import type { DomainContext } from '../../domain/context.js';
+import { type Currency, formatAmount } from '../../domain/currency.js';
 import { commentPayload } from '../../domain/depositInfo.js';
 import { formatTon } from '../../domain/money.js';
 import {
@@ -14,9 +16,10 @@ import {
   spendingSeries,
 } from '../../domain/ownerAgents.js';
 import type { OwnerSession } from '../../domain/ownerSessions.js';
+import { usdtTopUpMessage } from '../../domain/usdtTopUp.js';
 import type { Routes } from '../routeTypes.js';
 import { Transaction } from '../schemas/agent.js';
-import { AmountInput, errors } from '../schemas/common.js';
+import { AmountInput, errors, Nullable } from '../schemas/common.js';
 import {
   AgentKeyParams,
   AgentParams,
@@ -25,20 +28,30 @@ import {
   ConsoleAgent,
   DepositInfo,
   SpendingDay,
+  UsdtDepositInfo,
+  UsdtTopUpBody,
+  WalletMessage,
 } from '../schemas/console.js';
 import { transactionView } from '../views.js';
 
 const owner = (request: FastifyRequest): OwnerSession => request.owner!;
 
 export function consoleAgentView(agent: AgentRow) {
+  const money = (currency: Currency) => {
+    const b = balanceOf(agent, currency);
+    return {
+      balance: formatAmount(currency, b.balance),
+      lockedByTasks: formatAmount(currency, b.locked),
+      deposited: formatAmount(currency, b.deposited),
+      spent: formatAmount(currency, b.spent),
+    };
+  };
   return {
     id: agent.id,
     name: agent.name,
     webhookUrl: agent.webhook_url,
-    balance: formatTon(agent.balance_nano),
-    lockedByTasks: formatTon(agent.locked_nano),
-    deposited: formatTon(agent.deposited_nano),
-    spent: formatTon(agent.spent_nano),
+    ...money('TON'),
+    balances: { TON: money('TON'), USDT: money('USDT') },
     createdAt: agent.created_at,
   };
 }
@@ -76,7 +89,12 @@ export const consoleOwnerRoutes: Routes = async (app, { ctx }) => {
       schema: {
         params: AgentParams,
         response: {
-          200: Type.Object({ agent: ConsoleAgent, keys: Type.Array(ApiKeyView), deposit: DepositInfo }),
+          200: Type.Object({
+            agent: ConsoleAgent,
+            keys: Type.Array(ApiKeyView),
+            deposit: DepositInfo,
+            usdtDeposit: Nullable(UsdtDepositInfo),
+          }),
           ...errors(401, 404),
         },
       },
@@ -88,6 +106,7 @@ export const consoleOwnerRoutes: Routes = async (app, { ctx }) => {
         agent: consoleAgentView(agent),
         keys: keys.map(apiKeyView),
         deposit: consoleDeposit(ctx, agent.id),
+        usdtDeposit: consoleUsdtDeposit(ctx, agent.id),
       };
     },
   );
@@ -143,6 +162,21 @@ export const consoleOwnerRoutes: Routes = async (app, { ctx }) => {
     },
   );
 
+  app.post(
+    '/agents/:agentId/usdt-top-up',
+    {
+      schema: {
+        params: AgentParams,
+        body: UsdtTopUpBody,
+        response: { 200: Type.Object({ message: WalletMessage }), ...errors(400, 401, 404, 409) },
+      },
+    },
+    async (request) => {
+      const agent = await requireOwnedAgent(ctx, owner(request).ownerId, request.params.agentId);
+      return { message: await usdtTopUpMessage(ctx, agent.id, request.body) };
+    },
+  );
+
   app.get(
     '/agents/:agentId/spending',
     {
@@ -169,4 +203,12 @@ export const consoleOwnerRoutes: Routes = async (app, { ctx }) => {
 function consoleDeposit(ctx: DomainContext, agentId: string) {
   const { minimumNano, ...where } = depositInstructions(ctx, agentId);
   return { ...where, minimum: formatTon(minimumNano), payload: commentPayload(agentId) };
+}
+
+/** The same for USDT (a jetton transfer with the memo as its forward comment); null while USDT is off. */
+function consoleUsdtDeposit(ctx: DomainContext, agentId: string) {
+  const master = ctx.usdt.master;
+  if (!ctx.usdt.enabled || !master) return null;
+  const { minimumNano, network, address, memo, link } = depositInstructionsIn(ctx, agentId, 'USDT');
+  return { network, address, memo, link, jettonMaster: master, minimum: formatAmount('USDT', minimumNano) };
 }

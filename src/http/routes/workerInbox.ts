@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { formatTon } from '../../domain/money.js';
+import { type CURRENCIES, formatAmount } from '../../domain/currency.js';
 import { earningsOfWorker, markChatRead, ratingsOfWorker, unreadOfWorker } from '../../domain/workerInbox.js';
 import { pageView } from '../pageView.js';
 import { type Routes, WORKER_SECURITY } from '../routeTypes.js';
@@ -12,6 +12,14 @@ const security = WORKER_SECURITY;
 const UnreadChat = Type.Object({
   taskId: Type.String(),
   unread: Type.Integer({ minimum: 1, description: 'At most 100: a count stops there' }),
+});
+
+/** A worker's rewards in one currency, in that currency's units. */
+const EarningTotals = Type.Object({
+  paid: { ...Amount, description: 'Payouts confirmed on chain' },
+  onTheWay: { ...Amount, description: 'Payouts sent, not confirmed yet' },
+  inReview: { ...Amount, description: 'Rewards of your tasks waiting for the agent’s review' },
+  inReviewTasks: Type.Integer({ minimum: 0 }),
 });
 
 const ReceivedRating = Type.Object({
@@ -78,10 +86,17 @@ export const workerInboxRoutes: Routes = async (app, { ctx }) => {
         summary: 'Your rewards: paid, on the way to your wallet, and waiting for the agent’s review',
         response: {
           200: Type.Object({
-            paid: Amount,
-            onTheWay: Amount,
-            inReview: Amount,
-            inReviewTasks: Type.Integer({ minimum: 0 }),
+            paid: {
+              ...Amount,
+              description: 'TON paid (the TON figures stay at the top level for older clients)',
+            },
+            onTheWay: { ...Amount, description: 'TON on the way' },
+            inReview: { ...Amount, description: 'TON in review' },
+            inReviewTasks: Type.Integer({ minimum: 0, description: 'Tasks in review paying TON' }),
+            byCurrency: Type.Object(
+              { TON: EarningTotals, USDT: EarningTotals },
+              { description: 'The same sums per currency, each in its own currency; never added together' },
+            ),
           }),
           ...errors(401),
         },
@@ -89,12 +104,13 @@ export const workerInboxRoutes: Routes = async (app, { ctx }) => {
     },
     async (request) => {
       const totals = await earningsOfWorker(ctx, request.workerId);
-      return {
-        paid: formatTon(totals.paidNano),
-        onTheWay: formatTon(totals.onTheWayNano),
-        inReview: formatTon(totals.inReviewNano),
-        inReviewTasks: totals.inReviewTasks,
-      };
+      const view = (currency: (typeof CURRENCIES)[number]) => ({
+        paid: formatAmount(currency, totals[currency].paid),
+        onTheWay: formatAmount(currency, totals[currency].onTheWay),
+        inReview: formatAmount(currency, totals[currency].inReview),
+        inReviewTasks: totals[currency].inReviewTasks,
+      });
+      return { ...view('TON'), byCurrency: { TON: view('TON'), USDT: view('USDT') } };
     },
   );
 

@@ -1,12 +1,20 @@
 import { Type } from 'typebox';
 import type { ApiKeyInfo } from '../../domain/agentKeys.js';
-import { Amount, Nullable, Timestamp } from './common.js';
+import { Amount, AmountInput, Nullable, Timestamp } from './common.js';
 
 export const OwnerSessionView = Type.Object({
   owner: Type.Object({ id: Type.String(), walletAddress: Type.String() }),
   csrfToken: Type.String({ description: 'Send in X-CSRF-Token with every state-changing console request' }),
   expiresAt: Timestamp,
   network: Type.String(),
+});
+
+/** An agent's money in one currency. */
+const CurrencyMoney = Type.Object({
+  balance: Amount,
+  lockedByTasks: Amount,
+  deposited: Amount,
+  spent: Amount,
 });
 
 export const ConsoleAgent = Type.Object({
@@ -17,6 +25,10 @@ export const ConsoleAgent = Type.Object({
   lockedByTasks: Amount,
   deposited: Amount,
   spent: Amount,
+  balances: Type.Object(
+    { TON: CurrencyMoney, USDT: CurrencyMoney },
+    { description: 'Per currency, each in its own units; the top-level four are the TON ones' },
+  ),
   createdAt: Timestamp,
 });
 
@@ -35,6 +47,27 @@ export const DepositInfo = Type.Object({
   memo: Type.String({ description: 'Put it in the transfer comment, or the deposit cannot be matched' }),
   link: Type.String({ description: 'ton://transfer link with the memo' }),
   payload: Type.String({ description: 'The memo as a comment cell, base64 BOC (for TON Connect)' }),
+});
+
+export const UsdtDepositInfo = Type.Object({
+  network: Type.String(),
+  address: Type.String({ description: 'The deposit address: the jetton transfer’s destination (owner)' }),
+  memo: Type.String({ description: 'The forward payload’s text comment, or the deposit cannot be matched' }),
+  link: Type.String({ description: 'ton://transfer link with the jetton master and the memo' }),
+  jettonMaster: Type.String({ description: 'The USDT jetton master: only its jetton counts' }),
+  minimum: Amount,
+});
+
+export const UsdtTopUpBody = Type.Object({
+  amount: AmountInput,
+  from: Type.String({ maxLength: 100, description: 'The owner wallet connected through TON Connect' }),
+});
+
+/** One TON Connect `sendTransaction` message (address, nanotons attached, base64 BOC body). */
+export const WalletMessage = Type.Object({
+  address: Type.String({ description: 'The sender’s own USDT jetton wallet' }),
+  amount: Type.String({ description: 'Nanotons attached for the jetton wallets’ gas' }),
+  payload: Type.String({ description: 'TEP-74 transfer body, base64 BOC' }),
 });
 
 export const SpendingDay = Type.Object({ day: Type.String(), deposited: Amount, spent: Amount });

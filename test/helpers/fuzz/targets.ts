@@ -101,6 +101,15 @@ const AMOUNT_BODY: Schema = {
   properties: { amount: { type: ['string', 'number'], pattern: '^\\d{1,3}(\\.\\d{1,9})?$' } },
 };
 
+const USDT_TOP_UP_BODY: Schema = {
+  type: 'object',
+  required: ['amount', 'from'],
+  properties: {
+    amount: { type: ['string', 'number'], pattern: '^\\d{1,3}(\\.\\d{1,6})?$' },
+    from: { type: 'string', maxLength: 100 },
+  },
+};
+
 /** A Telegram update as the bot reads it: a /start message or an offer button press. */
 const TELEGRAM_UPDATE: Schema = {
   type: 'object',
@@ -183,6 +192,13 @@ export function hiddenTargets(documented: Target[]): Target[] {
       auth: 'owner',
       params: agentParams,
       body: AMOUNT_BODY,
+    }),
+    hidden({
+      method: 'POST',
+      path: `${agent}/usdt-top-up`,
+      auth: 'owner',
+      params: agentParams,
+      body: USDT_TOP_UP_BODY,
     }),
     hidden({ method: 'GET', path: `${agent}/spending`, auth: 'owner', params: agentParams }),
     // Last among the console's own: it ends the session (each target signs in afresh anyway).

@@ -1,4 +1,4 @@
-import { nanoOf, tonOf } from './ton.js';
+import { type Currency, decimalOf, unitsOf } from './ton.js';
 
 /**
  * Where the escrowed money goes when an operator resolves a dispute with `workerAmount`: the
@@ -12,34 +12,50 @@ export interface Split {
   agent: bigint;
 }
 
-export function splitOf(rewardNano: bigint, feeNano: bigint, workerNano: bigint): Split {
+export function splitOf(
+  rewardNano: bigint,
+  feeNano: bigint,
+  workerNano: bigint,
+  currency: Currency = 'TON',
+): Split {
   if (rewardNano <= 0n) throw new Error('The task has no reward to split');
   if (workerNano < 0n || workerNano > rewardNano)
-    throw new Error(`The worker’s amount must be between 0 and the reward, ${tonOf(rewardNano)} TON`);
+    throw new Error(
+      `The worker’s amount must be between 0 and the reward, ${decimalOf(rewardNano, currency)} ${currency}`,
+    );
   const fee = (feeNano * workerNano) / rewardNano;
   return { worker: workerNano, fee, agent: rewardNano + feeNano - workerNano - fee };
 }
 
-/** The split for an amount typed in TON, or the reason it cannot be one. */
-export function splitForInput(reward: string, fee: string, input: string): Split | { error: string } {
+/**
+ * The split for an amount typed in the task's currency, or the reason it cannot be one. Amounts
+ * are in that currency's smallest unit (nanotons; micro-USDT for a USDT task, as the server
+ * rounds its fee), so the operator sees exactly what the server will do.
+ */
+export function splitForInput(
+  reward: string,
+  fee: string,
+  input: string,
+  currency: Currency = 'TON',
+): Split | { error: string } {
   try {
-    return splitOf(nanoOf(reward), nanoOf(fee), nanoOf(input));
+    return splitOf(unitsOf(reward, currency), unitsOf(fee, currency), unitsOf(input, currency), currency);
   } catch (e) {
     return { error: (e as Error).message };
   }
 }
 
-/** The worker's amount at `percent` of the reward, rounded down to the nanoton. */
-export function amountAtPercent(reward: string, percent: number): string {
+/** The worker's amount at `percent` of the reward, rounded down to the currency's smallest unit. */
+export function amountAtPercent(reward: string, percent: number, currency: Currency = 'TON'): string {
   const pct = BigInt(Math.max(0, Math.min(100, Math.round(percent))));
-  return tonOf((nanoOf(reward) * pct) / 100n);
+  return decimalOf((unitsOf(reward, currency) * pct) / 100n, currency);
 }
 
 /** Which whole percent of the reward an amount is (for the slider), or null if it is not an amount. */
-export function percentOf(reward: string, amount: string): number | null {
+export function percentOf(reward: string, amount: string, currency: Currency = 'TON'): number | null {
   try {
-    const r = nanoOf(reward);
-    return r === 0n ? 0 : Number((nanoOf(amount) * 100n) / r);
+    const r = unitsOf(reward, currency);
+    return r === 0n ? 0 : Number((unitsOf(amount, currency) * 100n) / r);
   } catch {
     return null;
   }

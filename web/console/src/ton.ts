@@ -25,3 +25,43 @@ export function formatTon(ton: string | null | undefined): string {
   if (!match) return String(ton);
   return `${match[1]}${match[2]!.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}${match[3] ?? ''}`;
 }
+
+/** The currencies the books keep (issue 29): an amount is always shown with its own. */
+export type Currency = 'TON' | 'USDT';
+
+/** An API object's currency: the agent API names it when it is not TON (older objects: TON). */
+export function currencyOf(object: { currency?: string } | null | undefined): Currency {
+  return object?.currency === 'USDT' ? 'USDT' : 'TON';
+}
+
+/**
+ * "12,500.25 TON", "3.50 USDT": grouped, exact, with the currency, so a USDT amount never reads
+ * as TON. USDT shows at least 2 decimals (at most its 6), TON as the API writes it.
+ */
+export function formatAmount(amount: string | null | undefined, currency: Currency): string {
+  if (amount === null || amount === undefined || amount === '') return '—';
+  const shown = currency === 'USDT' && /^-?\d+(\.\d*)?$/.test(amount) ? twoDecimals(amount) : amount;
+  return `${formatTon(shown)} ${currency}`;
+}
+
+function twoDecimals(amount: string): string {
+  const [whole, fraction = ''] = amount.split('.');
+  return `${whole}.${fraction.padEnd(2, '0')}`;
+}
+
+const DECIMALS: Record<Currency, number> = { TON: 9, USDT: 6 };
+
+/** "2.5" of `currency` to its smallest unit (nanotons, micro-USDT); throws a readable error. */
+export function unitsOf(amount: string, currency: Currency): bigint {
+  if (currency === 'TON') return nanoOf(amount);
+  const match = /^(\d+)(?:\.(\d{1,6}))?$/.exec(amount.trim());
+  if (!match) throw new Error('Amount: write USDT as a number with at most 6 decimals, e.g. 2.5');
+  return BigInt(match[1]!) * 1_000_000n + BigInt((match[2] ?? '').padEnd(6, '0'));
+}
+
+/** Smallest units of `currency` as its decimal string, exactly ("2.5"). */
+export function decimalOf(units: bigint, currency: Currency): string {
+  const scale = 10n ** BigInt(DECIMALS[currency]);
+  const fraction = (units % scale).toString().padStart(DECIMALS[currency], '0').replace(/0+$/, '');
+  return `${units / scale}${fraction ? `.${fraction}` : ''}`;
+}

@@ -1,4 +1,6 @@
 /** The worker API (`Authorization: tma <initData>`), typed as the server's schemas answer. */
+/** A task's currency (format.ts keeps the same union: it is imported without this module). */
+export type Currency = 'TON' | 'USDT';
 
 export type TaskStatus =
   | 'OPEN'
@@ -14,6 +16,8 @@ export interface Task {
   id: string;
   title: string;
   description: string;
+  /** The currency the reward is paid in; every amount of the task is in it. */
+  currency: Currency;
   reward: string;
   status: TaskStatus;
   executionDeadlineDays: number | null;
@@ -118,7 +122,7 @@ export interface Application {
   status: 'PENDING' | 'OFFERED' | 'ACCEPTED' | 'DECLINED' | 'REJECTED';
   message: string;
   createdAt: string;
-  task?: { title: string; status: TaskStatus; reward: string };
+  task?: { title: string; status: TaskStatus; reward: string; currency: Currency };
 }
 
 export interface Worker {
@@ -160,6 +164,7 @@ export interface Payout {
   taskId: string;
   taskTitle: string;
   amount: string;
+  currency: Currency;
   status: 'confirmed' | 'pending';
   toAddress: string | null;
   txHash: string | null;

@@ -35,9 +35,21 @@ export function formatNumber(amount: string, language = currentLanguage()): stri
   return `${sign}${grouped}${fraction ? decimal + fraction : ''}`;
 }
 
-/** "12.5 TON", "1 234,5 TON". */
-export function formatAmount(amount: string, currency = 'TON', language = currentLanguage()): string {
-  return `${formatNumber(amount, language)}\u00a0${currency}`;
+/** The currencies rewards are paid in (a task's `currency`). */
+export type Currency = 'TON' | 'USDT';
+
+/**
+ * "12.5 TON", "1 234,5 TON", "3,50 USDT": always with the currency, so a USDT reward never
+ * reads as TON. USDT shows at least 2 decimals (as money in dollars is read) and at most its 6;
+ * TON as the API writes it (up to 9).
+ */
+export function formatAmount(amount: string, currency: Currency, language = currentLanguage()): string {
+  return `${formatNumber(currency === 'USDT' ? twoDecimals(amount) : amount, language)}\u00a0${currency}`;
+}
+
+function twoDecimals(amount: string): string {
+  const [whole, fraction = ''] = amount.trim().split('.');
+  return `${whole}.${fraction.padEnd(2, '0')}`;
 }
 
 /** "Nov 29, 2026, 5:44 AM" in the phone's zone and the worker's language. */

@@ -142,9 +142,9 @@ export function distanceLabel(meters: number): string {
 }
 
 /** A dispute's outcome for the worker: how much of the reward they got. */
-export function resolutionLabel(workerAmount: string, reward: string): string {
+export function resolutionLabel(workerAmount: string, reward: string, currency = 'TON'): string {
   if (Number(workerAmount) === 0) return 'The operator decided that the reward goes back to the agent.';
   if (workerAmount === reward || Number(workerAmount) >= Number(reward))
-    return `The operator decided that you get the whole reward, ${workerAmount} TON.`;
-  return `The operator decided that you get ${workerAmount} TON of the ${reward} TON reward.`;
+    return `The operator decided that you get the whole reward, ${workerAmount} ${currency}.`;
+  return `The operator decided that you get ${workerAmount} ${currency} of the ${reward} ${currency} reward.`;
 }

@@ -3,11 +3,12 @@ import { ErrorLine } from '../App';
 import { agentApi, api, type Json } from '../api';
 import { NewKey, Stat, StatusBadge } from '../components';
 import { DELIVERY_STATUS_LABEL, labelOf, TASK_STATUS_LABEL, taskStatusLabel } from '../labels';
-import { formatTon } from '../ton';
+import { currencyOf, formatAmount, formatTon } from '../ton';
 import { when } from '../trust';
 import { Onboarding, SdkQuickStart } from './Onboarding';
 import { SpendingChart } from './SpendingChart';
 import { TopUp } from './TopUp';
+import { UsdtTopUp } from './UsdtTopUp';
 
 const TASK_STATUSES = [
   '',
@@ -43,6 +44,9 @@ export function AgentPage({ agentId }: { agentId: string; network: string }) {
 
   if (!detail) return <ErrorLine error={error} />;
   const { agent } = detail;
+  // USDT's figures when the service takes USDT or the agent ever had any: never added to TON's.
+  const usdtMoney = agent.balances?.USDT;
+  const usdt = detail.usdtDeposit || (usdtMoney && usdtMoney.deposited !== '0') ? usdtMoney : null;
   return (
     <main>
       <p>
@@ -57,17 +61,28 @@ export function AgentPage({ agentId }: { agentId: string; network: string }) {
         <Stat label="Locked in tasks" value={formatTon(agent.lockedByTasks)} unit="TON" />
         <Stat label="Deposited" value={formatTon(agent.deposited)} unit="TON" />
         <Stat label="Spent" value={formatTon(agent.spent)} unit="TON" />
+        {usdt ? (
+          <>
+            <Stat label="USDT balance" value={formatTon(usdt.balance)} unit="USDT" />
+            <Stat label="USDT locked in tasks" value={formatTon(usdt.lockedByTasks)} unit="USDT" />
+            <Stat label="USDT deposited" value={formatTon(usdt.deposited)} unit="USDT" />
+            <Stat label="USDT spent" value={formatTon(usdt.spent)} unit="USDT" />
+          </>
+        ) : null}
       </div>
       <ErrorLine error={error} />
       {anyTask !== null ? (
         <Onboarding
           hasKey={detail.keys.some((k: Json) => !k.revokedAt)}
-          toppedUp={agent.deposited !== '0'}
+          toppedUp={agent.deposited !== '0' || (usdtMoney !== undefined && usdtMoney.deposited !== '0')}
           posted={anyTask}
         />
       ) : null}
       <Keys agentId={agentId} keys={detail.keys} onChange={load} />
       <TopUp agentId={agentId} deposit={detail.deposit} deposited={agent.deposited} onCredited={load} />
+      {detail.usdtDeposit && usdt ? (
+        <UsdtTopUp agentId={agentId} deposit={detail.usdtDeposit} deposited={usdt.deposited} />
+      ) : null}
       <Webhook agentId={agentId} url={agent.webhookUrl} onChange={load} />
       <QuarantineNotice agentId={agentId} />
       <Tasks agentId={agentId} />
@@ -342,7 +357,7 @@ function Tasks({ agentId }: { agentId: string }) {
               </td>
               <td data-label="Deadline">{deadlineOf(t)}</td>
               <td data-label="Reward" className="num">
-                {formatTon(t.reward)} TON
+                {formatAmount(t.reward, currencyOf(t))}
               </td>
               <td data-label="Created">{t.createdAt.slice(0, 10)}</td>
             </tr>

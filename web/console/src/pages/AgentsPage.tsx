@@ -2,7 +2,7 @@ import { type FormEvent, useCallback, useEffect, useState } from 'react';
 import { ErrorLine } from '../App';
 import { api, type Json } from '../api';
 import { NewKey, Stat } from '../components';
-import { formatTon, nanoOf, tonOf } from '../ton';
+import { formatAmount, formatTon, nanoOf, tonOf } from '../ton';
 import { Onboarding } from './Onboarding';
 
 export function AgentsPage() {
@@ -81,12 +81,15 @@ export function AgentsPage() {
               </td>
               <td data-label="Balance" className="num">
                 {formatTon(a.balance)} TON
+                <UsdtLine agent={a} field="balance" />
               </td>
               <td data-label="Locked" className="num">
                 {formatTon(a.lockedByTasks)} TON
+                <UsdtLine agent={a} field="lockedByTasks" />
               </td>
               <td data-label="Spent" className="num">
                 {formatTon(a.spent)} TON
+                <UsdtLine agent={a} field="spent" />
               </td>
               <td data-label="Created">{a.createdAt.slice(0, 10)}</td>
             </tr>
@@ -95,4 +98,11 @@ export function AgentsPage() {
       </table>
     </main>
   );
+}
+
+/** The agent's USDT figure under the TON one, once it has had USDT (the two are never added). */
+function UsdtLine({ agent, field }: { agent: Json; field: 'balance' | 'lockedByTasks' | 'spent' }) {
+  const usdt = agent.balances?.USDT;
+  if (!usdt || usdt.deposited === '0') return null;
+  return <span className="amount-line">{formatAmount(usdt[field], 'USDT')}</span>;
 }

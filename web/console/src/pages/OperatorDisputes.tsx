@@ -9,6 +9,7 @@ import {
   PAYMENT_STATUS_LABEL,
   TASK_STATUS_LABEL,
 } from '../labels';
+import { currencyOf, formatAmount } from '../ton';
 import { ChatLog, DecisionText, StatementList, SubmissionList, when } from '../trust';
 import { ResolveForm } from './ResolveForm';
 
@@ -66,7 +67,12 @@ export function DisputeQueue({ token, onRejected }: { token: string; onRejected:
                 </td>
                 <td data-label="Agent">{d.agent?.name ?? d.agent?.id ?? '—'}</td>
                 <td data-label="Worker">{workerName(d.worker)}</td>
-                <td data-label="Reward">{d.task?.reward ?? d.reward ?? '—'} TON</td>
+                <td data-label="Reward">
+                  {formatAmount(
+                    d.task?.reward ?? d.reward,
+                    currencyOf({ currency: d.task?.currency ?? d.currency }),
+                  )}
+                </td>
                 <td data-label="Opened by">{labelOf(PARTY_LABEL, d.openedBy)}</td>
                 <td data-label="Reason" className="breakable" title={d.reason}>
                   {clip(d.reason ?? '', 90)}
@@ -139,8 +145,8 @@ export function OperatorDispute({
       <h1>Dispute: {task?.title}</h1>
       <div className="stats wide">
         <Stat label="Dispute" value={labelOf(DISPUTE_LABEL, dispute.status)} />
-        <Stat label="Reward" value={task?.reward ?? '—'} unit="TON" />
-        <Stat label="Platform fee" value={task?.platformFee ?? '—'} unit="TON" />
+        <Stat label="Reward" value={task?.reward ?? '—'} unit={currencyOf(task)} />
+        <Stat label="Platform fee" value={task?.platformFee ?? '—'} unit={currencyOf(task)} />
         <Stat label="Task" value={labelOf(TASK_STATUS_LABEL, task?.status)} />
         <Stat label="Payment" value={labelOf(PAYMENT_STATUS_LABEL, task?.paymentStatus)} />
       </div>

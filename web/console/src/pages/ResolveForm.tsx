@@ -2,7 +2,7 @@ import { type FormEvent, useState } from 'react';
 import { ErrorLine } from '../App';
 import { adminApi, type Json } from '../api';
 import { amountAtPercent, percentOf, type Split, splitForInput } from '../split';
-import { tonOf } from '../ton';
+import { type Currency, currencyOf, decimalOf } from '../ton';
 
 /**
  * The operator's decision: how much of the reward goes to the worker (a slider in percent, or
@@ -22,14 +22,15 @@ export function ResolveForm({
 }) {
   const reward: string = task.reward;
   const fee: string = task.platformFee;
-  const [amount, setAmount] = useState(() => amountAtPercent(reward, 50));
+  const currency = currencyOf(task);
+  const [amount, setAmount] = useState(() => amountAtPercent(reward, 50, currency));
   const [note, setNote] = useState('');
   const [confirming, setConfirming] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const split = splitForInput(reward, fee, amount);
+  const split = splitForInput(reward, fee, amount, currency);
   const valid = !('error' in split);
-  const percent = percentOf(reward, amount);
+  const percent = percentOf(reward, amount, currency);
 
   const review = (event: FormEvent) => {
     event.preventDefault();
@@ -66,12 +67,12 @@ export function ResolveForm({
             value={percent ?? 0}
             disabled={confirming}
             aria-label="Share of the reward to the worker, percent"
-            onChange={(e) => setAmount(amountAtPercent(reward, Number(e.target.value)))}
+            onChange={(e) => setAmount(amountAtPercent(reward, Number(e.target.value), currency))}
           />
         </label>
         <div className="row">
           <label>
-            Worker’s amount (TON){' '}
+            Worker’s amount ({currency}){' '}
             <input
               value={amount}
               inputMode="decimal"
@@ -88,7 +89,7 @@ export function ResolveForm({
             Whole reward
           </button>
         </div>
-        {valid ? <SplitTable split={split} /> : <p className="error">{split.error}</p>}
+        {valid ? <SplitTable split={split} currency={currency} /> : <p className="error">{split.error}</p>}
         <label className="block">
           Note to both sides
           <textarea
@@ -111,9 +112,9 @@ export function ResolveForm({
       {confirming && valid ? (
         <section className="confirm" aria-label="Confirm the decision">
           <p>
-            <strong>{outcome(split, reward)}</strong> This is sent at once and cannot be undone.
+            <strong>{outcome(split, reward, currency)}</strong> This is sent at once and cannot be undone.
           </p>
-          <SplitTable split={split} />
+          <SplitTable split={split} currency={currency} />
           <div className="row">
             <button type="button" className="primary" disabled={busy} onClick={() => void confirm()}>
               Confirm resolution
@@ -129,29 +130,35 @@ export function ResolveForm({
   );
 }
 
-function outcome(split: Split, reward: string): string {
+function outcome(split: Split, reward: string, currency: Currency): string {
   if (split.worker === 0n) return 'The task is cancelled and the agent gets everything back.';
   // All of the reward to the worker takes all of the fee too: nothing goes back.
   if (split.agent === 0n) return 'The task is completed and the worker gets the whole reward.';
-  return `The task is completed with a partial payment of ${tonOf(split.worker)} TON of ${reward} TON.`;
+  return `The task is completed with a partial payment of ${decimalOf(split.worker, currency)} ${currency} of ${reward} ${currency}.`;
 }
 
-/** Worker / platform fee / back to the agent, in TON, exactly. */
-function SplitTable({ split }: { split: Split }) {
+/** Worker / platform fee / back to the agent, in the task's currency, exactly. */
+function SplitTable({ split, currency }: { split: Split; currency: Currency }) {
   return (
     <table aria-label="Split" className="split">
       <tbody>
         <tr>
           <th scope="row">To the worker, on chain</th>
-          <td>{tonOf(split.worker)} TON</td>
+          <td>
+            {decimalOf(split.worker, currency)} {currency}
+          </td>
         </tr>
         <tr>
           <th scope="row">Platform fee</th>
-          <td>{tonOf(split.fee)} TON</td>
+          <td>
+            {decimalOf(split.fee, currency)} {currency}
+          </td>
         </tr>
         <tr>
           <th scope="row">Back to the agent’s balance</th>
-          <td>{tonOf(split.agent)} TON</td>
+          <td>
+            {decimalOf(split.agent, currency)} {currency}
+          </td>
         </tr>
       </tbody>
     </table>

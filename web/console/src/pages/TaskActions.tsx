@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { ErrorLine } from '../App';
 import type { Json } from '../api';
 import { Confirm, useAgentCall } from '../components';
-import { formatTon } from '../ton';
+import { currencyOf, formatAmount } from '../ton';
 
 /** Nobody works on the task yet: cancelling is plain (DELETE /tasks/:id). */
 const UNASSIGNED = ['OPEN', 'FUNDED', 'OFFERED'];
@@ -42,12 +42,12 @@ export function TaskActions({
       ? run(
           'DELETE',
           `/tasks/${task.id}`,
-          `Cancelled: ${formatTon(task.totalAmount)} TON is back in the balance.`,
+          `Cancelled: ${formatAmount(task.totalAmount, currencyOf(task))} is back in the balance.`,
         )
       : run(
           'POST',
           `/tasks/${task.id}/refund`,
-          `Cancelled: ${formatTon(task.totalAmount)} TON is back in the balance; the worker was told.`,
+          `Cancelled: ${formatAmount(task.totalAmount, currencyOf(task))} is back in the balance; the worker was told.`,
         );
 
   return (
@@ -74,7 +74,7 @@ export function TaskActions({
         <Confirm
           label="Confirm completion"
           busy={busy}
-          act={`Pay ${formatTon(task.reward)} TON and complete`}
+          act={`Pay ${formatAmount(task.reward, currencyOf(task))} and complete`}
           onAct={() =>
             void run(
               'POST',
@@ -87,8 +87,8 @@ export function TaskActions({
         >
           <p>
             Complete the task without waiting for submitted work, and pay{' '}
-            {task.worker?.firstName ?? 'the worker'} <strong>{formatTon(task.reward)} TON</strong>? This
-            cannot be undone.
+            {task.worker?.firstName ?? 'the worker'}{' '}
+            <strong>{formatAmount(task.reward, currencyOf(task))}</strong>? This cannot be undone.
           </p>
         </Confirm>
       ) : null}
@@ -102,7 +102,8 @@ export function TaskActions({
           onBack={() => setPending(null)}
         >
           <p>
-            Cancel the task? {formatTon(task.totalAmount)} TON (reward and fee) returns to the agent's balance
+            Cancel the task? {formatAmount(task.totalAmount, currencyOf(task))} (reward and fee) returns to
+            the agent's balance
             {ASSIGNED.includes(task.status) ? ', and the worker loses the task' : ''}.
           </p>
         </Confirm>

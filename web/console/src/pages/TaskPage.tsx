@@ -10,7 +10,7 @@ import {
   PAYMENT_STATUS_LABEL,
   taskStatusLabel,
 } from '../labels';
-import { formatTon } from '../ton';
+import { currencyOf, formatAmount, formatTon } from '../ton';
 import { ChatLog, when } from '../trust';
 import { TaskActions } from './TaskActions';
 import { OwnerDispute, TaskReview } from './TaskReview';
@@ -73,6 +73,7 @@ export function TaskPage({ agentId, taskId, network }: { agentId: string; taskId
   }
   if (!task) return error ? <ErrorLine error={error} /> : <p className="muted">Loading the task…</p>;
   const applications: Json[] = task.applications ?? [];
+  const currency = currencyOf(task);
   return (
     <main>
       <p>
@@ -84,8 +85,8 @@ export function TaskPage({ agentId, taskId, network }: { agentId: string; taskId
       </p>
       <div className="stats wide">
         <Stat label="Status" value={taskStatusLabel(task)} />
-        <Stat label="Reward" value={formatTon(task.reward)} unit="TON" />
-        <Stat label="Fee" value={formatTon(task.platformFee)} unit="TON" />
+        <Stat label="Reward" value={formatTon(task.reward)} unit={currency} />
+        <Stat label="Fee" value={formatTon(task.platformFee)} unit={currency} />
         <Stat label="Payment" value={labelOf(PAYMENT_STATUS_LABEL, task.paymentStatus)} />
         <Stat label="Worker" value={task.worker ? task.worker.firstName : 'Not chosen yet'} />
         <Stat
@@ -131,7 +132,7 @@ export function TaskPage({ agentId, taskId, network }: { agentId: string; taskId
               <tr key={t.id}>
                 <td data-label="Type">{labelOf(LEDGER_TYPE_LABEL, t.type)}</td>
                 <td data-label="Amount" className="num">
-                  {formatTon(t.amount)} TON
+                  {formatAmount(t.amount, t.currency ? currencyOf(t) : currency)}
                 </td>
                 <td data-label="Status">{labelOf(LEDGER_STATUS_LABEL, t.status)}</td>
                 <td data-label="Chain transaction">{explorerLink(network, t.txHash)}</td>

@@ -3,6 +3,7 @@ import { ErrorLine } from '../App';
 import { agentApi, type Json } from '../api';
 import { Confirm, useAgentCall } from '../components';
 import { DISPUTE_LABEL, labelOf, PARTY_LABEL, reviewLeftLabel } from '../labels';
+import { currencyOf, formatAmount } from '../ton';
 import { DecisionText, StatementList, SubmissionList, when } from '../trust';
 
 /** At most this many revision requests per task (the server refuses the next one). */
@@ -116,7 +117,7 @@ export function TaskReview({
             <Confirm
               label="Confirm approval"
               busy={busy}
-              act={`Approve and pay ${task.reward} TON`}
+              act={`Approve and pay ${formatAmount(task.reward, currencyOf(task))}`}
               onAct={() =>
                 void run(
                   'POST',
@@ -129,8 +130,9 @@ export function TaskReview({
               onBack={() => setAction(null)}
             >
               <p>
-                Approve submission {latest?.number} and pay the worker <strong>{task.reward} TON</strong>?
-                This completes the task and cannot be undone.
+                Approve submission {latest?.number} and pay the worker{' '}
+                <strong>{formatAmount(task.reward, currencyOf(task))}</strong>? This completes the task and
+                cannot be undone.
               </p>
             </Confirm>
           ) : null}

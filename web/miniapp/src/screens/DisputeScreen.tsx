@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, type Dispute, loadTask, type Task, type Uploaded } from '../api';
-import { formatAmount, formatDateTime } from '../format';
+import { type Currency, formatAmount, formatDateTime } from '../format';
 import { reasonOf } from '../reason';
 import { haptic, useClosingConfirmation, useMainButton } from '../telegram';
 import { ErrorNote } from '../ui';
@@ -63,7 +63,7 @@ function OpenDispute({ task, onTask }: { task: Task; onTask: (task: Task) => voi
       }}
     >
       <div className="notice">
-        <p>{t('dispute.how', { reward: formatAmount(task.reward) })}</p>
+        <p>{t('dispute.how', { reward: formatAmount(task.reward, task.currency) })}</p>
         <p className="muted small">{t('dispute.locked')}</p>
       </div>
       <label>
@@ -103,7 +103,7 @@ function DisputeView({
       {dispute.resolution ? (
         <div className="notice ok" role="status" aria-label={t('dispute.decision')}>
           <p>
-            <strong>{decision(t, dispute.resolution.workerAmount, task.reward)}</strong>
+            <strong>{decision(t, dispute.resolution.workerAmount, task.reward, task.currency)}</strong>
           </p>
           {dispute.resolution.note ? <p className="description">{dispute.resolution.note}</p> : null}
         </div>
@@ -133,11 +133,15 @@ function decision(
   t: (key: string, values?: Record<string, unknown>) => string,
   workerAmount: string,
   reward: string,
+  currency: Currency,
 ) {
   if (Number(workerAmount) === 0) return t('dispute.decidedNone');
   if (Number(workerAmount) >= Number(reward))
-    return t('dispute.decidedAll', { amount: formatAmount(workerAmount) });
-  return t('dispute.decidedPart', { amount: formatAmount(workerAmount), reward: formatAmount(reward) });
+    return t('dispute.decidedAll', { amount: formatAmount(workerAmount, currency) });
+  return t('dispute.decidedPart', {
+    amount: formatAmount(workerAmount, currency),
+    reward: formatAmount(reward, currency),
+  });
 }
 
 function AddStatement({ task, onTask }: { task: Task; onTask: (task: Task) => void }) {

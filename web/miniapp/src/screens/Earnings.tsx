@@ -1,14 +1,21 @@
 import { useTranslation } from 'react-i18next';
 import { api, type Payout, type Task, type Worker } from '../api';
-import { formatAmount, formatDate, formatDateTime, formatNumber } from '../format';
+import { type Currency, formatAmount, formatDate, formatDateTime, formatNumber } from '../format';
 import { ErrorNote, Loading, useLoad } from '../ui';
 
-interface Totals {
+interface CurrencyTotals {
   paid: string;
   onTheWay: string;
   inReview: string;
   inReviewTasks: number;
 }
+
+/** GET /worker/earnings: the TON sums at the top (older clients), every currency's in byCurrency. */
+interface Totals extends CurrencyTotals {
+  byCurrency: Record<Currency, CurrencyTotals>;
+}
+
+const CURRENCIES: Currency[] = ['TON', 'USDT'];
 
 interface ReceivedRating {
   id: string;
@@ -21,7 +28,7 @@ interface ReceivedRating {
 
 /** A task's money as the worker sees it: waiting for review, on its way, or paid. */
 type Row =
-  | { kind: 'review'; taskId: string; title: string; amount: string; at: string }
+  | { kind: 'review'; taskId: string; title: string; amount: string; currency: Currency; at: string }
   | { kind: 'payout'; payout: Payout };
 
 /**
@@ -43,12 +50,30 @@ export function EarningsScreen({ me }: { me: Worker }) {
         taskId: task.id,
         title: task.title,
         amount: task.reward,
+        currency: task.currency,
         at: task.submission?.createdAt ?? task.createdAt,
       }));
     return [...review, ...payouts.map((payout): Row => ({ kind: 'payout', payout }))];
   });
   const ratings = useLoad(() => api<{ ratings: ReceivedRating[] }>('GET', '/worker/ratings?limit=20'));
-  const pending = totals.data ? addAmounts(totals.data.onTheWay, totals.data.inReview) : null;
+  // Each currency the worker has money in, on its own line of each sum (TON when there is none).
+  const byCurrency = totals.data?.byCurrency;
+  const shown = byCurrency ? CURRENCIES.filter((c) => hasMoney(byCurrency[c])) : [];
+  const currencies: Currency[] = shown.length > 0 ? shown : ['TON'];
+  const lines = (
+    pick: (c: CurrencyTotals, currency: Currency) => string,
+    only?: (c: CurrencyTotals) => boolean,
+  ) =>
+    byCurrency
+      ? currencies
+          .filter((currency) => !only || only(byCurrency[currency]))
+          .map((currency) => (
+            <span key={currency} className="amount-line">
+              {formatAmount(pick(byCurrency[currency], currency), currency)}
+            </span>
+          ))
+      : null;
+  const inReviewTasks = byCurrency ? CURRENCIES.reduce((n, c) => n + byCurrency[c].inReviewTasks, 0) : 0;
 
   return (
     <>
@@ -58,29 +83,41 @@ export function EarningsScreen({ me }: { me: Worker }) {
         </h2>
         {totals.loading && !totals.data ? <Loading label={t('earnings.loading')} /> : null}
         <ErrorNote error={totals.error} onRetry={totals.reload} />
-        {totals.data ? (
+        {byCurrency ? (
           <dl className="cells">
             <div className="cell">
               <dt>{t('earnings.paid')}</dt>
-              <dd className="amount">{formatAmount(totals.data.paid)}</dd>
+              <dd className="amount">{lines((c) => c.paid)}</dd>
             </div>
             <div className="cell">
               <dt>
                 <span>{t('earnings.pending')}</span>
                 <span className="cell-hint">{t('earnings.pendingHint')}</span>
               </dt>
-              <dd className="amount pending">{formatAmount(pending ?? '0')}</dd>
+              <dd className="amount pending">
+                {lines((c, currency) => addAmounts(c.onTheWay, c.inReview, currency))}
+              </dd>
             </div>
-            {totals.data.onTheWay !== '0' ? (
+            {currencies.some((c) => byCurrency[c].onTheWay !== '0') ? (
               <div className="cell sub">
                 <dt>{t('earnings.onTheWay')}</dt>
-                <dd>{formatAmount(totals.data.onTheWay)}</dd>
+                <dd>
+                  {lines(
+                    (c) => c.onTheWay,
+                    (c) => c.onTheWay !== '0',
+                  )}
+                </dd>
               </div>
             ) : null}
-            {totals.data.inReviewTasks > 0 ? (
+            {inReviewTasks > 0 ? (
               <div className="cell sub">
-                <dt>{t('earnings.inReview', { count: totals.data.inReviewTasks })}</dt>
-                <dd>{formatAmount(totals.data.inReview)}</dd>
+                <dt>{t('earnings.inReview', { count: inReviewTasks })}</dt>
+                <dd>
+                  {lines(
+                    (c) => c.inReview,
+                    (c) => c.inReviewTasks > 0,
+                  )}
+                </dd>
               </div>
             ) : null}
             <div className="cell">
@@ -116,7 +153,7 @@ export function EarningsScreen({ me }: { me: Worker }) {
                 <li key={`review-${row.taskId}`} className="cell money-row">
                   <span className="money-main">
                     <strong className="money-title">{row.title}</strong>
-                    <span className="amount pending">{formatAmount(row.amount)}</span>
+                    <span className="amount pending">{formatAmount(row.amount, row.currency)}</span>
                   </span>
                   <span className="money-meta">
                     <span className="state review">{t('earnings.stateReview')}</span>
@@ -182,7 +219,9 @@ export function PayoutView({ payout }: { payout: Payout }) {
     <div className="payout">
       <span className="money-main">
         <strong className="money-title">{payout.taskTitle}</strong>
-        <span className={paid ? 'amount' : 'amount pending'}>{formatAmount(payout.amount)}</span>
+        <span className={paid ? 'amount' : 'amount pending'}>
+          {formatAmount(payout.amount, payout.currency)}
+        </span>
       </span>
       <span className="money-meta">
         <span className={paid ? 'state paid' : 'state sending'}>
@@ -208,14 +247,20 @@ export function PayoutView({ payout }: { payout: Payout }) {
   );
 }
 
-/** The sum of two decimal TON amounts as the API writes them, exactly (in nanoTON). */
-function addAmounts(a: string, b: string): string {
-  const nano = (s: string) => {
+function hasMoney(c: CurrencyTotals): boolean {
+  return c.paid !== '0' || c.onTheWay !== '0' || c.inReview !== '0';
+}
+
+/** The sum of two decimal amounts of one currency as the API writes them, exactly (in its smallest unit). */
+function addAmounts(a: string, b: string, currency: Currency): string {
+  const decimals = currency === 'USDT' ? 6 : 9;
+  const scale = 10n ** BigInt(decimals);
+  const units = (s: string) => {
     const [whole = '0', fraction = ''] = s.split('.');
-    return BigInt(whole) * 1_000_000_000n + BigInt(`${fraction}000000000`.slice(0, 9));
+    return BigInt(whole) * scale + BigInt(fraction.padEnd(decimals, '0').slice(0, decimals));
   };
-  const sum = nano(a) + nano(b);
-  const whole = sum / 1_000_000_000n;
-  const fraction = (sum % 1_000_000_000n).toString().padStart(9, '0').replace(/0+$/, '');
+  const sum = units(a) + units(b);
+  const whole = sum / scale;
+  const fraction = (sum % scale).toString().padStart(decimals, '0').replace(/0+$/, '');
   return fraction ? `${whole}.${fraction}` : `${whole}`;
 }

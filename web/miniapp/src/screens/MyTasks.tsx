@@ -24,6 +24,7 @@ export function applicationTask(application: Application): Task {
     title: application.task?.title ?? '',
     description: '',
     reward: application.task?.reward ?? '0',
+    currency: application.task?.currency ?? 'TON',
     status: application.task?.status ?? 'CANCELLED',
     executionDeadlineDays: null,
     executionDeadline: null,

@@ -64,7 +64,7 @@ export function TaskCard({
         <span className="task-head">
           <strong className="task-title">{task.title}</strong>
           <UnreadBadge count={unread} id={`unread-${task.id}`} />
-          <span className="reward">{formatAmount(task.reward)}</span>
+          <span className="reward">{formatAmount(task.reward, task.currency)}</span>
         </span>
         <span className="task-meta">
           <StatePill state={state} />

@@ -183,7 +183,7 @@ export function TaskDetail({
       <header className="detail-head">
         <h1 id="task-title">{task.title}</h1>
         <p className="detail-reward">
-          <span className="reward big">{formatAmount(task.reward)}</span>
+          <span className="reward big">{formatAmount(task.reward, task.currency)}</span>
           <StatePill state={state} />
         </p>
         {known ? (

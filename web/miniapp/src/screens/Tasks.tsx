@@ -29,10 +29,13 @@ export function TasksScreen({ onOpen }: { onOpen: (task: Task) => void }) {
   const tasks = useMemo(() => {
     const words = search.trim().toLowerCase();
     const min = Number(minReward.replace(',', '.'));
-    return pages
-      .flatMap((p) => p.tasks)
-      .filter((task) => !words || `${task.title} ${task.description}`.toLowerCase().includes(words))
-      .filter((task) => !minReward || Number(task.reward) >= min);
+    return (
+      pages
+        .flatMap((p) => p.tasks)
+        .filter((task) => !words || `${task.title} ${task.description}`.toLowerCase().includes(words))
+        // The minimum is in TON: a USDT reward is not compared with it (the two never mix).
+        .filter((task) => !minReward || task.currency !== 'TON' || Number(task.reward) >= min)
+    );
   }, [pages, search, minReward]);
 
   const loadMore = async () => {
