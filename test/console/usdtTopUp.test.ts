@@ -1,7 +1,7 @@
 import { Address, Cell } from '@ton/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ChainGateway } from '../../src/chain/gateway.js';
 import { JETTON_OP } from '../../src/chain/jetton/messages.js';
-import { MAINNET_USDT_MASTER, USDT_DEFAULTS, USDT_OFF } from '../../src/usdtConfig.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { consoleCall, consoleOk, signInOwner } from '../helpers/consoleApi.js';
 
@@ -12,9 +12,7 @@ import { consoleCall, consoleOk, signInOwner } from '../helpers/consoleApi.js';
  */
 let t: TestApp;
 beforeAll(async () => {
-  t = await createTestApp({
-    config: { usdt: { enabled: true, master: MAINNET_USDT_MASTER, ...USDT_DEFAULTS } },
-  });
+  t = await createTestApp();
 });
 afterAll(() => t.close());
 
@@ -37,13 +35,15 @@ describe('USDT in the console', () => {
       USDT: { balance: '12.5', lockedByTasks: '0', deposited: '12.5', spent: '0' },
     });
     const depositAddress = t.services.chain.depositAddress;
+    // The sandbox's own "USDT (sandbox)" master.
+    const master = t.services.chain.jetton!.masterAddress;
     expect(detail.usdtDeposit).toMatchObject({
       address: depositAddress,
       memo: agent.id,
-      jettonMaster: MAINNET_USDT_MASTER,
+      jettonMaster: master,
       minimum: '0.01',
     });
-    expect(detail.usdtDeposit.link).toContain(`jetton=${MAINNET_USDT_MASTER}`);
+    expect(detail.usdtDeposit.link).toContain(`jetton=${master}`);
 
     const from = owner.wallet.address.toString();
     const res = await consoleCall(t, owner, 'POST', `/agents/${agent.id}/usdt-top-up`, {
@@ -90,7 +90,10 @@ describe('USDT in the console', () => {
   });
 
   it('refuses a USDT top-up while USDT is off', async () => {
-    const off = await createTestApp({ config: { usdt: USDT_OFF } });
+    // A gateway without a jetton: USDT is off (the one switch).
+    const withoutJetton = (inner: ChainGateway) =>
+      Object.defineProperty(Object.create(inner), 'jetton', { value: undefined }) as ChainGateway;
+    const off = await createTestApp({ wrapChain: withoutJetton });
     try {
       const owner = await signInOwner(off);
       const { agent } = await consoleOk(off, owner, 'POST', '/agents', { name: 'Scout' }, 201);

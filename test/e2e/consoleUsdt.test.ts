@@ -5,7 +5,6 @@ import { Address, Cell } from '@ton/core';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JETTON_OP } from '../../src/chain/jetton/messages.js';
-import { MAINNET_USDT_MASTER, USDT_DEFAULTS } from '../../src/usdtConfig.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { newTonWallet, unixSeconds } from '../helpers/tonConnect.js';
 import { expectNoHorizontalScroll, seriousViolations } from './axe.js';
@@ -28,9 +27,7 @@ let chromium: Awaited<ReturnType<typeof launchChromium>>;
 let browser: Browser;
 
 beforeAll(async () => {
-  t = await createTestApp({
-    config: { usdt: { enabled: true, master: MAINNET_USDT_MASTER, ...USDT_DEFAULTS } },
-  });
+  t = await createTestApp();
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = t.app.server.address() as { port: number };
   base = `http://127.0.0.1:${port}`;

@@ -1,6 +1,5 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAINNET_USDT_MASTER, USDT_DEFAULTS } from '../../src/usdtConfig.js';
 import { completedTask } from '../helpers/agentApi.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createAgent, createTask, createWorker, type TestAgent } from '../helpers/fixtures.js';
@@ -34,9 +33,7 @@ const external: { url: string; type: string }[] = [];
 const pageErrors: string[] = [];
 
 beforeAll(async () => {
-  t = await createTestApp({
-    config: { usdt: { enabled: true, master: MAINNET_USDT_MASTER, ...USDT_DEFAULTS } },
-  });
+  t = await createTestApp();
   ({ origin } = await serveLocally(t, { publicUrl: false }));
   browser = await launchChromium();
   agent = await createAgent(t, { name: 'Price agent', deposit: '100' });

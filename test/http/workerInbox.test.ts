@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendDueTransfers } from '../../src/domain/payouts.js';
-import { MAINNET_USDT_MASTER, USDT_DEFAULTS } from '../../src/usdtConfig.js';
 import { completedTask } from '../helpers/agentApi.js';
 import type { TestApp } from '../helpers/app.js';
 import { FaultyChain } from '../helpers/faultyChain.js';
@@ -20,8 +19,6 @@ let chain: FaultyChain;
 beforeAll(async () => {
   // Unthrottled: the cap test sends more messages than the chat rate limit allows a minute.
   t = await createUnthrottledTestApp({
-    // USDT on: the earnings are per currency (issue 29).
-    config: { usdt: { enabled: true, master: MAINNET_USDT_MASTER, ...USDT_DEFAULTS } },
     wrapChain: (inner) => {
       chain = new FaultyChain(inner);
       return chain;
