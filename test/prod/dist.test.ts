@@ -130,15 +130,34 @@ describe('the production build', () => {
 
     it('runs the README "Try it" block from zero to submitted work, its approval and a paid worker', async () => {
       const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-      const block = /<!-- try-it[^>]*-->\s*```sh\n([\s\S]*?)```/.exec(readme)?.[1];
+      const block = /<!-- try-it:[^>]*-->\s*```sh\n([\s\S]*?)```/.exec(readme)?.[1];
       expect(block, 'README.md keeps its Try it block').toBeDefined();
-      const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', block!], {
+      // "Try it in USDT" goes on in the same shell (the same agent and worker).
+      const usdtBlock = /<!-- try-it-usdt[^>]*-->\s*```sh\n([\s\S]*?)```/.exec(readme)?.[1];
+      expect(usdtBlock, 'README.md keeps its Try it in USDT block').toBeDefined();
+      const script = `${block}\necho '--- USDT ---'\n${usdtBlock}`;
+      const { stdout: both } = await run('bash', ['-euo', 'pipefail', '-c', script], {
         cwd: ROOT,
         env: { ...process.env, BASE: server.url, DATA_DIR: server.dataDir },
         timeout: 240_000,
       });
+      const [stdout, usdtOut] = both.split('--- USDT ---\n') as [string, string];
       const lines = stdout.trim().split('\n');
       expect(lines.at(-1)).toBe('91.55');
+      // USDT: 50 from the faucet, 5 + 1.5 escrowed and paid as jettons, the TON balance unmoved.
+      const usdtLines = usdtOut.trim().split('\n');
+      expect(usdtLines.at(-1)).toBe('5');
+      expect(usdtLines.at(-2)).toBe('43.5');
+      const usdtCompleted = JSON.parse(usdtLines.find((l) => l.includes('"payment"'))!);
+      expect(usdtCompleted.payment).toMatchObject({ amount: '5', currency: 'USDT', status: 'confirmed' });
+      expect(usdtCompleted.fee).toMatchObject({ amount: '1.5', currency: 'USDT' });
+      const usdtLedger = JSON.parse(usdtLines.at(-3)!).transactions as {
+        type: string;
+        currency: string;
+        status: string;
+      }[];
+      const usdtPaid = usdtLedger.filter((t) => t.currency === 'USDT' && ['PAYOUT', 'FEE'].includes(t.type));
+      expect(usdtPaid.map((t) => t.status)).toEqual(['confirmed', 'confirmed']);
       // Issue 25: the work was submitted with its photo and place, then approved by completing.
       const listed = JSON.parse(lines.find((l) => l.startsWith('{"submissions"'))!).submissions;
       expect(listed).toHaveLength(1);
