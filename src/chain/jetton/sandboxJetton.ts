@@ -104,6 +104,14 @@ export class SandboxJettonGateway implements JettonGateway {
       const existing = this.transfers.get(req.transferId);
       if (existing) return existing;
       const { hot, hotSecretKey } = this.host.wallets;
+      // The sandbox's operator keeps its hot wallet in USDT, as it does in TON: agents' deposits
+      // land on the deposit address, so payouts past the first million would otherwise fail forever.
+      const held = await this.balanceOf(hot.address);
+      if (held < req.amount) {
+        this.host.log.add(
+          await mintJettons(this.admin, this.master, hot.address, req.amount - held + HOT_WALLET_USDT),
+        );
+      }
       const hotJettonWallet = await this.walletOf(hot.address);
       const body = jettonTransferBody({
         queryId: jettonQueryId(req.transferId),
