@@ -138,14 +138,15 @@ describe('GET /worker/earnings', () => {
 
     const res = await call(t, 'GET', '/worker/earnings', worker.headers);
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json()).toEqual({ paid: '2', onTheWay: '3.5', inReview: '1.25', inReviewTasks: 1 });
+    const ton = { paid: '2', onTheWay: '3.5', inReview: '1.25', inReviewTasks: 1 };
+    const none = { paid: '0', onTheWay: '0', inReview: '0', inReviewTasks: 0 };
+    expect(res.json()).toEqual({ ...ton, currency: 'TON', currencies: { TON: ton, USDT: none } });
 
     const fresh = await createWorker(t);
     expect((await call(t, 'GET', '/worker/earnings', fresh.headers)).json()).toEqual({
-      paid: '0',
-      onTheWay: '0',
-      inReview: '0',
-      inReviewTasks: 0,
+      ...none,
+      currency: 'TON',
+      currencies: { TON: none, USDT: none },
     });
     expect((await call(t, 'GET', '/worker/earnings', {})).statusCode).toBe(401);
   });

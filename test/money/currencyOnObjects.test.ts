@@ -119,6 +119,11 @@ describe('currency on every object with an amount', () => {
     const viaTool = await tool(client, 'list_transactions', { limit: 100 });
     for (const r of viaTool.transactions) expect(r.currency).toMatch(/^(TON|USDT)$/);
 
+    // The worker's earnings keep the currencies apart (the USDT payout waits for the jetton sender).
+    const earned = (await call(t, 'GET', '/worker/earnings', worker.headers)).json();
+    expect(earned).toMatchObject({ paid: '1', onTheWay: '0', currency: 'TON' });
+    expect(earned.currencies.USDT).toMatchObject({ paid: '0', onTheWay: '1' });
+
     // The OpenAPI document (and so the SDK types) declares it required, TON or USDT.
     const doc = (await (await fetch(new URL('/openapi.json', baseUrl))).json()) as Json;
     for (const name of ['Task', 'Transaction', 'InsufficientBalance']) {

@@ -1086,8 +1086,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Your rewards: paid, on the way to your wallet, and waiting for the agent’s review
-         * @description Your rewards: paid, on the way to your wallet, and waiting for the agent’s review. Authenticated as a worker with Telegram Mini App init data: `Authorization: tma <initData>`. Errors: 401, each as JSON `{error}`.
+         * Your rewards: paid, on the way to your wallet, and waiting for the agent’s review; the top-level sums are TON (`currency`), `currencies` has each currency’s, never added together
+         * @description Your rewards: paid, on the way to your wallet, and waiting for the agent’s review; the top-level sums are TON (`currency`), `currencies` has each currency’s, never added together. Authenticated as a worker with Telegram Mini App init data: `Authorization: tma <initData>`. Errors: 401, each as JSON `{error}`.
          */
         get: operations["workerEarnings"];
         put?: never;
@@ -8192,6 +8192,46 @@ export interface operations {
                          */
                         inReview: string;
                         inReviewTasks: number;
+                        /** @enum {string} */
+                        currency: "TON";
+                        currencies: {
+                            TON: {
+                                /**
+                                 * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
+                                 * @example 6.5
+                                 */
+                                paid: string;
+                                /**
+                                 * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
+                                 * @example 6.5
+                                 */
+                                onTheWay: string;
+                                /**
+                                 * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
+                                 * @example 6.5
+                                 */
+                                inReview: string;
+                                inReviewTasks: number;
+                            };
+                            USDT: {
+                                /**
+                                 * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
+                                 * @example 6.5
+                                 */
+                                paid: string;
+                                /**
+                                 * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
+                                 * @example 6.5
+                                 */
+                                onTheWay: string;
+                                /**
+                                 * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
+                                 * @example 6.5
+                                 */
+                                inReview: string;
+                                inReviewTasks: number;
+                            };
+                        };
                     };
                 };
             };

@@ -1,10 +1,12 @@
+import type { Currency } from '../../domain/currency.js';
 import type { Executor, Position } from './executor.js';
 import { olderThan } from './pagination.js';
 
 /**
- * A worker's money in three sums (nanoTON): paid (payouts confirmed on chain), on the way
- * (payouts recorded but not confirmed yet) and in review (rewards of tasks waiting for the
- * agent's review, paid when accepted). Two aggregate queries on the worker's own rows.
+ * A worker's money in three sums per currency (smallest units: nanoTON, micro-USDT): paid
+ * (payouts confirmed on chain), on the way (payouts recorded but not confirmed yet) and in review
+ * (rewards of tasks waiting for the agent's review, paid when accepted). Two aggregate queries on
+ * the worker's own rows, grouped by currency so the two are never added together.
  */
 export async function workerEarningTotals(db: Executor, workerId: string) {
   const payouts = await db
@@ -12,29 +14,36 @@ export async function workerEarningTotals(db: Executor, workerId: string) {
     .innerJoin('tasks', 'tasks.id', 'transactions.task_id')
     .select([
       'transactions.status as status',
+      'transactions.currency as currency',
       (eb) => eb.fn.sum<string | number | bigint>('transactions.amount_nano').as('total'),
     ])
     .where('tasks.worker_id', '=', workerId)
     .where('transactions.type', '=', 'PAYOUT')
-    .groupBy('transactions.status')
+    .groupBy(['transactions.status', 'transactions.currency'])
     .execute();
   const review = await db
     .selectFrom('tasks')
     .select([
+      'currency',
       (eb) => eb.fn.sum<string | number | bigint>('reward_nano').as('total'),
       (eb) => eb.fn.countAll<number>().as('n'),
     ])
     .where('worker_id', '=', workerId)
     .where('status', '=', 'REVIEW')
-    .executeTakeFirst();
-  const sum = (status: 'confirmed' | 'pending') =>
-    BigInt(payouts.find((p) => p.status === status)?.total ?? 0);
-  return {
-    paidNano: sum('confirmed'),
-    onTheWayNano: sum('pending'),
-    inReviewNano: BigInt(review?.total ?? 0),
-    inReviewTasks: Number(review?.n ?? 0),
+    .groupBy('currency')
+    .execute();
+  const of = (currency: Currency) => {
+    const sum = (status: 'confirmed' | 'pending') =>
+      BigInt(payouts.find((p) => p.status === status && p.currency === currency)?.total ?? 0);
+    const inReview = review.find((r) => r.currency === currency);
+    return {
+      paidNano: sum('confirmed'),
+      onTheWayNano: sum('pending'),
+      inReviewNano: BigInt(inReview?.total ?? 0),
+      inReviewTasks: Number(inReview?.n ?? 0),
+    };
   };
+  return { TON: of('TON'), USDT: of('USDT') };
 }
 
 /** Ratings agents gave this worker, with the task's title, newest first. */

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { formatTon } from '../../domain/money.js';
+import { type Currency, formatAmount } from '../../domain/currency.js';
 import { earningsOfWorker, markChatRead, ratingsOfWorker, unreadOfWorker } from '../../domain/workerInbox.js';
 import { pageView } from '../pageView.js';
 import { type Routes, WORKER_SECURITY } from '../routeTypes.js';
@@ -8,6 +8,26 @@ import { PageQuery } from '../schemas/workerApi.js';
 
 const tags = ['Worker'];
 const security = WORKER_SECURITY;
+
+/** One currency's sums of GET /worker/earnings. */
+const EarningTotals = Type.Object({
+  paid: Amount,
+  onTheWay: Amount,
+  inReview: Amount,
+  inReviewTasks: Type.Integer({ minimum: 0 }),
+});
+
+function earningView(
+  currency: Currency,
+  t: { paidNano: bigint; onTheWayNano: bigint; inReviewNano: bigint; inReviewTasks: number },
+) {
+  return {
+    paid: formatAmount(currency, t.paidNano),
+    onTheWay: formatAmount(currency, t.onTheWayNano),
+    inReview: formatAmount(currency, t.inReviewNano),
+    inReviewTasks: t.inReviewTasks,
+  };
+}
 
 const UnreadChat = Type.Object({
   taskId: Type.String(),
@@ -75,13 +95,13 @@ export const workerInboxRoutes: Routes = async (app, { ctx }) => {
         tags,
         security,
         operationId: 'workerEarnings',
-        summary: 'Your rewards: paid, on the way to your wallet, and waiting for the agent’s review',
+        summary:
+          'Your rewards: paid, on the way to your wallet, and waiting for the agent’s review; the top-level sums are TON (`currency`), `currencies` has each currency’s, never added together',
         response: {
           200: Type.Object({
-            paid: Amount,
-            onTheWay: Amount,
-            inReview: Amount,
-            inReviewTasks: Type.Integer({ minimum: 0 }),
+            ...EarningTotals.properties,
+            currency: Type.Literal('TON'),
+            currencies: Type.Object({ TON: EarningTotals, USDT: EarningTotals }),
           }),
           ...errors(401),
         },
@@ -90,10 +110,12 @@ export const workerInboxRoutes: Routes = async (app, { ctx }) => {
     async (request) => {
       const totals = await earningsOfWorker(ctx, request.workerId);
       return {
-        paid: formatTon(totals.paidNano),
-        onTheWay: formatTon(totals.onTheWayNano),
-        inReview: formatTon(totals.inReviewNano),
-        inReviewTasks: totals.inReviewTasks,
+        ...earningView('TON', totals.TON),
+        currency: 'TON' as const,
+        currencies: {
+          TON: earningView('TON', totals.TON),
+          USDT: earningView('USDT', totals.USDT),
+        },
       };
     },
   );
