@@ -60,15 +60,6 @@ export function amountText(currency: Currency, units: bigint): string {
   return `${formatAmount(currency, units)} ${currency}`;
 }
 
-/**
- * `{currency}` for the agent API's spec-shaped objects (task, ledger row, completion, refund,
- * 402): named when it is not TON, left out for TON so that a TON-only agent's answers stay
- * exactly the spec's (as the review fields do: docs/decisions.md "Compatibility").
- */
-export function currencyUnlessTon(currency: Currency): { currency?: 'USDT' } {
-  return currency === 'TON' ? {} : { currency };
-}
-
 /** A row's currency column as the type: the database's CHECK allows only these. */
 export function rowCurrency(value: string): Currency {
   if (!isCurrency(value))

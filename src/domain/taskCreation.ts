@@ -12,7 +12,6 @@ import {
   amountText,
   type Currency,
   currencyFacts,
-  currencyUnlessTon,
   formatAmount,
   parseAmountField,
   requestedCurrency,
@@ -211,7 +210,7 @@ function insufficientBalance(currency: Currency, balance: bigint, cost: TaskCost
   return new DomainError('payment_required', 'Insufficient balance', {
     currentBalance: formatAmount(currency, balance),
     requiredAmount: formatAmount(currency, cost.totalNano),
-    ...currencyUnlessTon(currency),
+    currency,
     message: `This task costs ${text(cost.totalNano)} (reward ${text(cost.rewardNano)} + 30% fee ${text(cost.feeNano)}); your ${currency} balance is ${text(balance)}. Top up your ${currency} balance and try again.`,
   });
 }

@@ -11,7 +11,7 @@ import type {
   WorkerRow,
 } from '../db/repositories/executor.js';
 import type { AgentReputation } from '../domain/agentReputation.js';
-import { type Currency, currencyUnlessTon, formatAmount } from '../domain/currency.js';
+import { type Currency, formatAmount } from '../domain/currency.js';
 import { DEFAULT_LANGUAGE } from '../domain/language.js';
 import { taskLocationOf } from '../domain/location.js';
 import { formatTon } from '../domain/money.js';
@@ -92,7 +92,7 @@ export function taskView(
     id: task.id,
     title: task.title,
     description: task.description,
-    ...currencyUnlessTon(task.currency),
+    currency: task.currency,
     reward: formatAmount(task.currency, task.reward_nano),
     platformFee: formatAmount(task.currency, task.fee_nano),
     totalAmount: formatAmount(task.currency, task.total_nano),
@@ -178,7 +178,7 @@ export function transactionView(row: TransactionRow & { task_title: string | nul
     id: row.id,
     type: row.type,
     amount: formatAmount(row.currency, row.amount_nano),
-    ...currencyUnlessTon(row.currency),
+    currency: row.currency,
     fromAddress: row.from_address,
     toAddress: row.to_address,
     txHash: row.tx_hash,
@@ -321,7 +321,7 @@ export function completionView(done: {
     task: { id: done.task.id, status: done.task.status, paymentStatus: done.task.payment_status },
     payment: {
       amount: formatAmount(done.payout.currency, done.payout.amount_nano),
-      ...currencyUnlessTon(done.payout.currency),
+      currency: done.payout.currency,
       toAddress: done.payout.to_address!,
       txHash: done.payout.tx_hash,
       status: done.payout.status,
@@ -330,7 +330,7 @@ export function completionView(done: {
     },
     fee: {
       amount: formatAmount(done.fee.currency, done.fee.amount_nano),
-      ...currencyUnlessTon(done.fee.currency),
+      currency: done.fee.currency,
       toAddress: done.fee.to_address!,
       txHash: done.fee.tx_hash,
       success: done.fee.status === 'confirmed',
@@ -345,7 +345,7 @@ export function cancelView(task: TaskRow, refundNano: bigint) {
     refund: {
       amount: formatAmount(task.currency, refundNano),
       destination: 'agent_balance' as const,
-      ...currencyUnlessTon(task.currency),
+      currency: task.currency,
     },
   };
 }

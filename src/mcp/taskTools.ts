@@ -30,7 +30,7 @@ export const taskTools: ToolDef[] = [
       'once (fails with "Insufficient balance" otherwise). With assignToUserId it is a direct offer to one ' +
       'worker (see search_workers), assigned when they accept. currency is TON (default) or USDT: reward, fee ' +
       'and total are in it and escrowed from your balance of it; amounts are decimal strings such as "6.5" ' +
-      '(TON up to 9 decimals, USDT up to 6); results name currency when it is USDT. ' +
+      '(TON up to 9 decimals, USDT up to 6); every result with an amount names its currency. ' +
       'Not safe to retry blindly: check list_tasks first, a repeat creates (and escrows) a second task.',
     route: 'POST /tasks',
     keyed: { view: createdTaskView },

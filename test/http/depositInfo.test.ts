@@ -19,6 +19,7 @@ describe('GET /agents/me/deposit (sandbox)', () => {
       memo: agent.id,
       link: `ton://transfer/${t.services.chain.depositAddress}?text=${agent.id}`,
       minimum: '0.01',
+      currency: 'TON',
     });
   });
 

@@ -62,6 +62,7 @@ describe('POST /tasks', () => {
         id: task.id,
         title: 'Photo',
         description: 'Of the town hall',
+        currency: 'TON',
         reward: '6.5',
         platformFee: '1.95',
         totalAmount: '8.45',
@@ -203,7 +204,7 @@ describe('POST /tasks', () => {
   });
 
   describe('402 Insufficient balance', () => {
-    it('answers exactly {error, currentBalance, requiredAmount, message} and writes nothing', async () => {
+    it('answers exactly {error, currentBalance, requiredAmount, currency, message} and writes nothing', async () => {
       const agent = await createAgent(t, { deposit: '10' });
       const before = await agentMe(t, agent);
       const res = await post(agent, { reward: '10' });
@@ -212,6 +213,7 @@ describe('POST /tasks', () => {
         error: 'Insufficient balance',
         currentBalance: '10',
         requiredAmount: '13',
+        currency: 'TON',
         message: expect.any(String),
       });
       expect(res.json().message.length).toBeGreaterThan(0);
@@ -790,7 +792,7 @@ describe('DELETE /tasks/:id', () => {
     expect(body).toEqual({
       success: true,
       task: { id: task.id, status: 'CANCELLED', paymentStatus: 'REFUNDED' },
-      refund: { amount: '13', destination: 'agent_balance' },
+      refund: { amount: '13', destination: 'agent_balance', currency: 'TON' },
     });
     expect(await agentMe(t, agent)).toMatchObject({ balance: '20', lockedByTasks: '0', taskCount: 1 });
     const refunds = await ledger(t, agent, 'REFUND');
@@ -833,7 +835,7 @@ describe('DELETE /tasks/:id', () => {
     expect(body).toEqual({
       success: true,
       task: { id: offer.task.id, status: 'CANCELLED', paymentStatus: 'REFUNDED' },
-      refund: { amount: '6.5', destination: 'agent_balance' },
+      refund: { amount: '6.5', destination: 'agent_balance', currency: 'TON' },
     });
     expect(await agentMe(t, agent)).toMatchObject({ balance: '20', lockedByTasks: '0' });
     expect((await ledger(t, agent, 'REFUND')).map((r) => r.amount)).toEqual(['6.5']);
@@ -895,7 +897,7 @@ describe('POST /tasks/:id/refund', () => {
     expect(body).toEqual({
       success: true,
       task: { id: taskId, status: 'CANCELLED', paymentStatus: 'REFUNDED' },
-      refund: { amount: '13', destination: 'agent_balance' },
+      refund: { amount: '13', destination: 'agent_balance', currency: 'TON' },
     });
     expect(await agentMe(t, agent)).toMatchObject({ balance: '20', lockedByTasks: '0' });
     expect((await ledger(t, agent, 'REFUND')).map((r) => [r.amount, r.task?.id])).toEqual([['13', taskId]]);
@@ -925,13 +927,13 @@ describe('POST /tasks/:id/refund', () => {
       headers: agent.headers,
     });
     expect(r1.statusCode, r1.body).toBe(200);
-    expect(r1.json().refund).toEqual({ amount: '1.3', destination: 'agent_balance' });
+    expect(r1.json().refund).toEqual({ amount: '1.3', destination: 'agent_balance', currency: 'TON' });
 
     const b = await assignedTask(t, agent, worker, { reward: '2' });
     await ok(t, agent, 'PATCH', `/tasks/${b.taskId}`, { status: 'REVIEW' });
     const r2 = await ok(t, agent, 'POST', `/tasks/${b.taskId}/refund`, {});
     expect(r2.task).toEqual({ id: b.taskId, status: 'CANCELLED', paymentStatus: 'REFUNDED' });
-    expect(r2.refund).toEqual({ amount: '2.6', destination: 'agent_balance' });
+    expect(r2.refund).toEqual({ amount: '2.6', destination: 'agent_balance', currency: 'TON' });
 
     const c = await assignedTask(t, agent, worker, { reward: '3' });
     const r3 = await t.app.inject({
@@ -959,7 +961,7 @@ describe('POST /tasks/:id/refund', () => {
       expect(body).toEqual({
         success: true,
         task: { id, status: 'CANCELLED', paymentStatus: 'REFUNDED' },
-        refund: { amount: '6.5', destination: 'agent_balance' },
+        refund: { amount: '6.5', destination: 'agent_balance', currency: 'TON' },
       });
     }
     expect(await agentMe(t, agent)).toMatchObject({ balance: '20', lockedByTasks: '0' });
@@ -1014,6 +1016,7 @@ describe('POST /tasks/:id/complete', () => {
       task: { id: taskId, status: 'COMPLETED', paymentStatus: 'RELEASED' },
       payment: {
         amount: '6.5',
+        currency: 'TON',
         toAddress: worker.wallet,
         txHash: expect.stringMatching(TX_HASH),
         status: 'confirmed',
@@ -1022,6 +1025,7 @@ describe('POST /tasks/:id/complete', () => {
       },
       fee: {
         amount: '1.95',
+        currency: 'TON',
         toAddress: t.services.chain.feeAddress,
         txHash: expect.stringMatching(TX_HASH),
         success: true,

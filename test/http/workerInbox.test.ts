@@ -152,6 +152,7 @@ describe('GET /worker/earnings', () => {
     const ton = { paid: '2', onTheWay: '3.5', inReview: '1.25', inReviewTasks: 1 };
     expect(res.json()).toEqual({
       ...ton,
+      currency: 'TON',
       byCurrency: { TON: ton, USDT: { paid: '0', onTheWay: '0', inReview: '2.5', inReviewTasks: 1 } },
     });
 

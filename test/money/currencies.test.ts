@@ -89,10 +89,10 @@ describe('USDT on testnet follows TON_USDT_MASTER (the network gateway opens its
       expect(res.json().error).toBe('USDT is not enabled');
     }
     expect(await books(t, agent)).toEqual(before);
-    // TON is the default and answers exactly as before: no currency field on a TON task.
+    // TON is the default; the task names it.
     const ton = await task(t, agent, {});
     expect(ton.statusCode, ton.body).toBe(201);
-    expect(ton.json().task).not.toHaveProperty('currency');
+    expect(ton.json().task.currency).toBe('TON');
     expect(ton.json().task.totalAmount).toBe('1.3');
   });
 
@@ -197,6 +197,7 @@ describe('USDT in the books', () => {
       memo: agent.id,
       link: `ton://transfer/${address}?text=${agent.id}`,
       minimum: '0.01',
+      currency: 'TON',
     });
     expect((await call(t, 'GET', '/agents/me/deposit?currency=EUR', agent.headers)).statusCode).toBe(400);
   });
@@ -228,6 +229,7 @@ describe('USDT in the books', () => {
           error: 'Insufficient balance',
           currentBalance: '0',
           requiredAmount: '1.3',
+          currency: 'TON',
           message: expect.stringContaining('your TON balance is 0 TON'),
         });
       }

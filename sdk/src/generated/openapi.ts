@@ -1226,8 +1226,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Network, hot wallet and its on-chain balance, deposit address, watcher cursor and lag, transfers by state, payout pause, last provider error, the answering instance and which instance holds the chain lease (the sandbox lease in the sandbox)
-         * @description Network, hot wallet and its on-chain balance, deposit address, watcher cursor and lag, transfers by state, payout pause, last provider error, the answering instance and which instance holds the chain lease (the sandbox lease in the sandbox). Operator only: `Authorization: Bearer <ADMIN_TOKEN>`. Errors: 401, each as JSON `{error}`.
+         * Network, hot wallet and its on-chain balance, deposit address, watcher cursor and lag, transfers by state, payout pause, last provider error, the answering instance and which instance holds the chain lease (the sandbox lease in the sandbox); with USDT, `usdt`: the hot wallet’s USDT, its TON left for gas and why USDT payouts are paused
+         * @description Network, hot wallet and its on-chain balance, deposit address, watcher cursor and lag, transfers by state, payout pause, last provider error, the answering instance and which instance holds the chain lease (the sandbox lease in the sandbox); with USDT, `usdt`: the hot wallet’s USDT, its TON left for gas and why USDT payouts are paused. Operator only: `Authorization: Bearer <ADMIN_TOKEN>`. Errors: 401, each as JSON `{error}`.
          */
         get: operations["adminGetChainStatus"];
         put?: never;
@@ -1920,7 +1920,7 @@ export interface webhooks {
                             taskId: string;
                             deposit: {
                                 /**
-                                 * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
+                                 * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
                                  * @example 6.5
                                  */
                                 amount: string;
@@ -2000,7 +2000,7 @@ export interface webhooks {
                             taskId: string;
                             payment: {
                                 /**
-                                 * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
+                                 * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
                                  * @example 6.5
                                  */
                                 amount: string;
@@ -2296,7 +2296,7 @@ export interface webhooks {
                             taskId: string;
                             payment: {
                                 /**
-                                 * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
+                                 * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
                                  * @example 6.5
                                  */
                                 amount: string;
@@ -2377,7 +2377,7 @@ export interface webhooks {
                             taskId: string;
                             refund: {
                                 /**
-                                 * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
+                                 * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
                                  * @example 6.5
                                  */
                                 amount: string;
@@ -2532,7 +2532,7 @@ export interface webhooks {
                         data: {
                             deposit: {
                                 /**
-                                 * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
+                                 * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
                                  * @example 6.5
                                  */
                                 amount: string;
@@ -3008,7 +3008,7 @@ export interface components {
                 deposits: {
                     count: number;
                     /**
-                     * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
+                     * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
                      * @example 6.5
                      */
                     total: string;
@@ -3016,7 +3016,7 @@ export interface components {
                 payouts: {
                     count: number;
                     /**
-                     * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
+                     * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
                      * @example 6.5
                      */
                     total: string;
@@ -3024,7 +3024,7 @@ export interface components {
                 refunds: {
                     count: number;
                     /**
-                     * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
+                     * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
                      * @example 6.5
                      */
                     total: string;
@@ -3032,17 +3032,17 @@ export interface components {
             };
             summary: {
                 /**
-                 * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
+                 * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
                  * @example 6.5
                  */
                 totalDeposited: string;
                 /**
-                 * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
+                 * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
                  * @example 6.5
                  */
                 totalSpent: string;
                 /**
-                 * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
+                 * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
                  * @example 6.5
                  */
                 platformFeesCollected: string;
@@ -3064,10 +3064,10 @@ export interface components {
              */
             amount: string;
             /**
-             * @description Present when the amounts are in USDT; absent, they are in TON (the spec’s objects)
-             * @enum {string}
+             * @description The currency of the amounts beside it: TON (9 decimals) or USDT on TON (a jetton, 6 decimals)
+             * @enum {unknown}
              */
-            currency?: "USDT";
+            currency: "TON" | "USDT";
             /** @description Sending TON address, for on-chain entries */
             fromAddress: string | null;
             /** @description Receiving TON address, for on-chain entries */
@@ -3098,7 +3098,7 @@ export interface components {
             timezone: string | null;
             skills: string[];
             /**
-             * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
+             * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
              * @example 6.5
              */
             hourlyRate: string | null;
@@ -3135,14 +3135,14 @@ export interface components {
                 youtube?: string;
             };
             /**
-             * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
+             * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
              * @example 6.5
              */
             hourlyRate: string | null;
             available: boolean;
             completedTasks: number;
             /**
-             * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
+             * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
              * @example 6.5
              */
             totalEarned: string;
@@ -3355,10 +3355,10 @@ export interface components {
             /** @description Up to 10,000 characters */
             description: string;
             /**
-             * @description Present when the amounts are in USDT; absent, they are in TON (the spec’s objects)
-             * @enum {string}
+             * @description The currency of the amounts beside it: TON (9 decimals) or USDT on TON (a jetton, 6 decimals)
+             * @enum {unknown}
              */
-            currency?: "USDT";
+            currency: "TON" | "USDT";
             /**
              * @description What the worker receives, in the task’s currency
              * @example 6.5
@@ -3460,10 +3460,10 @@ export interface components {
              */
             requiredAmount: string;
             /**
-             * @description Present when the amounts are in USDT; absent, they are in TON (the spec’s objects)
-             * @enum {string}
+             * @description The currency of the amounts beside it: TON (9 decimals) or USDT on TON (a jetton, 6 decimals)
+             * @enum {unknown}
              */
-            currency?: "USDT";
+            currency: "TON" | "USDT";
             /** @description The arithmetic, and what to do */
             message: string;
         };
@@ -3494,10 +3494,10 @@ export interface components {
                 /** @enum {string} */
                 destination: "agent_balance";
                 /**
-                 * @description Present when the amounts are in USDT; absent, they are in TON (the spec’s objects)
-                 * @enum {string}
+                 * @description The currency of the amounts beside it: TON (9 decimals) or USDT on TON (a jetton, 6 decimals)
+                 * @enum {unknown}
                  */
-                currency?: "USDT";
+                currency: "TON" | "USDT";
             };
         };
         /** RefundBody */
@@ -3520,10 +3520,10 @@ export interface components {
                  */
                 amount: string;
                 /**
-                 * @description Present when the amounts are in USDT; absent, they are in TON (the spec’s objects)
-                 * @enum {string}
+                 * @description The currency of the amounts beside it: TON (9 decimals) or USDT on TON (a jetton, 6 decimals)
+                 * @enum {unknown}
                  */
-                currency?: "USDT";
+                currency: "TON" | "USDT";
                 /** @description The worker’s TON wallet */
                 toAddress: string;
                 /** @description null while the transfer is pending; it is retried */
@@ -3541,10 +3541,10 @@ export interface components {
                  */
                 amount: string;
                 /**
-                 * @description Present when the amounts are in USDT; absent, they are in TON (the spec’s objects)
-                 * @enum {string}
+                 * @description The currency of the amounts beside it: TON (9 decimals) or USDT on TON (a jetton, 6 decimals)
+                 * @enum {unknown}
                  */
-                currency?: "USDT";
+                currency: "TON" | "USDT";
                 /** @description The platform’s fee address */
                 toAddress: string;
                 /** @description null while the fee transfer is pending */
@@ -3721,14 +3721,14 @@ export interface components {
                 youtube?: string;
             };
             /**
-             * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
+             * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
              * @example 6.5
              */
             hourlyRate: string | null;
             available: boolean;
             completedTasks: number;
             /**
-             * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
+             * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
              * @example 6.5
              */
             totalEarned: string;
@@ -3746,12 +3746,12 @@ export interface components {
             /** @description What you earned per currency (totalEarned is the TON one); never added together */
             earnings: {
                 /**
-                 * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
+                 * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
                  * @example 6.5
                  */
                 TON: string;
                 /**
-                 * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
+                 * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
                  * @example 6.5
                  */
                 USDT: string;
@@ -3899,7 +3899,7 @@ export interface components {
                 title: string;
                 status: components["schemas"]["TaskStatus"];
                 /**
-                 * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
+                 * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
                  * @example 6.5
                  */
                 reward: string;
@@ -3916,7 +3916,7 @@ export interface components {
             taskId: string;
             taskTitle: string;
             /**
-             * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
+             * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
              * @example 6.5
              */
             amount: string;
@@ -4043,12 +4043,12 @@ export interface components {
                  */
                 currency: "TON" | "USDT";
                 /**
-                 * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
+                 * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
                  * @example 6.5
                  */
                 reward: string;
                 /**
-                 * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
+                 * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
                  * @example 6.5
                  */
                 platformFee: string;
@@ -4091,7 +4091,7 @@ export interface components {
             };
             payout: {
                 /**
-                 * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
+                 * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
                  * @example 6.5
                  */
                 amount: string;
@@ -4108,7 +4108,7 @@ export interface components {
             } | null;
             fee: {
                 /**
-                 * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
+                 * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
                  * @example 6.5
                  */
                 amount: string;
@@ -4126,7 +4126,7 @@ export interface components {
             /** @description Back to the agent */
             refund: {
                 /**
-                 * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
+                 * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
                  * @example 6.5
                  */
                 amount: string;
@@ -6465,10 +6465,10 @@ export interface operations {
                          */
                         minimum: string;
                         /**
-                         * @description Present when the amounts are in USDT; absent, they are in TON (the spec’s objects)
-                         * @enum {string}
+                         * @description The currency of the amounts beside it: TON (9 decimals) or USDT on TON (a jetton, 6 decimals)
+                         * @enum {unknown}
                          */
-                        currency?: "USDT";
+                        currency: "TON" | "USDT";
                         /** @description USDT only: the jetton master; only this jetton is credited as USDT */
                         jettonMaster?: string;
                     };
@@ -8193,6 +8193,11 @@ export interface operations {
                         inReview: string;
                         /** @description Tasks in review paying TON */
                         inReviewTasks: number;
+                        /**
+                         * @description The currency of the top-level figures
+                         * @enum {string}
+                         */
+                        currency: "TON";
                         /** @description The same sums per currency, each in its own currency; never added together */
                         byCurrency: {
                             TON: {
@@ -8512,8 +8517,11 @@ export interface operations {
                             agentId: string;
                             /** @description In `currency` */
                             amount: string;
-                            /** @description TON or USDT */
-                            currency: string;
+                            /**
+                             * @description The currency of the amounts beside it: TON (9 decimals) or USDT on TON (a jetton, 6 decimals)
+                             * @enum {unknown}
+                             */
+                            currency: "TON" | "USDT";
                             fromAddress: string;
                             toAddress: string;
                             reason: string;
@@ -8893,22 +8901,22 @@ export interface operations {
                         agents: {
                             count: number;
                             /**
-                             * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
+                             * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
                              * @example 6.5
                              */
                             balance: string;
                             /**
-                             * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
+                             * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
                              * @example 6.5
                              */
                             locked: string;
                             /**
-                             * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
+                             * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
                              * @example 6.5
                              */
                             deposited: string;
                             /**
-                             * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
+                             * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
                              * @example 6.5
                              */
                             spent: string;
@@ -8916,7 +8924,7 @@ export interface operations {
                         chain: {
                             hotWalletAddress: string;
                             /**
-                             * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
+                             * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
                              * @example 6.5
                              */
                             hotWalletBalance: string;
@@ -8946,22 +8954,22 @@ export interface operations {
                             name: string | null;
                             ownerWallet: string | null;
                             /**
-                             * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
+                             * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
                              * @example 6.5
                              */
                             balance: string;
                             /**
-                             * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
+                             * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
                              * @example 6.5
                              */
                             lockedByTasks: string;
                             /**
-                             * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
+                             * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
                              * @example 6.5
                              */
                             deposited: string;
                             /**
-                             * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
+                             * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
                              * @example 6.5
                              */
                             spent: string;
@@ -8971,7 +8979,7 @@ export interface operations {
                             agentId: string;
                             agentName: string | null;
                             /**
-                             * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
+                             * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
                              * @example 6.5
                              */
                             amount: string;
@@ -8983,7 +8991,7 @@ export interface operations {
                             id: string;
                             kind: string;
                             /**
-                             * @description Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named
+                             * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
                              * @example 6.5
                              */
                             amount: string;

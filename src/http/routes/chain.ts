@@ -12,7 +12,7 @@ import { reconcile } from '../../domain/reconciliation.js';
 import { networkUsdtHistory } from '../../domain/usdtChainHistory.js';
 import { ADMIN_SECURITY, AGENT_SECURITY, type Routes } from '../routeTypes.js';
 import { Transaction } from '../schemas/agent.js';
-import { Amount, Currency, errors, Nullable, OnlyUsdt } from '../schemas/common.js';
+import { Amount, Currency, errors, Nullable } from '../schemas/common.js';
 import { transactionView } from '../views.js';
 
 const DepositInfo = Type.Object({
@@ -27,7 +27,7 @@ const DepositInfo = Type.Object({
       'ton://transfer link with the memo as text, for wallet apps; for USDT with jetton=<the USDT jetton master>',
   }),
   minimum: { ...Amount, description: 'The smallest deposit credited, in the currency asked for' },
-  currency: Type.Optional(OnlyUsdt),
+  currency: Currency,
   jettonMaster: Type.Optional(
     Type.String({ description: 'USDT only: the jetton master; only this jetton is credited as USDT' }),
   ),
@@ -55,7 +55,7 @@ export const chainAgentRoutes: Routes = async (app, { ctx }) => {
     async (request) => {
       const currency = requestedCurrency(ctx.usdt, 'currency', request.query.currency);
       const { minimumNano, ...info } = depositInstructionsIn(ctx, request.agentId, currency);
-      return { ...info, minimum: formatAmount(currency, minimumNano) };
+      return { ...info, currency, minimum: formatAmount(currency, minimumNano) };
     },
   );
 };

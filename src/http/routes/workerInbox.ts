@@ -93,6 +93,7 @@ export const workerInboxRoutes: Routes = async (app, { ctx }) => {
             onTheWay: { ...Amount, description: 'TON on the way' },
             inReview: { ...Amount, description: 'TON in review' },
             inReviewTasks: Type.Integer({ minimum: 0, description: 'Tasks in review paying TON' }),
+            currency: Type.Literal('TON', { description: 'The currency of the top-level figures' }),
             byCurrency: Type.Object(
               { TON: EarningTotals, USDT: EarningTotals },
               { description: 'The same sums per currency, each in its own currency; never added together' },
@@ -110,7 +111,11 @@ export const workerInboxRoutes: Routes = async (app, { ctx }) => {
         inReview: formatAmount(currency, totals[currency].inReview),
         inReviewTasks: totals[currency].inReviewTasks,
       });
-      return { ...view('TON'), byCurrency: { TON: view('TON'), USDT: view('USDT') } };
+      return {
+        ...view('TON'),
+        currency: 'TON' as const,
+        byCurrency: { TON: view('TON'), USDT: view('USDT') },
+      };
     },
   );
 

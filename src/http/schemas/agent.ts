@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { LEDGER_TYPES } from '../../domain/transactions.js';
-import { Amount, Nullable, nameSchemas, OnlyUsdt, Timestamp } from './common.js';
+import { Amount, Currency, Nullable, nameSchemas, Timestamp } from './common.js';
 
 const CurrencyBalance = Type.Object({
   balance: { ...Amount, description: 'Available to spend, in this currency' },
@@ -47,7 +47,7 @@ export const Transaction = Type.Object({
   id: Type.String(),
   type: Type.Enum(LEDGER_TYPES, { description: 'What moved the money' }),
   amount: { ...Amount, description: 'In `currency`, always positive; the type says the direction' },
-  currency: Type.Optional(OnlyUsdt),
+  currency: Currency,
   fromAddress: Nullable(Type.String({ description: 'Sending TON address, for on-chain entries' })),
   toAddress: Nullable(Type.String({ description: 'Receiving TON address, for on-chain entries' })),
   txHash: Nullable(Type.String({ description: 'The chain transaction hash, once on chain' })),

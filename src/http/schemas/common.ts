@@ -2,19 +2,14 @@ import { type Static, type TSchema, Type } from 'typebox';
 
 /**
  * An amount in JSON: a decimal string, no exponent, no trailing zeros ("6.5", "100", "0.013"), in
- * the currency its object names (`currency`; TON where none is named, as in the spec).
+ * the currency its object names (`currency`). Every object of the agent API with an amount names
+ * it; only the spec's TON-named fields (`balance`/`lockedByTasks` of GET /agents/me, a worker's
+ * hourlyRate and totalEarned) are TON by their description.
  */
 export const Amount = Type.String({
   description:
-    'Amount as a decimal string, e.g. "6.5", in the currency of its object (`currency`: TON, up to 9 decimals, or USDT, up to 6); TON where no currency is named',
+    'Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)',
   examples: ['6.5'],
-});
-/**
- * `currency` on the agent API's spec-shaped objects: present (USDT) when not TON, absent for
- * TON, so a TON-only agent's answers stay exactly the spec's.
- */
-export const OnlyUsdt = Type.Literal('USDT', {
-  description: 'Present when the amounts are in USDT; absent, they are in TON (the spec’s objects)',
 });
 /** Which currency the amounts next to it are in (issue 29). */
 export const Currency = Type.Enum(['TON', 'USDT'], {

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { APPLICATION_STATUSES, PAYMENT_STATUSES, TASK_STATUSES, WORK_STATUSES } from '../../domain/states.js';
-import { Amount, AmountInput, Currency, Nullable, nameSchemas, OnlyUsdt, Timestamp } from './common.js';
+import { Amount, AmountInput, Currency, Nullable, nameSchemas, Timestamp } from './common.js';
 import { Dispute } from './dispute.js';
 import { Submission, TaskLocation, TaskLocationInput } from './submission.js';
 
@@ -36,7 +36,7 @@ export const Task = Type.Object({
   id: Type.String({ description: 'Task id (tsk_...)' }),
   title: Type.String({ description: 'Up to 200 characters' }),
   description: Type.String({ description: 'Up to 10,000 characters' }),
-  currency: Type.Optional(OnlyUsdt),
+  currency: Currency,
   reward: { ...Amount, description: 'What the worker receives, in the task’s currency' },
   platformFee: { ...Amount, description: 'The platform’s 30% of the reward, in the task’s currency' },
   totalAmount: {
@@ -157,7 +157,7 @@ export const InsufficientBalance = Type.Object({
   error: Type.Literal('Insufficient balance'),
   currentBalance: { ...Amount, description: 'Your available balance of the task’s currency now' },
   requiredAmount: { ...Amount, description: 'What the task costs (reward + fee), in that currency' },
-  currency: Type.Optional(OnlyUsdt),
+  currency: Currency,
   message: Type.String({ description: 'The arithmetic, and what to do' }),
 });
 
@@ -184,7 +184,7 @@ export const CancelResult = Type.Object({
       description: 'The whole escrowed total, back on your balance of the task’s currency',
     },
     destination: Type.Literal('agent_balance'),
-    currency: Type.Optional(OnlyUsdt),
+    currency: Currency,
   }),
 });
 
@@ -200,7 +200,7 @@ export const CompleteResult = Type.Object({
   task: Type.Object({ id: Type.String(), status: TaskStatus, paymentStatus: PaymentStatus }),
   payment: Type.Object({
     amount: { ...Amount, description: 'The reward sent to the worker, in the task’s currency' },
-    currency: Type.Optional(OnlyUsdt),
+    currency: Currency,
     toAddress: Type.String({ description: 'The worker’s TON wallet' }),
     txHash: Nullable(Type.String({ description: 'null while the transfer is pending; it is retried' })),
     status: Type.String({ description: 'confirmed or pending' }),
@@ -212,7 +212,7 @@ export const CompleteResult = Type.Object({
   }),
   fee: Type.Object({
     amount: { ...Amount, description: 'The platform fee, in the task’s currency' },
-    currency: Type.Optional(OnlyUsdt),
+    currency: Currency,
     toAddress: Type.String({ description: 'The platform’s fee address' }),
     txHash: Nullable(Type.String({ description: 'null while the fee transfer is pending' })),
     success: Type.Boolean({ description: 'Whether the fee transfer is on chain yet' }),
