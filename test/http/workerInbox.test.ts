@@ -160,6 +160,7 @@ describe('GET /worker/earnings', () => {
     const none = { paid: '0', onTheWay: '0', inReview: '0', inReviewTasks: 0 };
     expect((await call(t, 'GET', '/worker/earnings', fresh.headers)).json()).toEqual({
       ...none,
+      currency: 'TON',
       byCurrency: { TON: none, USDT: none },
     });
     expect((await call(t, 'GET', '/worker/earnings', {})).statusCode).toBe(401);
