@@ -1,70 +1,40 @@
 import type { Kysely } from 'kysely';
 import type { TransferResult } from '../chain/gateway.js';
-import type { ChainTransferRow, TransactionRow } from '../db/repositories/executor.js';
+import type { TransactionRow } from '../db/repositories/executor.js';
 import { findLedgerRow } from '../db/repositories/ledger.js';
-import { findTransfer, listDueTransfers, markTransferSent } from '../db/repositories/transfers.js';
+import { findTransfer, markTransferSent } from '../db/repositories/transfers.js';
 import type { Database } from '../db/schema.js';
 import type { OutboxKind } from '../outbox/kind.js';
 import { attemptRow, runDue } from '../outbox/runner.js';
 import type { DomainContext } from './context.js';
 import { assertInvariant } from './errors.js';
 import { jettonTransferKind } from './jettonTransfers.js';
-import { recordSentTransfer, retryDelayMs } from './sentTransfers.js';
-
-/**
- * A sandbox send is in-process and takes milliseconds; a claim holds its transfer this long (plus
- * the runner's margin), which is also the wait before a send cut off by a crash is tried again.
- */
-const SEND_TIMEOUT_MS = 5_000;
-
-type DueTransfer = ChainTransferRow & { id: string };
+import { type DueTransfer, recordSentTransfer, sandboxSenderKind } from './sentTransfers.js';
 
 /**
  * Every chain transfer row carries its currency, and the TON paths here and in chainSender.ts
- * take only TON rows (listDueTransfers, listUnbatchedTransfers, and the guard in `attempt`
- * below), so a USDT payout or fee is never sent as TON. USDT rows go out as TEP-74 jetton
- * transfers: in the sandbox by jettonTransferKind (./jettonTransfers.ts), on testnet/mainnet in
- * the chain sender's Highload batches. recordSentTransfer and confirmTransfer write payment.sent
- * in the row's currency.
+ * take only TON rows (the sandbox sender lists and accepts its own currency only, and
+ * listUnbatchedTransfers builds USDT rows as jetton transfers), so a USDT payout or fee is never
+ * sent as TON. USDT rows go out as TEP-74 jetton transfers: in the sandbox by jettonTransferKind
+ * (./jettonTransfers.ts), on testnet/mainnet in the chain sender's Highload batches.
+ * recordSentTransfer and confirmTransfer write payment.sent in the row's currency.
  *
- * Sandbox chain transfers (payouts and fees) as outbox work: the runner claims a pending transfer,
- * sends it (the gateway is idempotent on the transfer id, so a resend after a crash that hid a
- * success pays nothing twice), and on success marks it sent and confirms its ledger row with the
- * chain's hash in one transaction. On testnet/mainnet transfers go out in batches, a kind of their own (`chainBatchKind`).
+ * Sandbox TON transfers (payouts and fees) as outbox work (sandboxSenderKind in
+ * ./sentTransfers.ts). On testnet/mainnet transfers go out in batches, a kind of their own
+ * (`chainBatchKind`).
  */
 export function chainTransferKind(ctx: DomainContext): OutboxKind<DueTransfer, TransferResult> {
-  return {
+  return sandboxSenderKind(ctx, {
     name: 'chain transfer',
-    table: 'chain_transfers',
-    policy: {
-      batch: 20,
-      parallel: 1,
-      maxAttempts: Number.POSITIVE_INFINITY,
-      delayMs: retryDelayMs,
-      countAttempt: 'claimed',
-    },
-    doneStatus: 'sent',
-    attemptTimeoutMs: SEND_TIMEOUT_MS,
-    listDue: async (db, now, limit) =>
-      (await listDueTransfers(db, now, limit)).map((row) => ({ ...row, id: row.txn_id })),
-    async attempt(transfer) {
-      assertInvariant(
-        transfer.currency === 'TON',
-        `transfer ${transfer.txn_id} is TON (the TON sender sends no jettons)`,
-      );
-      const result = await ctx.chain.transfer({
+    currency: 'TON',
+    send: (transfer) =>
+      ctx.chain.transfer({
         transferId: transfer.txn_id,
         toAddress: transfer.to_address,
         amountNano: transfer.amount_nano,
         comment: transfer.comment,
-      });
-      return { ok: true, result };
-    },
-    async onDone(trx, transfer, result) {
-      assertInvariant(result, `transfer ${transfer.txn_id} was sent with a result`);
-      await recordSentTransfer(ctx, trx, transfer.txn_id, transfer.to_address, result);
-    },
-  };
+      }),
+  });
 }
 
 /**

@@ -1,10 +1,13 @@
 import type { Kysely } from 'kysely';
 import type { TransferResult } from '../chain/gateway.js';
+import type { ChainTransferRow } from '../db/repositories/executor.js';
 import { confirmLedgerRow } from '../db/repositories/ledger.js';
 import { findTask } from '../db/repositories/tasks.js';
+import { listDueTransfers } from '../db/repositories/transfers.js';
 import type { Database } from '../db/schema.js';
+import type { OutboxKind } from '../outbox/kind.js';
 import type { DomainContext } from './context.js';
-import { formatAmount } from './currency.js';
+import { type Currency, formatAmount } from './currency.js';
 import { assertInvariant } from './errors.js';
 import { recordEvent } from './events.js';
 import { notifyWorker } from './notifications.js';
@@ -17,6 +20,55 @@ const MAX_RETRY_MS = 10 * 60_000;
 /** The wait after the `failures`-th failed send (the first failure waits 5 s). */
 export function retryDelayMs(failures: number): number {
   return Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** Math.min(failures - 1, 20));
+}
+
+/**
+ * A sandbox send is in-process and takes milliseconds (a jetton payout one emulated trace); a claim
+ * holds its transfer this long (plus the runner's margin), which is also the wait before a send cut
+ * off by a crash is tried again.
+ */
+const SEND_TIMEOUT_MS = 5_000;
+
+export type DueTransfer = ChainTransferRow & { id: string };
+
+/**
+ * One currency's sandbox chain transfers (payouts and fees) as outbox work: the runner claims a
+ * pending row of `currency` (compare-and-set), `send` pays it (idempotent on the transfer id, so a
+ * resend after a crash that hid a success pays nothing twice), and on success the row is marked
+ * sent and its ledger row confirmed with the chain's hash in one transaction. Each sender lists
+ * and accepts its own currency only, so no row is ever paid in the other one.
+ */
+export function sandboxSenderKind(
+  ctx: DomainContext,
+  spec: { name: string; currency: Currency; send: (transfer: ChainTransferRow) => Promise<TransferResult> },
+): OutboxKind<DueTransfer, TransferResult> {
+  return {
+    name: spec.name,
+    table: 'chain_transfers',
+    policy: {
+      batch: 20,
+      parallel: 1,
+      maxAttempts: Number.POSITIVE_INFINITY,
+      delayMs: retryDelayMs,
+      countAttempt: 'claimed',
+    },
+    doneStatus: 'sent',
+    attemptTimeoutMs: SEND_TIMEOUT_MS,
+    listDue: async (db, now, limit) =>
+      (await listDueTransfers(db, spec.currency, now, limit)).map((row) => ({ ...row, id: row.txn_id })),
+    async attempt(transfer) {
+      assertInvariant(
+        transfer.currency === spec.currency,
+        `transfer ${transfer.txn_id} is ${spec.currency} (the ${spec.name} sender sends no other currency)`,
+      );
+      assertInvariant(!ctx.chain.live, 'the sandbox senders run in the sandbox only');
+      return { ok: true, result: await spec.send(transfer) };
+    },
+    async onDone(trx, transfer, result) {
+      assertInvariant(result, `transfer ${transfer.txn_id} was sent with a result`);
+      await recordSentTransfer(ctx, trx, transfer.txn_id, transfer.to_address, result);
+    },
+  };
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Insertable } from 'kysely';
+import type { Currency } from '../../domain/currency.js';
 import type { Database } from '../schema.js';
 import type { ChainTransferRow, Executor } from './executor.js';
 
@@ -14,28 +15,13 @@ export function findTransfer(db: Executor, txnId: string): Promise<ChainTransfer
 }
 
 /**
- * Pending TON transfers whose next attempt is due, oldest first. USDT transfers are jetton
- * transfers, which the TON sender must never send (it would pay TON): they are not listed here
- * and wait, pending, for a jetton sender (listDueJettonTransfers below, and network mode's batches).
+ * Pending transfers of one currency whose next attempt is due, oldest first: each sandbox sender
+ * lists its own currency only, so a USDT row (a jetton transfer) is never sent as TON, nor a TON
+ * row as jettons. Network mode batches both in its chain sender instead.
  */
-export function listDueTransfers(db: Executor, now: string, limit: number): Promise<ChainTransferRow[]> {
-  return db
-    .selectFrom('chain_transfers')
-    .selectAll()
-    .where('status', '=', 'pending')
-    .where('currency', '=', 'TON')
-    .where('next_attempt_at', '<=', now)
-    .orderBy('next_attempt_at')
-    .limit(limit)
-    .execute();
-}
-
-/**
- * Pending USDT transfers whose next attempt is due, oldest first: the sandbox jetton sender's work
- * (src/domain/jettonTransfers.ts). Network mode batches these in its chain sender instead.
- */
-export function listDueJettonTransfers(
+export function listDueTransfers(
   db: Executor,
+  currency: Currency,
   now: string,
   limit: number,
 ): Promise<ChainTransferRow[]> {
@@ -43,7 +29,7 @@ export function listDueJettonTransfers(
     .selectFrom('chain_transfers')
     .selectAll()
     .where('status', '=', 'pending')
-    .where('currency', '=', 'USDT')
+    .where('currency', '=', currency)
     .where('next_attempt_at', '<=', now)
     .orderBy('next_attempt_at')
     .limit(limit)
