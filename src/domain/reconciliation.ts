@@ -45,8 +45,8 @@ export interface Difference {
 type LedgerRow = Awaited<ReturnType<typeof listChainLedgerRows>>[number];
 
 /**
- * What the jetton chain layer gives USDT reconciliation (LEAD: plug it in at the
- * /admin/reconciliation route, src/http/routes/chain.ts). `incoming`: USDT transfers that reached
+ * What the jetton chain layer gives USDT reconciliation (networkUsdtHistory, passed by the
+ * /admin/reconciliation route, src/http/routes/chain.ts, which the CLI calls). `incoming`: USDT transfers that reached
  * the deposit address's jetton wallet of the configured master, by the transaction hash the
  * DEPOSIT rows keep; `outgoing`: jetton transfers out of the hot wallet's jetton wallet, by the
  * hash the PAYOUT and FEE rows keep; amounts in micro-USDT; `processedThroughLt`: how far the
@@ -69,9 +69,10 @@ export interface UsdtChainHistory {
 }
 
 /**
- * USDT's side of the report: compared with the chain when the jetton layer provides its history,
- * else the books alone with the state `chain_side_not_available` (no numbers are made up for the
- * chain, and `ok` is null: nothing was compared).
+ * USDT's side of the report: compared with the chain when the jetton layer provides its history;
+ * without one (USDT is not enabled: the gateway has no jetton) the books alone with the state
+ * `chain_side_not_available` (no numbers are made up for the chain, and `ok` is null: nothing was
+ * compared; a service that never took USDT lists empty books).
  */
 export async function reconcileUsdt(
   ctx: DomainContext,
@@ -91,7 +92,8 @@ export async function reconcileUsdt(
     return {
       currency: 'USDT' as const,
       state: 'chain_side_not_available' as const,
-      detail: 'The jetton chain layer is not wired: the USDT books are listed, not compared with the chain',
+      detail:
+        'USDT is not enabled (no USDT jetton master): the USDT books are listed, not compared with the chain',
       books,
       ok: null,
       differences: stalePending(rows, ctx.clock.now(), USDT_UNIT),
