@@ -149,6 +149,7 @@ describe('POST /admin/agents/:id/deposits', () => {
       id: expect.stringMatching(/^txn_[0-9a-z]{40}$/),
       type: 'DEPOSIT',
       amount: '25.5',
+      currency: 'TON',
       fromAddress: expect.any(String),
       toAddress: chain.depositAddress,
       txHash: expect.stringMatching(/^[0-9a-f]{64}$/),
