@@ -47,6 +47,7 @@ export const TASK_ANSWER = {
     id: 'tsk_01m84x170h00001q5ce9pm57nbd6svscsezwt0xc',
     title: 'Photograph the town hall',
     description: 'A clear daytime photo of the front entrance, landscape orientation, no people.',
+    currency: 'TON',
     reward: '0.5',
     platformFee: '0.15',
     totalAmount: '0.65',

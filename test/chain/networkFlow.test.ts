@@ -28,6 +28,7 @@ describe('TON_NETWORK=testnet against a toncenter-v2 fake: the whole money flow 
       memo: agent.id,
       link: `ton://transfer/${t.services.chain.depositAddress}?text=${agent.id}`,
       minimum: '0.01',
+      currency: 'TON',
     });
     await fake.sendFromFaucet(Address.parse(how.address), toNano('50'), how.memo);
     await roundsUntil(l, async () => (await agentMe(t, agent)).balance === '50');
