@@ -7,6 +7,10 @@ import { keyPairFromSeed, mnemonicNew, mnemonicToPrivateKey } from '@ton/crypto'
 import { WalletContractV4 } from '@ton/ton';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HighloadWallet } from '../../src/chain/highloadWallet.js';
+import { NetworkJettonGateway } from '../../src/chain/jetton/networkJetton.js';
+import { USDT_METADATA_URI } from '../../src/chain/jetton/sandboxMaster.js';
+import { RequestBudget } from '../../src/chain/requestBudget.js';
+import { ToncenterClient } from '../../src/chain/toncenterClient.js';
 import { signInitData } from '../../src/telegram/initData.js';
 import type { Json } from '../helpers/agentApi.js';
 import { type FakeToncenter, startFakeToncenter } from '../helpers/fakeToncenter.js';
@@ -22,8 +26,10 @@ import { newTonWallet, signTonProof } from '../helpers/tonConnect.js';
 /**
  * The real service, on TON_NETWORK=testnet against the toncenter-v2 fake, killed with SIGKILL
  * between persisting a batch and sending it, and between sending it and confirming it; started
- * again on the same database, it pays every worker exactly once (to the nanoton, on chain) and
- * credits every deposit exactly once. Runs on SQLite, or PostgreSQL with TEST_DATABASE_URL.
+ * again on the same database, it pays every worker exactly once (to the nanoton and the
+ * micro-USDT, on chain) and credits every deposit exactly once. The killed batch holds a TON task's
+ * payout and fee and a USDT task's, as jetton transfers (TON_USDT_MASTER names the fake's USDT).
+ * Runs on SQLite, or PostgreSQL with TEST_DATABASE_URL.
  */
 const WALLET_TIMEOUT_SEC = 60;
 
@@ -35,9 +41,13 @@ describe.each(['after-persist', 'after-send'])('SIGKILL %s, then a restart', (fa
   let hot: Address;
   let feeAddress: Address;
   let service: ServiceProcess | undefined;
+  let usdt: NetworkJettonGateway;
+  let usdtMaster: Address;
 
   beforeAll(async () => {
     fake = await startFakeToncenter({ blockMs: 20 });
+    const master = await fake.deployJetton(USDT_METADATA_URI, 'usdt-admin');
+    usdtMaster = master;
     const mnemonic = await mnemonicNew();
     const keys = await mnemonicToPrivateKey(mnemonic);
     hot = new HighloadWallet({ ...keys, timeoutSec: WALLET_TIMEOUT_SEC }).address;
@@ -57,8 +67,18 @@ describe.each(['after-persist', 'after-send'])('SIGKILL %s, then a restart', (fa
       TON_API_RPS: '200',
       TON_POLL_MS: '100',
       TON_WALLET_TIMEOUT_SEC: String(WALLET_TIMEOUT_SEC),
+      TON_USDT_MASTER: master.toString(),
     });
     await fake.sendFromFaucet(hot, toNano(100), 'funding');
+    // The operator's USDT for payouts; agents' USDT deposits land in the same jetton wallet.
+    await fake.mintJetton(master, hot, 1_000_000n);
+    // The test's own reader of the chain's jetton balances.
+    const client = new ToncenterClient({
+      baseUrl: fake.url,
+      budget: new RequestBudget(200),
+      timeoutMs: 5_000,
+    });
+    usdt = new NetworkJettonGateway({ network: 'testnet', client, master, hotWallet: hot });
   });
   afterAll(async () => {
     await service?.stop();
@@ -85,8 +105,12 @@ describe.each(['after-persist', 'after-send'])('SIGKILL %s, then a restart', (fa
     const agentId = created.json.agent.id as string;
     const agent = { authorization: `Bearer ${created.json.apiKey}` };
     await fake.sendFromFaucet(hot, toNano('50'), agentId);
-    const balance = async () => (await api('GET', '/agents/me', agent)).json.agent.balance as string;
+    // A USDT deposit: a jetton transfer with the agent's memo, from the agent's own jetton wallet.
+    await fake.sendJettonFromFaucet(usdtMaster, hot, 20_000_000n, agentId);
+    const balances = async () => (await api('GET', '/agents/me', agent)).json.agent.balances as Json;
+    const balance = async () => (await balances()).TON.balance as string;
     await eventually(async () => (await balance()) === '50', 'the deposit is credited');
+    await eventually(async () => (await balances()).USDT.balance === '20', 'the USDT deposit is credited');
 
     const worker = {
       authorization: `tma ${signInitData({ id: 424242, first_name: 'W' }, env.TELEGRAM_BOT_TOKEN!, new Date())}`,
@@ -101,20 +125,27 @@ describe.each(['after-persist', 'after-send'])('SIGKILL %s, then a restart', (fa
       timestamp: Math.floor(Date.now() / 1000),
     });
     expect((await api('PUT', '/worker/me/wallet', worker, proof)).status).toBe(200);
-    const task = await api('POST', '/tasks', agent, {
-      title: 'Photo',
-      description: 'Town hall',
-      reward: '10',
-    });
-    const applied = await api('POST', `/worker/tasks/${task.json.task.id}/applications`, worker, {
-      message: 'Me',
-    });
-    expect(
-      (await api('PATCH', `/applications/${applied.json.application.id}`, agent, { status: 'ACCEPTED' }))
-        .status,
-    ).toBe(200);
-    const done = await api('POST', `/tasks/${task.json.task.id}/complete`, agent);
-    expect(done.json.payment).toMatchObject({ pending: true, txHash: null });
+    // Two tasks assigned first, then both completed at once, so their four transfers (TON and
+    // jettons) are due together and go into the batch the process dies on.
+    const taskIds: string[] = [];
+    for (const body of [
+      { title: 'Photo', description: 'Town hall', reward: '10' },
+      { title: 'Price', description: 'Of milk', reward: '5', currency: 'USDT' },
+    ]) {
+      const task = await api('POST', '/tasks', agent, body);
+      expect(task.status).toBe(201);
+      const applied = await api('POST', `/worker/tasks/${task.json.task.id}/applications`, worker, {
+        message: 'Me',
+      });
+      expect(
+        (await api('PATCH', `/applications/${applied.json.application.id}`, agent, { status: 'ACCEPTED' }))
+          .status,
+      ).toBe(200);
+      taskIds.push(task.json.task.id as string);
+    }
+    const completed = await Promise.all(taskIds.map((id) => api('POST', `/tasks/${id}/complete`, agent)));
+    for (const done of completed) expect(done.json.payment).toMatchObject({ pending: true, txHash: null });
+    expect(completed[1]!.json.payment.currency).toBe('USDT');
 
     // The sender reaches the fail point and the process dies there, as with kill -9.
     expect(await service.exited).toBe('SIGKILL');
@@ -123,14 +154,26 @@ describe.each(['after-persist', 'after-send'])('SIGKILL %s, then a restart', (fa
       (await api('GET', '/transactions', agent)).json.transactions as { type: string; status: string }[];
     await eventually(async () => {
       const rows = (await ledger()).filter((r) => r.type === 'PAYOUT' || r.type === 'FEE');
-      return rows.length === 2 && rows.every((r) => r.status === 'confirmed');
-    }, 'the payout and the fee are confirmed');
+      return rows.length === 4 && rows.every((r) => r.status === 'confirmed');
+    }, 'both payouts and both fees are confirmed');
     // Some more rounds of the loops change nothing.
     await new Promise((r) => setTimeout(r, 1_000));
-    expect(await fake.balance(wallet.address)).toBe(toNano('10'));
-    expect(await fake.balance(feeAddress)).toBe(toNano('3'));
+    // TON: 10 and 3, plus the 1 nanoton each USDT transfer forwards with its notification (so the
+    // recipient's wallet app shows the comment).
+    expect(await fake.balance(wallet.address)).toBe(toNano('10') + 1n);
+    expect(await fake.balance(feeAddress)).toBe(toNano('3') + 1n);
     expect(await balance()).toBe('37');
+    // USDT, read from the jetton wallets: 5 to the worker, 1.5 to the fee address, once.
+    expect(await usdt.balance(wallet.address.toString())).toBe(5_000_000n);
+    expect(await usdt.balance(feeAddress.toString())).toBe(1_500_000n);
+    expect(await usdt.balance(hot.toString())).toBe(1_000_000n + 20_000_000n - 6_500_000n);
+    expect((await balances()).USDT.balance).toBe('13.5');
     const reconciliation = await api('GET', '/admin/reconciliation', admin);
-    expect(reconciliation.json).toMatchObject({ ok: true, differences: [], checkedRows: 3 });
+    expect(reconciliation.json, JSON.stringify(reconciliation.json)).toMatchObject({
+      ok: true,
+      differences: [],
+      checkedRows: 3,
+      currencies: { USDT: { state: 'compared', ok: true, differences: [] } },
+    });
   }, 300_000); // two cold starts of the service (tsx compiles it) on a busy 2-core CI machine
 });
