@@ -20,11 +20,12 @@ import * as currencies from './migrations/0020_currencies.js';
 import * as chatReadMarker from './migrations/0022_chat_read_marker.js';
 import * as unmatchedCurrency from './migrations/0023_unmatched_currency.js';
 import * as jettonPayouts from './migrations/0025_jetton_payouts.js';
+import * as taskSettlement from './migrations/0028_task_settlement.js';
 import type { Database } from './schema.js';
 
 // Migrations are listed here rather than read from disk, so they work the same from tsx, a
 // bundle or a test, and their order is explicit.
-const migrations: Record<string, Migration> = {
+export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
   '0002_conversation': conversation,
   '0003_workers_side': workersSide,
@@ -46,6 +47,7 @@ const migrations: Record<string, Migration> = {
   '0022_chat_read_marker': chatReadMarker,
   '0023_unmatched_currency': unmatchedCurrency,
   '0025_jetton_payouts': jettonPayouts,
+  '0028_task_settlement': taskSettlement,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

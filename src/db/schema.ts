@@ -172,7 +172,20 @@ export interface TaskTable {
   location_longitude: Generated<number | null>;
   location_radius_meters: Generated<number | null>;
   location_label: Generated<string | null>;
+  /**
+   * The task's money outcome, written by the move that ends it and never again (migration 0028,
+   * src/domain/settlement.ts): paid to the worker, fee taken, returned to the agent (adding up to
+   * total_nano), who decided and when. All null while the task has not ended.
+   */
+  settlement_worker_nano: Generated<bigint | null>;
+  settlement_fee_nano: Generated<bigint | null>;
+  settlement_refunded_nano: Generated<bigint | null>;
+  settled_by: Generated<SettledBy | null>;
+  settled_at: Generated<string | null>;
 }
+
+/** Who decided how a task's money went: its agent (or owner), an operator, or the review clock. */
+export type SettledBy = 'agent' | 'operator' | 'auto';
 
 export type SubmissionStatus = 'PENDING' | 'ACCEPTED' | 'REVISION_REQUESTED' | 'DISPUTED';
 

@@ -4,6 +4,7 @@ import { listDepositBookingClashes } from '../db/repositories/reconciliationRows
 import { listUncreditedDeposits } from '../db/repositories/uncreditedDeposits.js';
 import type { DomainContext } from './context.js';
 import { CURRENCIES, type Currency, formatAmount } from './currency.js';
+import { settlementProblems } from './settlementAudit.js';
 import { LOCKED_STATUSES } from './states.js';
 
 export interface AgentAudit {
@@ -42,8 +43,9 @@ export async function auditMoney(ctx: DomainContext, agentId?: string): Promise<
     }
   }
   const bookings = await depositBookingProblems(ctx, agentId);
+  const outcomes = await settlementProblems(ctx, agentId);
   return ids.map((id) => {
-    const list = [...(problems.get(id) ?? []), ...(bookings.get(id) ?? [])];
+    const list = [...(problems.get(id) ?? []), ...(bookings.get(id) ?? []), ...(outcomes.get(id) ?? [])];
     return { agentId: id, ok: list.length === 0, problems: list };
   });
 }

@@ -1,16 +1,14 @@
 import { rejectWaitingApplications } from '../db/repositories/applications.js';
-import { unlockFunds } from '../db/repositories/balances.js';
 import { closeChat } from '../db/repositories/chats.js';
 import type { Executor, TaskRow } from '../db/repositories/executor.js';
-import { insertLedgerRow } from '../db/repositories/ledger.js';
-import { findTask, moveTask } from '../db/repositories/tasks.js';
+import { findTask } from '../db/repositories/tasks.js';
 import type { DomainContext } from './context.js';
 import { formatAmount, rowCurrency } from './currency.js';
 import { heldByDispute } from './disputeGuard.js';
-import { assertInvariant, conflict } from './errors.js';
+import { conflict } from './errors.js';
 import { recordEvent } from './events.js';
-import { newId } from './ids.js';
 import { notifyWorker } from './notifications.js';
+import { endTask, refundedInFull } from './settlement.js';
 import type { TaskStatus } from './states.js';
 import { loadAgentTask } from './taskAccess.js';
 import { clipText, isBlank } from './text.js';
@@ -44,37 +42,27 @@ export async function cancelTask(
     if (current.submission_count > 0 && isOpen(current)) throw workSubmitted(current);
     const now = ctx.clock.now();
     const at = now.toISOString();
-    const task = await moveTask(
+    const ended = await endTask(
       trx,
-      taskId,
-      mode === 'delete' ? 'cancel' : 'refund',
-      { payment_status: 'REFUNDED', cancelled_at: at, cancel_reason: cleanReason, updated_at: at },
-      // A column of the task row, so a submission that commits first is seen (issue 25).
-      { noSubmission: true },
+      ctx,
+      current,
+      {
+        move: mode === 'delete' ? 'cancel' : 'refund',
+        // The whole total back to the balance of the task's own currency, as the escrow came from it.
+        outcome: refundedInFull(current, 'agent'),
+        set: { payment_status: 'REFUNDED', cancelled_at: at, cancel_reason: cleanReason, updated_at: at },
+        // A column of the task row, so a submission that commits first is seen (issue 25).
+        guard: { noSubmission: true },
+      },
+      now,
     );
-    if (!task) {
+    if (!ended) {
       const latest = await findTask(trx, taskId);
       if (latest && latest.submission_count > 0 && isOpen(latest)) throw workSubmitted(latest);
       throw heldByDispute(latest) ?? cancelConflict((latest?.status ?? 'CANCELLED') as TaskStatus, mode);
     }
+    const { task } = ended;
     const currency = rowCurrency(task.currency);
-    // Back to the balance of the task's own currency, as the escrow came from it.
-    const agent = await unlockFunds(trx, agentId, currency, task.total_nano, at);
-    assertInvariant(agent, 'a cancelled task had its total locked');
-    await insertLedgerRow(trx, {
-      id: newId('transaction', now.getTime()),
-      agent_id: agentId,
-      task_id: taskId,
-      type: 'REFUND',
-      currency,
-      amount_nano: task.total_nano,
-      from_address: null,
-      to_address: null,
-      tx_hash: null,
-      status: 'confirmed',
-      created_at: at,
-      updated_at: at,
-    });
     // Applications still waiting can no longer win; the accepted one stays as history.
     const rejected = await rejectWaitingApplications(trx, taskId, at);
     await closeChat(trx, taskId, at);

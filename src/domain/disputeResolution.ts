@@ -1,9 +1,8 @@
-import { spendLockedFunds, unlockFunds } from '../db/repositories/balances.js';
 import { closeChat } from '../db/repositories/chats.js';
 import { findDispute, markDisputeResolved } from '../db/repositories/disputes.js';
 import type { DisputeRow, TaskRow, TransactionRow } from '../db/repositories/executor.js';
-import { findTask, moveTask } from '../db/repositories/tasks.js';
-import { findWorker, recordCompletedTask } from '../db/repositories/workers.js';
+import { findTask } from '../db/repositories/tasks.js';
+import { findWorker } from '../db/repositories/workers.js';
 import type { DomainContext } from './context.js';
 import { amountText, type Currency, formatAmount, parseAmount, rowCurrency } from './currency.js';
 import { disputeSplit } from './disputeSplit.js';
@@ -13,7 +12,7 @@ import { isIdOf } from './ids.js';
 import { AmountFormatError } from './money.js';
 import { notifyWorker } from './notifications.js';
 import { attemptTransfer } from './payouts.js';
-import { bookChainTransfer, bookRefund } from './settlement.js';
+import { endTask, paidInPart } from './settlement.js';
 import { clipText, isBlank, textLength } from './text.js';
 import { inTransaction } from './transaction.js';
 
@@ -74,76 +73,33 @@ export async function resolveDispute(
     const dispute = await markDisputeResolved(trx, found.id, { ...split, note }, at);
     if (!dispute) throw alreadyResolved((await findDispute(trx, found.id)) ?? found);
     const paid = split.workerNano > 0n;
-    const task = paid
-      ? await moveTask(
-          trx,
-          current.id,
-          'complete',
-          { payment_status: 'RELEASED', completed_at: at, updated_at: at },
-          { disputeId: dispute.id },
-        )
-      : await moveTask(
-          trx,
-          current.id,
-          'refund',
-          {
-            payment_status: 'REFUNDED',
-            cancelled_at: at,
-            cancel_reason: clipText(note, CANCEL_REASON_MAX),
-            updated_at: at,
-          },
-          { disputeId: dispute.id },
-        );
+    // COMPLETED when the worker gets anything, else CANCELLED; the outcome is the split, so the
+    // fee actually taken is recorded, not the task's whole fee.
+    const ended = await endTask(
+      trx,
+      ctx,
+      current,
+      {
+        move: paid ? 'complete' : 'refund',
+        outcome: paidInPart(current, split.workerNano, 'operator'),
+        set: paid
+          ? { payment_status: 'RELEASED', completed_at: at, updated_at: at }
+          : {
+              payment_status: 'REFUNDED',
+              cancelled_at: at,
+              cancel_reason: clipText(note, CANCEL_REASON_MAX),
+              updated_at: at,
+            },
+        guard: { disputeId: dispute.id },
+      },
+      now,
+    );
     // The dispute was open, so the task was held by it: nothing else could have moved it.
-    assertInvariant(task, `the task of open dispute ${dispute.id} moves only by its resolution`);
-    const spentNano = split.workerNano + split.feeNano;
-    if (spentNano > 0n) {
-      assertInvariant(
-        await spendLockedFunds(trx, task.agent_id, currency, spentNano, at),
-        'the task total was locked',
-      );
-    }
-    if (split.agentNano > 0n) {
-      assertInvariant(
-        await unlockFunds(trx, task.agent_id, currency, split.agentNano, at),
-        'the task total was locked',
-      );
-    }
+    assertInvariant(ended, `the task of open dispute ${dispute.id} moves only by its resolution`);
+    const { task, payout, fee, refund } = ended;
+    assertInvariant(task.worker_id === dispute.worker_id, `dispute ${dispute.id} is about the task's worker`);
     const worker = await findWorker(trx, dispute.worker_id);
     assertInvariant(worker, `dispute ${dispute.id} has its worker`);
-    let payout: TransactionRow | null = null;
-    let fee: TransactionRow | null = null;
-    if (paid) {
-      assertInvariant(worker.wallet_address, 'an assigned worker has a wallet');
-      payout = await bookChainTransfer(
-        trx,
-        ctx,
-        {
-          task,
-          type: 'PAYOUT',
-          amountNano: split.workerNano,
-          toAddress: worker.wallet_address,
-          comment: `Handoff payout for task ${task.id}`,
-        },
-        now,
-      );
-      await recordCompletedTask(trx, worker.id, currency, split.workerNano);
-    }
-    if (split.feeNano > 0n) {
-      fee = await bookChainTransfer(
-        trx,
-        ctx,
-        {
-          task,
-          type: 'FEE',
-          amountNano: split.feeNano,
-          toAddress: ctx.chain.feeAddress,
-          comment: `Handoff fee for task ${task.id}`,
-        },
-        now,
-      );
-    }
-    const refund = split.agentNano > 0n ? await bookRefund(trx, task, split.agentNano, now) : null;
     // A cancelled task's chat closes as a refund's does; a completed one's stays open, as after
     // an approval, so the two can still settle details.
     if (!paid) await closeChat(trx, task.id, at);

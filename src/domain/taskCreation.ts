@@ -23,6 +23,7 @@ import { checkTaskLocation } from './location.js';
 import { type TaskCost, taskCost } from './money.js';
 import { notifyWorker } from './notifications.js';
 import { checkOffersToWorker, recheckOffersToWorker } from './ownerLimits.js';
+import { UNSETTLED } from './settlement.js';
 import { isBlank, textLength } from './text.js';
 import { inTransaction } from './transaction.js';
 import { checkWebhookTarget, checkWebhookUrl } from './webhookUrl.js';
@@ -135,6 +136,7 @@ export async function createTask(
       location_longitude: fields.location?.longitude ?? null,
       location_radius_meters: fields.location?.radiusMeters ?? null,
       location_label: fields.location?.label ?? null,
+      ...UNSETTLED,
     };
     await insertTask(trx, task);
     await insertLedgerRow(trx, {

@@ -18,6 +18,7 @@ import { formatTon } from '../domain/money.js';
 import { submissionView } from '../domain/submissions.js';
 import { reviewHoursOf } from '../domain/taskCreation.js';
 import type { DisputeView } from './disputeViews.js';
+import { settlementField, workerSettlementField } from './settlementView.js';
 
 /**
  * Row -> API mapping, one place per resource: column names never leak into the API and every
@@ -106,6 +107,7 @@ export function taskView(
     updatedAt: task.updated_at,
     agent: { id: task.agent_id, name: agentName },
     worker: worker ? workerRefView(worker) : null,
+    ...settlementField(task),
     ...(applications ? { applications } : {}),
     ...(showsReview(task) ? reviewFields(task) : {}),
     ...(submission !== undefined && showsReview(task)
@@ -136,6 +138,7 @@ export function workerTaskView(
     createdAt: task.created_at,
     agent,
     ...reviewFields(task),
+    ...workerSettlementField(task),
     ...(submission !== undefined ? { submission: submission ? submissionView(submission) : null } : {}),
     ...(dispute !== undefined ? { dispute } : {}),
   };

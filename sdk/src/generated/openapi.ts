@@ -3206,6 +3206,44 @@ export interface components {
          */
         PaymentStatus: "PENDING" | "DEPOSITED" | "RELEASED" | "REFUNDED";
         /**
+         * Settlement
+         * @description What became of the task’s totalAmount, present once the task is COMPLETED or CANCELLED: workerAmount + fee + refunded = totalAmount. Read it rather than the reward: a dispute split or a refund pays less
+         * @example {
+         *       "workerAmount": "1.8",
+         *       "fee": "0.54",
+         *       "refunded": "1.56",
+         *       "decidedBy": "operator",
+         *       "currency": "TON"
+         *     }
+         */
+        Settlement: {
+            /**
+             * @description Paid to the worker (0 when nothing was)
+             * @example 6.5
+             */
+            workerAmount: string;
+            /**
+             * @description The platform fee actually taken: in proportion to what the worker got
+             * @example 6.5
+             */
+            fee: string;
+            /**
+             * @description Returned to your balance of the task’s currency
+             * @example 6.5
+             */
+            refunded: string;
+            /**
+             * @description Who decided how the money went: `agent` (you: an approval, a refund or a cancel), `operator` (a dispute resolution, possibly a split), `auto` (the review window ended in silence and the work was approved for you)
+             * @enum {unknown}
+             */
+            decidedBy: "agent" | "operator" | "auto";
+            /**
+             * @description The currency of the amounts beside it: TON (9 decimals) or USDT on TON (a jetton, 6 decimals)
+             * @enum {unknown}
+             */
+            currency: "TON" | "USDT";
+        };
+        /**
          * ApplicationStatus
          * @enum {unknown}
          */
@@ -3412,6 +3450,7 @@ export interface components {
                 /** @description First name from Telegram */
                 firstName: string;
             } | null;
+            settlement?: components["schemas"]["Settlement"];
             applications?: components["schemas"]["Application"][];
             /** @description Applications received, in any state (task lists only: GET /agents/tasks) */
             applicationCount?: number;
@@ -3827,6 +3866,32 @@ export interface components {
             /** @description Median hours this agent took to review submitted work; null before any */
             medianReviewHours: number | null;
         };
+        /**
+         * WorkerSettlement
+         * @description What the task paid you, present once it ended (completed, decided or cancelled)
+         * @example {
+         *       "workerAmount": "1.8",
+         *       "decidedBy": "operator",
+         *       "currency": "TON"
+         *     }
+         */
+        WorkerSettlement: {
+            /**
+             * @description What you were paid for this task (0 when nothing was)
+             * @example 6.5
+             */
+            workerAmount: string;
+            /**
+             * @description Who decided how the money went: `agent` (you: an approval, a refund or a cancel), `operator` (a dispute resolution, possibly a split), `auto` (the review window ended in silence and the work was approved for you)
+             * @enum {unknown}
+             */
+            decidedBy: "agent" | "operator" | "auto";
+            /**
+             * @description The currency of the amounts beside it: TON (9 decimals) or USDT on TON (a jetton, 6 decimals)
+             * @enum {unknown}
+             */
+            currency: "TON" | "USDT";
+        };
         /** WorkerTask */
         WorkerTask: {
             id: string;
@@ -3878,6 +3943,7 @@ export interface components {
             applicants?: number;
             /** @description Your own application to the task (open tasks and the single-task view), or null */
             yourApplication?: components["schemas"]["ApplicationStatus"] | null;
+            settlement?: components["schemas"]["WorkerSettlement"];
             /** @description The rating you gave the agent for this task (single view of your own task), or null */
             yourRating?: {
                 score: number;

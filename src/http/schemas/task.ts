@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { APPLICATION_STATUSES, PAYMENT_STATUSES, TASK_STATUSES, WORK_STATUSES } from '../../domain/states.js';
 import { Amount, AmountInput, Currency, Nullable, nameSchemas, Timestamp } from './common.js';
 import { Dispute } from './dispute.js';
+import { Settlement } from './settlement.js';
 import { Submission, TaskLocation, TaskLocationInput } from './submission.js';
 
 export const TaskStatus = Type.Enum(TASK_STATUSES);
@@ -63,6 +64,7 @@ export const Task = Type.Object({
   updatedAt: Timestamp,
   agent: Type.Object({ id: Type.String(), name: Nullable(Type.String()) }),
   worker: Nullable(WorkerRef),
+  settlement: Type.Optional(Settlement),
   applications: Type.Optional(Type.Array(Application)),
   applicationCount: Type.Optional(
     Type.Integer({ description: 'Applications received, in any state (task lists only: GET /agents/tasks)' }),

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { Amount, Currency, Nullable, nameSchemas, Timestamp } from './common.js';
 import { Dispute } from './dispute.js';
+import { WorkerSettlement } from './settlement.js';
 import { Submission, TaskLocation } from './submission.js';
 import { ApplicationStatus, TaskStatus } from './task.js';
 
@@ -60,6 +61,7 @@ export const WorkerTask = Type.Object({
       description: 'Your own application to the task (open tasks and the single-task view), or null',
     }),
   ),
+  settlement: Type.Optional(WorkerSettlement),
   yourRating: Type.Optional(
     Type.Union(
       [
