@@ -9,6 +9,7 @@
  *   node scripts/reorganize-domain.mjs --dry-run   what would move, and the files with no place
  *   node scripts/reorganize-domain.mjs             does it (then: npm run check, the suite)
  *   node scripts/reorganize-domain.mjs --place testClock.ts=tasks   places a file the layout lacks
+ *   (--no-format: leave the rewritten files unformatted; by default Biome formats and sorts them)
  *
  * A file the layout does not list (added since it was written) is placed by the first rule whose
  * prefix starts its name (`taskTemplates.ts` -> tasks/), else left at src/domain/ and reported, so
@@ -16,6 +17,7 @@
  * gets a README.md: what the capability holds, and its files with their first comment line.
  * Run it from the repository root on a clean tree (commit first: `git status` shows the moves).
  */
+import { execFileSync } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -187,6 +189,14 @@ function main() {
       .sort()
       .map((f) => path.join(dir, f));
     writeFileSync(path.join(dir, 'README.md'), folderReadme(folder, about, files));
+  }
+  // Longer paths change line lengths and import order: Biome formats and sorts what was rewritten.
+  const rewritten = writes.map(([file]) => moves.get(file)?.to ?? file).filter((f) => CODE_FILE.test(f));
+  if (!args.includes('--no-format') && rewritten.length) {
+    execFileSync('npx', ['biome', 'check', '--write', ...rewritten.map(rel)], {
+      cwd: ROOT,
+      stdio: 'inherit',
+    });
   }
   const left = readdirSync(DOMAIN).filter((f) => !statSync(path.join(DOMAIN, f)).isDirectory());
   console.log(
