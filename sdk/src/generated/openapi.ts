@@ -1477,6 +1477,20 @@ export interface webhooks {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "event": "application.received",
+                     *       "timestamp": "2026-03-14T09:30:00.000Z",
+                     *       "data": {
+                     *         "applicationId": "app_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "taskId": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "applicant": {
+                     *           "id": "wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "name": "Ana"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         event: "application.received";
@@ -1549,6 +1563,20 @@ export interface webhooks {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "event": "application.accepted",
+                     *       "timestamp": "2026-03-14T09:30:00.000Z",
+                     *       "data": {
+                     *         "taskId": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "applicationId": "app_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "worker": {
+                     *           "id": "wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "name": "Ana"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         event: "application.accepted";
@@ -1621,6 +1649,20 @@ export interface webhooks {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "event": "application.rejected",
+                     *       "timestamp": "2026-03-14T09:30:00.000Z",
+                     *       "data": {
+                     *         "taskId": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "applicationId": "app_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "worker": {
+                     *           "id": "wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "name": "Ana"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         event: "application.rejected";
@@ -1693,6 +1735,19 @@ export interface webhooks {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "event": "message.received",
+                     *       "timestamp": "2026-03-14T09:30:00.000Z",
+                     *       "data": {
+                     *         "chatId": "cht_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "taskId": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "messageId": "msg_01jq7v02x4m2c8w6t0r9b5k3n1p7",
+                     *         "content": "On it.",
+                     *         "hasFile": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         event: "message.received";
@@ -1764,6 +1819,20 @@ export interface webhooks {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "event": "offer.accepted",
+                     *       "timestamp": "2026-03-14T09:30:00.000Z",
+                     *       "data": {
+                     *         "taskId": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "applicationId": "app_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "worker": {
+                     *           "id": "wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "name": "Ana"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         event: "offer.accepted";
@@ -1836,6 +1905,20 @@ export interface webhooks {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "event": "offer.declined",
+                     *       "timestamp": "2026-03-14T09:30:00.000Z",
+                     *       "data": {
+                     *         "taskId": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "applicationId": "app_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "worker": {
+                     *           "id": "wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "name": "Ana"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         event: "offer.declined";
@@ -1908,6 +1991,20 @@ export interface webhooks {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "event": "task.funded",
+                     *       "timestamp": "2026-03-14T09:30:00.000Z",
+                     *       "data": {
+                     *         "taskId": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "deposit": {
+                     *           "amount": "8.45",
+                     *           "txHash": null,
+                     *           "currency": "TON"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         event: "task.funded";
@@ -1988,6 +2085,21 @@ export interface webhooks {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "event": "task.completed",
+                     *       "timestamp": "2026-03-14T09:30:00.000Z",
+                     *       "data": {
+                     *         "taskId": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "payment": {
+                     *           "amount": "6.5",
+                     *           "toAddress": "0QA9q04oVvvcDgRJnEHxFFY7Y1kfd0Xkm5K6fT4uVsHuy8n7",
+                     *           "currency": "TON"
+                     *         },
+                     *         "autoReleased": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         event: "task.completed";
@@ -2070,6 +2182,38 @@ export interface webhooks {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "event": "task.submitted",
+                     *       "timestamp": "2026-03-14T09:30:00.000Z",
+                     *       "data": {
+                     *         "taskId": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "reviewDeadline": "2026-03-16T09:30:00.000Z",
+                     *         "submission": {
+                     *           "id": "sub_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "number": 1,
+                     *           "note": "The front, from the square",
+                     *           "attachments": [
+                     *             {
+                     *               "fileUrl": "http://localhost:3000/files/upl_01jq7v01x4m2c8w6t0r9b5k3n1p7/town-hall.jpg",
+                     *               "name": "town-hall.jpg",
+                     *               "contentType": "image/jpeg",
+                     *               "size": 184320
+                     *             }
+                     *           ],
+                     *           "location": {
+                     *             "latitude": 52.5162,
+                     *             "longitude": 13.3778,
+                     *             "accuracyMeters": 12,
+                     *             "withinArea": true
+                     *           },
+                     *           "createdAt": "2026-03-14T09:30:00.000Z",
+                     *           "status": "PENDING",
+                     *           "revisionReason": null
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         event: "task.submitted";
@@ -2143,6 +2287,17 @@ export interface webhooks {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "event": "task.review_reminder",
+                     *       "timestamp": "2026-03-14T09:30:00.000Z",
+                     *       "data": {
+                     *         "taskId": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "submissionId": "sub_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "reviewDeadline": "2026-03-16T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         event: "task.review_reminder";
@@ -2216,6 +2371,16 @@ export interface webhooks {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "event": "task.expired",
+                     *       "timestamp": "2026-03-14T09:30:00.000Z",
+                     *       "data": {
+                     *         "taskId": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "workerId": "wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         event: "task.expired";
@@ -2284,6 +2449,21 @@ export interface webhooks {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "event": "payment.sent",
+                     *       "timestamp": "2026-03-14T09:30:00.000Z",
+                     *       "data": {
+                     *         "taskId": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "payment": {
+                     *           "amount": "6.5",
+                     *           "toAddress": "0QA9q04oVvvcDgRJnEHxFFY7Y1kfd0Xkm5K6fT4uVsHuy8n7",
+                     *           "txHash": "2acca358b136f6175fd2b96ea7b3d84fc3d44ae0468fdd786727b5b294ac1a6e",
+                     *           "currency": "TON"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         event: "payment.sent";
@@ -2365,6 +2545,21 @@ export interface webhooks {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "event": "refund.processed",
+                     *       "timestamp": "2026-03-14T09:30:00.000Z",
+                     *       "data": {
+                     *         "taskId": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "refund": {
+                     *           "amount": "8.45",
+                     *           "destination": "agent_balance",
+                     *           "reason": "Not needed any more",
+                     *           "currency": "TON"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         event: "refund.processed";
@@ -2447,6 +2642,21 @@ export interface webhooks {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "event": "rating.received",
+                     *       "timestamp": "2026-03-14T09:30:00.000Z",
+                     *       "data": {
+                     *         "taskId": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "rating": {
+                     *           "id": "rat_01jq7v02x4m2c8w6t0r9b5k3n1p7",
+                     *           "raterType": "USER",
+                     *           "score": 5,
+                     *           "comment": "Clear brief"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         event: "rating.received";
@@ -2521,6 +2731,20 @@ export interface webhooks {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "event": "deposit.received",
+                     *       "timestamp": "2026-03-14T09:30:00.000Z",
+                     *       "data": {
+                     *         "deposit": {
+                     *           "amount": "50",
+                     *           "fromAddress": "UQBvXq1o5MZ2d3h0ZCgL9vEo1x9n0N7nQYp6m8y3c1r4kVHt",
+                     *           "txHash": "02573877040365baa09e6fd331632f2d2493ebaf95eb82913b602fd3b05adc9d",
+                     *           "currency": "USDT"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         event: "deposit.received";
@@ -2602,6 +2826,19 @@ export interface webhooks {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "event": "webhook.endpoint_quarantined",
+                     *       "timestamp": "2026-03-14T09:30:00.000Z",
+                     *       "data": {
+                     *         "origin": "https://agent.example.com:443",
+                     *         "quarantinedUntil": "2026-03-14T10:00:00.000Z",
+                     *         "consecutiveTimeouts": 5,
+                     *         "lastError": "Timed out after 10000 ms",
+                     *         "message": "Your webhook endpoint took requests and did not answer in time, several times in a row. Deliveries to it are held (none is lost or counted as an attempt) and resume by themselves when the quarantine ends, one delivery first. Fix the receiver so it answers 2xx quickly (queue slow work), then resume at once with POST /agents/webhooks/endpoints/resume."
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         event: "webhook.endpoint_quarantined";
@@ -2678,6 +2915,23 @@ export interface webhooks {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "event": "dispute.opened",
+                     *       "timestamp": "2026-03-14T09:30:00.000Z",
+                     *       "data": {
+                     *         "taskId": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "dispute": {
+                     *           "id": "dsp_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "status": "OPEN",
+                     *           "openedBy": "AGENT",
+                     *           "reason": "The photo shows the back of the building",
+                     *           "createdAt": "2026-03-14T09:30:00.000Z",
+                     *           "resolution": null
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         event: "dispute.opened";
@@ -2759,6 +3013,30 @@ export interface webhooks {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "event": "dispute.resolved",
+                     *       "timestamp": "2026-03-14T09:30:00.000Z",
+                     *       "data": {
+                     *         "taskId": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "dispute": {
+                     *           "id": "dsp_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "status": "RESOLVED",
+                     *           "openedBy": "AGENT",
+                     *           "reason": "The photo shows the back of the building",
+                     *           "createdAt": "2026-03-14T09:30:00.000Z",
+                     *           "resolution": {
+                     *             "workerAmount": "4",
+                     *             "platformFee": "1.2",
+                     *             "agentAmount": "3.25",
+                     *             "note": "Half the photo was usable",
+                     *             "resolvedAt": "2026-03-14T09:30:00.000Z",
+                     *             "currency": "TON"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         event: "dispute.resolved";
@@ -2840,6 +3118,16 @@ export interface webhooks {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "event": "webhook.test",
+                     *       "timestamp": "2026-03-14T09:30:00.000Z",
+                     *       "data": {
+                     *         "agentId": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "message": "This is a test delivery from Handoff"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         event: "webhook.test";
@@ -4172,6 +4460,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
@@ -4196,6 +4489,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ready"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         status: "ready";
@@ -4209,6 +4507,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "File storage is unavailable; nothing was stored; retry in 5 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4230,6 +4533,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "agent": {
+                     *         "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "name": "photo-agent",
+                     *         "webhookUrl": null,
+                     *         "balance": "100",
+                     *         "lockedByTasks": "0",
+                     *         "balances": {
+                     *           "TON": {
+                     *             "balance": "100",
+                     *             "lockedByTasks": "0"
+                     *           },
+                     *           "USDT": {
+                     *             "balance": "50",
+                     *             "lockedByTasks": "0"
+                     *           }
+                     *         },
+                     *         "createdAt": "2026-03-14T09:30:00.000Z",
+                     *         "updatedAt": "2026-03-14T09:30:00.000Z",
+                     *         "taskCount": 0,
+                     *         "avgRating": null,
+                     *         "ratingCount": 0
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         agent: components["schemas"]["AgentMe"];
                     };
@@ -4242,6 +4571,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -4256,6 +4592,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Photo agent"
+                 *     }
+                 */
                 "application/json": components["schemas"]["AgentPatchBody"];
             };
         };
@@ -4267,6 +4608,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "agent": {
+                     *         "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "name": "Photo agent",
+                     *         "webhookUrl": null,
+                     *         "createdAt": "2026-03-14T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         agent: components["schemas"]["AgentPatched"];
                     };
@@ -4279,6 +4630,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid JSON body"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -4289,6 +4645,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -4310,6 +4673,47 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "agent": {
+                     *         "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "name": "Photo agent"
+                     *       },
+                     *       "tasks": {
+                     *         "total": 0,
+                     *         "byStatus": {
+                     *           "OPEN": 0,
+                     *           "FUNDED": 0,
+                     *           "OFFERED": 0,
+                     *           "ASSIGNED": 0,
+                     *           "IN_PROGRESS": 0,
+                     *           "REVIEW": 0,
+                     *           "COMPLETED": 0,
+                     *           "CANCELLED": 0
+                     *         }
+                     *       },
+                     *       "transactions": {
+                     *         "deposits": {
+                     *           "count": 1,
+                     *           "total": "100"
+                     *         },
+                     *         "payouts": {
+                     *           "count": 0,
+                     *           "total": "0"
+                     *         },
+                     *         "refunds": {
+                     *           "count": 0,
+                     *           "total": "0"
+                     *         }
+                     *       },
+                     *       "summary": {
+                     *         "totalDeposited": "100",
+                     *         "totalSpent": "0",
+                     *         "platformFeesCollected": "0",
+                     *         "currency": "TON"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["PlatformStats"];
                 };
             };
@@ -4320,6 +4724,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -4345,6 +4756,44 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "transactions": [
+                     *         {
+                     *           "id": "txn_01jq7v04x4m2c8w6t0r9b5k3n1p7",
+                     *           "type": "FEE",
+                     *           "amount": "1.5",
+                     *           "currency": "TON",
+                     *           "fromAddress": "0QDwtnreGUD48luk-IGL8jkXsUHs4gjsp1Nz4AICEo9rzK97",
+                     *           "toAddress": "0QCtWqllPGRJ1b0nGV8p3Jp5Up1sXu-6bI7txMTwm3caq7j6",
+                     *           "txHash": "ce156b53634a55c201367d3893c729b182a8666ee1b769c474ac908e52548c64",
+                     *           "status": "confirmed",
+                     *           "createdAt": "2026-03-14T09:30:00.000Z",
+                     *           "task": {
+                     *             "id": "tsk_01jq7v02x4m2c8w6t0r9b5k3n1p7",
+                     *             "title": "Price of milk"
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": "txn_01jq7v02x4m2c8w6t0r9b5k3n1p7",
+                     *           "type": "PAYOUT",
+                     *           "amount": "5",
+                     *           "currency": "TON",
+                     *           "fromAddress": "0QDwtnreGUD48luk-IGL8jkXsUHs4gjsp1Nz4AICEo9rzK97",
+                     *           "toAddress": "0QA9q04oVvvcDgRJnEHxFFY7Y1kfd0Xkm5K6fT4uVsHuy8n7",
+                     *           "txHash": "2acca358b136f6175fd2b96ea7b3d84fc3d44ae0468fdd786727b5b294ac1a6e",
+                     *           "status": "confirmed",
+                     *           "createdAt": "2026-03-14T09:30:00.000Z",
+                     *           "task": {
+                     *             "id": "tsk_01jq7v02x4m2c8w6t0r9b5k3n1p7",
+                     *             "title": "Price of milk"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "nextCursor": "WyIyMDMwLTAxLTAxVDAwOjAwOjAwLjAwMFoiLCJ0eG5fMDFxM2RjYmQwMDAwMWg0Mms3OXIzZnJzN3J0ODdyMHo5Y2EyZGVqbSJd",
+                     *       "hasMore": true
+                     *     }
+                     */
                     "application/json": {
                         transactions: components["schemas"]["Transaction"][];
                         /** @description Pass as cursor for the next page; null on the last page */
@@ -4360,6 +4809,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "type",
+                     *           "message": "must NOT have more than 400 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -4370,6 +4830,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -4405,6 +4872,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "workers": [
+                     *         {
+                     *           "id": "wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "firstName": "Ana",
+                     *           "lastName": null,
+                     *           "headline": "Photos around Berlin Mitte",
+                     *           "country": "DE",
+                     *           "timezone": null,
+                     *           "skills": [
+                     *             "photography"
+                     *           ],
+                     *           "hourlyRate": "12",
+                     *           "completedTasks": 0,
+                     *           "avgRating": null,
+                     *           "ratingCount": 0,
+                     *           "memberSince": "2026-03-14T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null,
+                     *       "hasMore": false,
+                     *       "total": 1
+                     *     }
+                     */
                     "application/json": {
                         workers: components["schemas"]["WorkerListEntry"][];
                         /** @description Pass as cursor for the next page; null on the last page */
@@ -4422,6 +4914,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "skills",
+                     *           "message": "must NOT have more than 400 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -4432,6 +4935,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -4455,6 +4965,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "worker": {
+                     *         "id": "wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "firstName": "Ana",
+                     *         "lastName": null,
+                     *         "headline": "Photos around Berlin Mitte",
+                     *         "bio": null,
+                     *         "city": null,
+                     *         "state": null,
+                     *         "country": "DE",
+                     *         "timezone": null,
+                     *         "skills": [
+                     *           "photography"
+                     *         ],
+                     *         "socialLinks": {},
+                     *         "hourlyRate": "12",
+                     *         "available": true,
+                     *         "completedTasks": 0,
+                     *         "totalEarned": "0",
+                     *         "avgRating": null,
+                     *         "ratingCount": 0,
+                     *         "memberSince": "2026-03-14T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         worker: components["schemas"]["WorkerDetail"];
                     };
@@ -4467,6 +5003,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "id",
+                     *           "message": "must NOT have more than 100 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -4477,6 +5024,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -4487,6 +5041,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Worker not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4504,6 +5063,20 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Photo of the town hall",
+                 *       "description": "Today, from the square",
+                 *       "reward": "6.5",
+                 *       "reviewHours": 48,
+                 *       "location": {
+                 *         "latitude": 52.5163,
+                 *         "longitude": 13.3777,
+                 *         "radiusMeters": 300,
+                 *         "label": "Pariser Platz"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateTaskBody"];
             };
         };
@@ -4516,6 +5089,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "task": {
+                     *         "id": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "title": "Photo of the town hall",
+                     *         "description": "Today, from the square",
+                     *         "currency": "TON",
+                     *         "reward": "6.5",
+                     *         "platformFee": "1.95",
+                     *         "totalAmount": "8.45",
+                     *         "status": "FUNDED",
+                     *         "paymentStatus": "DEPOSITED",
+                     *         "executionDeadlineDays": 7,
+                     *         "executionDeadline": null,
+                     *         "webhookUrl": null,
+                     *         "createdAt": "2026-03-14T09:30:00.000Z",
+                     *         "updatedAt": "2026-03-14T09:30:00.000Z",
+                     *         "agent": {
+                     *           "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "name": "Photo agent"
+                     *         },
+                     *         "worker": null,
+                     *         "reviewHours": 48,
+                     *         "reviewDeadline": null,
+                     *         "revisionCount": 0,
+                     *         "location": {
+                     *           "latitude": 52.5163,
+                     *           "longitude": 13.3777,
+                     *           "radiusMeters": 300,
+                     *           "label": "Pariser Platz"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreatedOffer"] | {
                         task: components["schemas"]["Task"];
                     };
@@ -4528,6 +5135,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "title",
+                     *           "message": "must have required property 'title'"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -4538,6 +5156,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -4548,6 +5173,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Insufficient balance",
+                     *       "currentBalance": "91.55",
+                     *       "requiredAmount": "130000",
+                     *       "currency": "TON",
+                     *       "message": "This task costs 130000 TON (reward 100000 TON + 30% fee 30000 TON); your TON balance is 91.55 TON. Top up your TON balance and try again."
+                     *     }
+                     */
                     "application/json": components["schemas"]["InsufficientBalance"];
                 };
             };
@@ -4558,6 +5192,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Worker not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4568,6 +5207,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "This worker has no connected TON wallet yet and cannot receive offers; choose another worker"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4578,6 +5222,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded",
+                     *       "retryAfter": 42,
+                     *       "message": "At most 100 requests per minute per key; retry in 42 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4601,6 +5252,43 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "task": {
+                     *         "id": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "title": "Photo of the town hall",
+                     *         "description": "Today, from the square",
+                     *         "currency": "TON",
+                     *         "reward": "6.5",
+                     *         "platformFee": "1.95",
+                     *         "totalAmount": "8.45",
+                     *         "status": "FUNDED",
+                     *         "paymentStatus": "DEPOSITED",
+                     *         "executionDeadlineDays": 7,
+                     *         "executionDeadline": null,
+                     *         "webhookUrl": null,
+                     *         "createdAt": "2026-03-14T09:30:00.000Z",
+                     *         "updatedAt": "2026-03-14T09:30:00.000Z",
+                     *         "agent": {
+                     *           "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "name": "Photo agent"
+                     *         },
+                     *         "worker": null,
+                     *         "applications": [],
+                     *         "reviewHours": 48,
+                     *         "reviewDeadline": null,
+                     *         "revisionCount": 0,
+                     *         "location": {
+                     *           "latitude": 52.5163,
+                     *           "longitude": 13.3777,
+                     *           "radiusMeters": 300,
+                     *           "label": "Pariser Platz"
+                     *         },
+                     *         "dispute": null,
+                     *         "submission": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         task: components["schemas"]["Task"];
                     };
@@ -4613,6 +5301,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "id",
+                     *           "message": "must NOT have more than 100 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -4623,6 +5322,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -4633,6 +5339,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4643,6 +5354,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4666,6 +5382,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "task": {
+                     *         "id": "tsk_01jq7v03x4m2c8w6t0r9b5k3n1p7",
+                     *         "status": "CANCELLED",
+                     *         "paymentStatus": "REFUNDED"
+                     *       },
+                     *       "refund": {
+                     *         "amount": "2.6",
+                     *         "destination": "agent_balance",
+                     *         "currency": "TON"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CancelResult"];
                 };
             };
@@ -4676,6 +5407,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "id",
+                     *           "message": "must NOT have more than 100 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -4686,6 +5428,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -4696,6 +5445,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4706,6 +5460,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4716,6 +5475,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Task is assigned; use POST /tasks/:id/refund",
+                     *       "currentStatus": "ASSIGNED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4732,6 +5497,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "status": "IN_PROGRESS"
+                 *     }
+                 */
                 "application/json": components["schemas"]["PatchTaskBody"];
             };
         };
@@ -4743,6 +5513,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "task": {
+                     *         "id": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "title": "Photo of the town hall",
+                     *         "description": "Today, from the square",
+                     *         "currency": "TON",
+                     *         "reward": "6.5",
+                     *         "platformFee": "1.95",
+                     *         "totalAmount": "8.45",
+                     *         "status": "FUNDED",
+                     *         "paymentStatus": "DEPOSITED",
+                     *         "executionDeadlineDays": 3,
+                     *         "executionDeadline": null,
+                     *         "webhookUrl": null,
+                     *         "createdAt": "2026-03-14T09:30:00.000Z",
+                     *         "updatedAt": "2026-03-14T09:30:00.000Z",
+                     *         "agent": {
+                     *           "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "name": "Photo agent"
+                     *         },
+                     *         "worker": null,
+                     *         "reviewHours": 48,
+                     *         "reviewDeadline": null,
+                     *         "revisionCount": 0,
+                     *         "location": {
+                     *           "latitude": 52.5163,
+                     *           "longitude": 13.3777,
+                     *           "radiusMeters": 300,
+                     *           "label": "Pariser Platz"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         task: components["schemas"]["Task"];
                     };
@@ -4755,6 +5559,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "id",
+                     *           "message": "must NOT have more than 100 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -4765,6 +5580,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -4775,6 +5597,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4785,6 +5612,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4795,6 +5627,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid status transition",
+                     *       "currentStatus": "FUNDED",
+                     *       "requestedStatus": "IN_PROGRESS"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4821,6 +5660,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "tasks": [
+                     *         {
+                     *           "id": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "title": "Photo of the town hall",
+                     *           "description": "Today, from the square",
+                     *           "currency": "TON",
+                     *           "reward": "6.5",
+                     *           "platformFee": "1.95",
+                     *           "totalAmount": "8.45",
+                     *           "status": "FUNDED",
+                     *           "paymentStatus": "DEPOSITED",
+                     *           "executionDeadlineDays": 7,
+                     *           "executionDeadline": null,
+                     *           "webhookUrl": null,
+                     *           "createdAt": "2026-03-14T09:30:00.000Z",
+                     *           "updatedAt": "2026-03-14T09:30:00.000Z",
+                     *           "agent": {
+                     *             "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *             "name": "Photo agent"
+                     *           },
+                     *           "worker": null,
+                     *           "applicationCount": 0,
+                     *           "reviewHours": 48,
+                     *           "reviewDeadline": null,
+                     *           "revisionCount": 0,
+                     *           "location": {
+                     *             "latitude": 52.5163,
+                     *             "longitude": 13.3777,
+                     *             "radiusMeters": 300,
+                     *             "label": "Pariser Platz"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "nextCursor": null,
+                     *       "hasMore": false
+                     *     }
+                     */
                     "application/json": {
                         tasks: components["schemas"]["Task"][];
                         /** @description Pass as cursor for the next page; null on the last page */
@@ -4836,6 +5714,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "status",
+                     *           "message": "must NOT have more than 400 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -4846,6 +5735,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -4865,6 +5761,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "Not needed any more"
+                 *     }
+                 */
                 "application/json": components["schemas"]["RefundBody"];
             };
         };
@@ -4877,6 +5778,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "task": {
+                     *         "id": "tsk_01jq7v04x4m2c8w6t0r9b5k3n1p7",
+                     *         "status": "CANCELLED",
+                     *         "paymentStatus": "REFUNDED"
+                     *       },
+                     *       "refund": {
+                     *         "amount": "3.9",
+                     *         "destination": "agent_balance",
+                     *         "currency": "TON"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CancelResult"];
                 };
             };
@@ -4887,6 +5803,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "id",
+                     *           "message": "must NOT have more than 100 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -4897,6 +5824,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -4907,6 +5841,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4917,6 +5856,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4927,6 +5871,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Cannot refund a completed task",
+                     *       "currentStatus": "COMPLETED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4954,6 +5904,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "task": {
+                     *         "id": "tsk_01jq7v02x4m2c8w6t0r9b5k3n1p7",
+                     *         "status": "COMPLETED",
+                     *         "paymentStatus": "RELEASED"
+                     *       },
+                     *       "payment": {
+                     *         "amount": "5",
+                     *         "currency": "TON",
+                     *         "toAddress": "0QA9q04oVvvcDgRJnEHxFFY7Y1kfd0Xkm5K6fT4uVsHuy8n7",
+                     *         "txHash": "2acca358b136f6175fd2b96ea7b3d84fc3d44ae0468fdd786727b5b294ac1a6e",
+                     *         "status": "confirmed",
+                     *         "pending": false,
+                     *         "recipient": {
+                     *           "id": "wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "username": null,
+                     *           "firstName": "Ana"
+                     *         }
+                     *       },
+                     *       "fee": {
+                     *         "amount": "1.5",
+                     *         "currency": "TON",
+                     *         "toAddress": "0QCtWqllPGRJ1b0nGV8p3Jp5Up1sXu-6bI7txMTwm3caq7j6",
+                     *         "txHash": "ce156b53634a55c201367d3893c729b182a8666ee1b769c474ac908e52548c64",
+                     *         "success": true
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CompleteResult"];
                 };
             };
@@ -4964,6 +5944,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "id",
+                     *           "message": "must NOT have more than 100 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -4974,6 +5965,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -4984,6 +5982,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4994,6 +5997,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5004,6 +6012,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "A dispute is open on this task: the escrow stays locked until an operator resolves it. Add your evidence with the dispute statements route",
+                     *       "currentStatus": "REVIEW",
+                     *       "disputeId": "dsp_01jq7v01x4m2c8w6t0r9b5k3n1p7"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5023,6 +6038,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "The photo is blurred; please take it again"
+                 *     }
+                 */
                 "application/json": components["schemas"]["RevisionBody"];
             };
         };
@@ -5035,6 +6055,88 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "submission": {
+                     *         "id": "sub_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "number": 1,
+                     *         "note": "The front, from the square",
+                     *         "attachments": [
+                     *           {
+                     *             "fileUrl": "http://localhost:3000/files/upl_01jq7v01x4m2c8w6t0r9b5k3n1p7/town-hall.jpg",
+                     *             "name": "town-hall.jpg",
+                     *             "contentType": "image/jpeg",
+                     *             "size": 9
+                     *           }
+                     *         ],
+                     *         "location": {
+                     *           "latitude": 52.5162,
+                     *           "longitude": 13.3778,
+                     *           "accuracyMeters": 12,
+                     *           "withinArea": true
+                     *         },
+                     *         "createdAt": "2026-03-14T09:30:00.000Z",
+                     *         "status": "REVISION_REQUESTED",
+                     *         "revisionReason": "The photo is blurred; please take it again"
+                     *       },
+                     *       "task": {
+                     *         "id": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "title": "Photo of the town hall",
+                     *         "description": "Today, from the square",
+                     *         "currency": "TON",
+                     *         "reward": "6.5",
+                     *         "platformFee": "1.95",
+                     *         "totalAmount": "8.45",
+                     *         "status": "IN_PROGRESS",
+                     *         "paymentStatus": "DEPOSITED",
+                     *         "executionDeadlineDays": 3,
+                     *         "executionDeadline": "2030-01-04T00:00:00.000Z",
+                     *         "webhookUrl": null,
+                     *         "createdAt": "2026-03-14T09:30:00.000Z",
+                     *         "updatedAt": "2026-03-14T09:30:00.000Z",
+                     *         "agent": {
+                     *           "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "name": "Photo agent"
+                     *         },
+                     *         "worker": {
+                     *           "id": "wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "username": null,
+                     *           "firstName": "Ana"
+                     *         },
+                     *         "reviewHours": 48,
+                     *         "reviewDeadline": null,
+                     *         "revisionCount": 1,
+                     *         "location": {
+                     *           "latitude": 52.5163,
+                     *           "longitude": 13.3777,
+                     *           "radiusMeters": 300,
+                     *           "label": "Pariser Platz"
+                     *         },
+                     *         "submission": {
+                     *           "id": "sub_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "number": 1,
+                     *           "note": "The front, from the square",
+                     *           "attachments": [
+                     *             {
+                     *               "fileUrl": "http://localhost:3000/files/upl_01jq7v01x4m2c8w6t0r9b5k3n1p7/town-hall.jpg",
+                     *               "name": "town-hall.jpg",
+                     *               "contentType": "image/jpeg",
+                     *               "size": 9
+                     *             }
+                     *           ],
+                     *           "location": {
+                     *             "latitude": 52.5162,
+                     *             "longitude": 13.3778,
+                     *             "accuracyMeters": 12,
+                     *             "withinArea": true
+                     *           },
+                     *           "createdAt": "2026-03-14T09:30:00.000Z",
+                     *           "status": "REVISION_REQUESTED",
+                     *           "revisionReason": "The photo is blurred; please take it again"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         submission: components["schemas"]["Submission"];
                         task: components["schemas"]["Task"];
@@ -5048,6 +6150,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "reason",
+                     *           "message": "must have required property 'reason'"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -5058,6 +6171,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -5068,6 +6188,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5078,6 +6203,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5088,6 +6218,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "No submission waits for your review, so there is nothing to revise",
+                     *       "currentStatus": "IN_PROGRESS"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5098,6 +6234,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded",
+                     *       "retryAfter": 42,
+                     *       "message": "At most 100 requests per minute per key; retry in 42 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5121,6 +6264,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "submissions": [
+                     *         {
+                     *           "id": "sub_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "number": 1,
+                     *           "note": "The front, from the square",
+                     *           "attachments": [
+                     *             {
+                     *               "fileUrl": "http://localhost:3000/files/upl_01jq7v01x4m2c8w6t0r9b5k3n1p7/town-hall.jpg",
+                     *               "name": "town-hall.jpg",
+                     *               "contentType": "image/jpeg",
+                     *               "size": 9
+                     *             }
+                     *           ],
+                     *           "location": {
+                     *             "latitude": 52.5162,
+                     *             "longitude": 13.3778,
+                     *             "accuracyMeters": 12,
+                     *             "withinArea": true
+                     *           },
+                     *           "createdAt": "2026-03-14T09:30:00.000Z",
+                     *           "status": "PENDING",
+                     *           "revisionReason": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         submissions: components["schemas"]["Submission"][];
                     };
@@ -5133,6 +6304,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "id",
+                     *           "message": "must NOT have more than 100 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -5143,6 +6325,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -5153,6 +6342,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5163,6 +6357,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5182,6 +6381,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "The photo shows the back of the building"
+                 *     }
+                 */
                 "application/json": components["schemas"]["OpenDisputeBody"];
             };
         };
@@ -5194,6 +6398,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "dispute": {
+                     *         "id": "dsp_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "status": "OPEN",
+                     *         "openedBy": "AGENT",
+                     *         "reason": "The photo shows the back of the building",
+                     *         "statements": [],
+                     *         "resolution": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         dispute: components["schemas"]["Dispute"];
                     };
@@ -5206,6 +6422,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "reason",
+                     *           "message": "must have required property 'reason'"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -5216,6 +6443,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -5226,6 +6460,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5236,6 +6475,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5246,6 +6490,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "A dispute can be opened while a submission waits for your review, or after you asked for a revision",
+                     *       "currentStatus": "IN_PROGRESS",
+                     *       "submissionStatus": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5256,6 +6507,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded",
+                     *       "retryAfter": 42,
+                     *       "message": "At most 100 requests per minute per key; retry in 42 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5275,6 +6533,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "text": "The task asked for the front"
+                 *     }
+                 */
                 "application/json": components["schemas"]["StatementBody"];
             };
         };
@@ -5287,6 +6550,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statement": {
+                     *         "by": "AGENT",
+                     *         "text": "The task asked for the front",
+                     *         "attachments": [],
+                     *         "createdAt": "2026-03-14T09:30:00.000Z"
+                     *       },
+                     *       "dispute": {
+                     *         "id": "dsp_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "status": "OPEN",
+                     *         "openedBy": "AGENT",
+                     *         "reason": "The photo shows the back of the building",
+                     *         "statements": [
+                     *           {
+                     *             "by": "AGENT",
+                     *             "text": "The task asked for the front",
+                     *             "attachments": [],
+                     *             "createdAt": "2026-03-14T09:30:00.000Z"
+                     *           }
+                     *         ],
+                     *         "resolution": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         statement: components["schemas"]["DisputeStatement"];
                         dispute: components["schemas"]["Dispute"];
@@ -5300,6 +6588,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "text",
+                     *           "message": "must have required property 'text'"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -5310,6 +6609,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -5320,6 +6626,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5330,6 +6641,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5340,6 +6656,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "The dispute is resolved: statements are closed",
+                     *       "disputeId": "dsp_01jq7v01x4m2c8w6t0r9b5k3n1p7"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5350,6 +6672,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded",
+                     *       "retryAfter": 42,
+                     *       "message": "At most 100 requests per minute per key; retry in 42 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5376,6 +6705,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "applications": [
+                     *         {
+                     *           "id": "app_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "status": "PENDING",
+                     *           "message": "I am on the square now",
+                     *           "createdAt": "2026-03-14T09:30:00.000Z",
+                     *           "user": {
+                     *             "id": "wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *             "username": null,
+                     *             "firstName": "Ana",
+                     *             "lastName": null,
+                     *             "walletAddress": "0QA9q04oVvvcDgRJnEHxFFY7Y1kfd0Xkm5K6fT4uVsHuy8n7"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "nextCursor": null,
+                     *       "hasMore": false
+                     *     }
+                     */
                     "application/json": {
                         applications: components["schemas"]["Application"][];
                         /** @description Pass as cursor for the next page; null on the last page */
@@ -5391,6 +6741,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -5401,6 +6762,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -5411,6 +6779,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5421,6 +6794,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5440,6 +6818,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "status": "ACCEPTED"
+                 *     }
+                 */
                 "application/json": components["schemas"]["AcceptApplicationBody"];
             };
         };
@@ -5452,6 +6835,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "application": {
+                     *         "id": "app_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "status": "ACCEPTED",
+                     *         "user": {
+                     *           "id": "wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "username": null,
+                     *           "firstName": "Ana"
+                     *         }
+                     *       },
+                     *       "chat": {
+                     *         "id": "cht_01jq7v01x4m2c8w6t0r9b5k3n1p7"
+                     *       },
+                     *       "message": "Ana is assigned; the execution deadline is 2030-01-04T00:00:00.000Z."
+                     *     }
+                     */
                     "application/json": {
                         application: {
                             id: string;
@@ -5472,6 +6872,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "status",
+                     *           "message": "must have required property 'status'"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -5482,6 +6893,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -5492,6 +6910,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5502,6 +6925,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Application not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5512,6 +6940,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "This application is ACCEPTED; only PENDING applications can be accepted",
+                     *       "currentStatus": "ACCEPTED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5531,6 +6965,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "score": 5,
+                 *       "comment": "Quick and exact"
+                 *     }
+                 */
                 "application/json": components["schemas"]["RateBody"];
             };
         };
@@ -5543,6 +6983,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "rating": {
+                     *         "id": "rat_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "taskId": "tsk_01jq7v02x4m2c8w6t0r9b5k3n1p7",
+                     *         "raterType": "AGENT",
+                     *         "score": 5,
+                     *         "comment": "Quick and exact",
+                     *         "createdAt": "2026-03-14T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         rating: components["schemas"]["Rating"];
                     };
@@ -5555,6 +7007,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "score",
+                     *           "message": "must have required property 'score'"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -5565,6 +7028,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -5575,6 +7045,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5585,6 +7060,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5595,6 +7075,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Already rated this task"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5618,6 +7103,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "agentRating": {
+                     *         "id": "rat_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "taskId": "tsk_01jq7v02x4m2c8w6t0r9b5k3n1p7",
+                     *         "raterType": "AGENT",
+                     *         "score": 5,
+                     *         "comment": "Quick and exact",
+                     *         "createdAt": "2026-03-14T09:30:00.000Z"
+                     *       },
+                     *       "workerRating": null
+                     *     }
+                     */
                     "application/json": {
                         agentRating: components["schemas"]["Rating"] | null;
                         workerRating: components["schemas"]["Rating"] | null;
@@ -5631,6 +7129,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "id",
+                     *           "message": "must NOT have more than 100 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -5641,6 +7150,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -5651,6 +7167,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5661,6 +7182,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5682,6 +7208,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "statusCode": 0,
+                     *       "message": "Not delivered to http://127.0.0.1:9/hook: could not connect: connect ECONNREFUSED 127.0.0.1:9"
+                     *     }
+                     */
                     "application/json": {
                         success: boolean;
                         statusCode: number;
@@ -5696,6 +7229,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid JSON body"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -5706,6 +7244,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -5716,6 +7261,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "No webhook URL is configured; set one with PATCH /agents/webhooks first"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5730,6 +7280,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "http://127.0.0.1:9/hook"
+                 *     }
+                 */
                 "application/json": {
                     url: string | null;
                 };
@@ -5743,6 +7298,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "webhook": {
+                     *         "url": "http://127.0.0.1:9/hook",
+                     *         "configured": true,
+                     *         "lastUpdated": "2026-03-14T09:30:00.000Z"
+                     *       },
+                     *       "message": "Webhooks will be sent to this URL"
+                     *     }
+                     */
                     "application/json": {
                         webhook: {
                             url: string | null;
@@ -5764,6 +7329,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "url",
+                     *           "message": "must have required property 'url'"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -5774,6 +7350,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -5799,6 +7382,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "deliveries": [
+                     *         {
+                     *           "id": "dlv_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "eventId": "evt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "event": "task.completed",
+                     *           "taskId": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "url": "https://agent.example.com/hooks/handoff",
+                     *           "status": "failed",
+                     *           "attempts": 4,
+                     *           "lastStatusCode": 502,
+                     *           "lastError": "HTTP 502",
+                     *           "nextAttemptAt": null,
+                     *           "requestBody": "{\"event\":\"task.completed\",\"timestamp\":\"2026-03-14T09:30:00.000Z\",\"data\":{\"taskId\":\"tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7\"}}",
+                     *           "deliveredAt": null,
+                     *           "createdAt": "2026-03-14T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null,
+                     *       "hasMore": false
+                     *     }
+                     */
                     "application/json": {
                         deliveries: {
                             /** @description Sent as X-Service-Delivery-Id; the same on every retry */
@@ -5843,6 +7449,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "status",
+                     *           "message": "must NOT have more than 400 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -5853,6 +7470,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -5876,6 +7500,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "delivery": {
+                     *         "id": "dlv_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "eventId": "evt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "event": "task.completed",
+                     *         "taskId": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "url": "https://agent.example.com/hooks/handoff",
+                     *         "status": "pending",
+                     *         "attempts": 0,
+                     *         "lastStatusCode": null,
+                     *         "lastError": null,
+                     *         "nextAttemptAt": "2026-03-14T09:30:00.000Z",
+                     *         "requestBody": "{\"event\":\"task.completed\",\"timestamp\":\"2026-03-14T09:30:00.000Z\",\"data\":{\"taskId\":\"tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7\"}}",
+                     *         "deliveredAt": null,
+                     *         "createdAt": "2026-03-14T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         delivery: {
                             /** @description Sent as X-Service-Delivery-Id; the same on every retry */
@@ -5917,6 +7560,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "id",
+                     *           "message": "must NOT have more than 100 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -5927,6 +7581,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -5937,6 +7598,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Delivery not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5947,6 +7613,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Only failed deliveries can be redelivered; this one is delivered",
+                     *       "status": "delivered"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5968,6 +7640,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "endpoints": [
+                     *         {
+                     *           "origin": "https://agent.example.com:443",
+                     *           "state": "quarantined",
+                     *           "quarantinedUntil": "2026-03-14T10:00:00.000Z",
+                     *           "consecutiveTimeouts": 5,
+                     *           "lastError": "Timed out after 10000 ms",
+                     *           "pendingDeliveries": 3,
+                     *           "updatedAt": "2026-03-14T09:30:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         endpoints: {
                             /** @description The endpoint: scheme://host:port of your webhook URL */
@@ -6003,6 +7690,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -6017,6 +7711,7 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": {
                     origin?: string;
                 };
@@ -6030,6 +7725,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "endpoints": []
+                     *     }
+                     */
                     "application/json": {
                         endpoints: {
                             /** @description The endpoint: scheme://host:port of your webhook URL */
@@ -6065,6 +7765,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid JSON body"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -6075,6 +7780,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -6099,6 +7811,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "chats": [
+                     *         {
+                     *           "id": "cht_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "taskId": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "task": {
+                     *             "title": "Photo of the town hall",
+                     *             "status": "ASSIGNED"
+                     *           },
+                     *           "user": {
+                     *             "id": "wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *             "username": null,
+                     *             "firstName": "Ana"
+                     *           },
+                     *           "agent": {
+                     *             "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *             "name": "Photo agent"
+                     *           },
+                     *           "lastMessage": {
+                     *             "content": "On it.",
+                     *             "senderType": "USER",
+                     *             "createdAt": "2026-03-14T09:30:00.000Z"
+                     *           },
+                     *           "closed": false,
+                     *           "updatedAt": "2026-03-14T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null,
+                     *       "hasMore": false
+                     *     }
+                     */
                     "application/json": {
                         chats: components["schemas"]["Chat"][];
                         /** @description Pass as cursor for the next page; null on the last page */
@@ -6114,6 +7858,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -6124,6 +7879,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -6150,6 +7912,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "messages": [
+                     *         {
+                     *           "id": "msg_01jq7v02x4m2c8w6t0r9b5k3n1p7",
+                     *           "senderId": "wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "senderType": "USER",
+                     *           "content": "On it.",
+                     *           "fileUrl": null,
+                     *           "fileName": null,
+                     *           "fileSize": null,
+                     *           "mimeType": null,
+                     *           "createdAt": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         {
+                     *           "id": "msg_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "senderId": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "senderType": "AGENT",
+                     *           "content": "Thanks! The front, please.",
+                     *           "fileUrl": null,
+                     *           "fileName": null,
+                     *           "fileSize": null,
+                     *           "mimeType": null,
+                     *           "createdAt": "2026-03-14T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null,
+                     *       "hasMore": false
+                     *     }
+                     */
                     "application/json": {
                         messages: components["schemas"]["Message"][];
                         /** @description Pass as cursor for the next page; null on the last page */
@@ -6165,6 +7957,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -6175,6 +7978,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -6185,6 +7995,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6195,6 +8010,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6214,6 +8034,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "content": "Thanks! The front, please."
+                 *     }
+                 */
                 "application/json": components["schemas"]["PostMessageBody"];
             };
         };
@@ -6226,6 +8051,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": {
+                     *         "id": "msg_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "senderId": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "senderType": "AGENT",
+                     *         "content": "Thanks! The front, please.",
+                     *         "fileUrl": null,
+                     *         "fileName": null,
+                     *         "fileSize": null,
+                     *         "mimeType": null,
+                     *         "createdAt": "2026-03-14T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         message: components["schemas"]["Message"];
                     };
@@ -6238,6 +8078,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "content",
+                     *           "message": "must have required property 'content'"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -6248,6 +8099,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -6258,6 +8116,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6268,6 +8131,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6278,6 +8146,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "This chat is closed (the task was cancelled or its worker ran out of time); it stays readable"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6301,6 +8174,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example id: msg_01jq7v01x4m2c8w6t0r9b5k3n1p7
+                     *     event: message
+                     *     data: {"id":"msg_01jq7v01x4m2c8w6t0r9b5k3n1p7","senderId":"wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7","senderType":"USER","content":"On it.","fileUrl":null,"fileName":null,"fileSize":null,"mimeType":null,"createdAt":"2026-03-14T09:30:00.000Z"}
+                     *
+                     *     : keep-alive
+                     */
                     "text/event-stream": string;
                 };
             };
@@ -6311,6 +8191,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "taskId",
+                     *           "message": "must NOT have more than 100 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -6321,6 +8212,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -6331,6 +8229,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6341,6 +8244,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6351,6 +8259,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded",
+                     *       "retryAfter": 42,
+                     *       "message": "At most 100 requests per minute per key; retry in 42 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6365,6 +8280,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "filename": "brief.pdf",
+                 *       "contentType": "application/pdf"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UploadUrlRequest"];
             };
         };
@@ -6376,6 +8297,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "uploadUrl": "http://localhost:3000/uploads/upl_01jq7v02x4m2c8w6t0r9b5k3n1p7?expires=1893456900000&signature=VUFEzeVzktS3jjzBmqHyL03UHgeT3ZrNe26ovu5HGiI",
+                     *       "fileUrl": "http://localhost:3000/files/upl_01jq7v02x4m2c8w6t0r9b5k3n1p7/brief.pdf",
+                     *       "expiresAt": "2026-03-14T09:45:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UploadedFile"] | components["schemas"]["UploadUrl"];
                 };
             };
@@ -6386,6 +8314,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "filename",
+                     *           "message": "must have required property 'filename'"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -6396,6 +8335,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -6406,6 +8352,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Request body is too large (at most 1 MiB here); send files through the upload routes (POST /upload, or upload_file's uploadUrl)"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6416,6 +8367,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Content-Type; send application/json"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6426,6 +8382,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "File storage is unavailable; nothing was stored; retry in 5 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6450,6 +8411,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "network": "sandbox",
+                     *       "address": "0QA25wHUxnjJLlvlbdTqtvBbhNSQXqj3K_3RyFtJePtlLzCm",
+                     *       "memo": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *       "link": "ton://transfer/0QA25wHUxnjJLlvlbdTqtvBbhNSQXqj3K_3RyFtJePtlLzCm?text=agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *       "minimum": "0.01",
+                     *       "currency": "TON"
+                     *     }
+                     */
                     "application/json": {
                         /** @description sandbox, testnet or mainnet */
                         network: string;
@@ -6481,6 +8452,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "currency",
+                     *           "message": "must NOT have more than 400 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -6491,6 +8473,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -6501,6 +8490,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "USDT deposits need the USDT jetton master, which this service does not know yet (TON_USDT_MASTER)"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6522,6 +8516,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "worker": {
+                     *         "id": "wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "telegramUsername": "ana_photos",
+                     *         "firstName": "Ana",
+                     *         "lastName": null,
+                     *         "headline": "",
+                     *         "bio": null,
+                     *         "city": null,
+                     *         "state": null,
+                     *         "country": null,
+                     *         "timezone": null,
+                     *         "skills": [],
+                     *         "socialLinks": {},
+                     *         "hourlyRate": null,
+                     *         "available": true,
+                     *         "completedTasks": 0,
+                     *         "totalEarned": "0",
+                     *         "avgRating": null,
+                     *         "ratingCount": 0,
+                     *         "memberSince": "2026-03-14T09:30:00.000Z",
+                     *         "walletAddress": null,
+                     *         "showTelegram": false,
+                     *         "language": "en",
+                     *         "earnings": {
+                     *           "TON": "0",
+                     *           "USDT": "0"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         worker: components["schemas"]["WorkerSelf"];
                     };
@@ -6534,6 +8560,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -6548,6 +8581,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "headline": "Photos around Berlin Mitte",
+                 *       "skills": [
+                 *         "photography"
+                 *       ],
+                 *       "country": "DE",
+                 *       "available": true,
+                 *       "hourlyRate": "12"
+                 *     }
+                 */
                 "application/json": components["schemas"]["WorkerPatchBody"];
             };
         };
@@ -6559,6 +8603,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "worker": {
+                     *         "id": "wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "telegramUsername": "ana_photos",
+                     *         "firstName": "Ana",
+                     *         "lastName": null,
+                     *         "headline": "Photos around Berlin Mitte",
+                     *         "bio": null,
+                     *         "city": null,
+                     *         "state": null,
+                     *         "country": "DE",
+                     *         "timezone": null,
+                     *         "skills": [
+                     *           "photography"
+                     *         ],
+                     *         "socialLinks": {},
+                     *         "hourlyRate": "12",
+                     *         "available": true,
+                     *         "completedTasks": 0,
+                     *         "totalEarned": "0",
+                     *         "avgRating": null,
+                     *         "ratingCount": 0,
+                     *         "memberSince": "2026-03-14T09:30:00.000Z",
+                     *         "walletAddress": null,
+                     *         "showTelegram": false,
+                     *         "language": "en",
+                     *         "earnings": {
+                     *           "TON": "0",
+                     *           "USDT": "0"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         worker: components["schemas"]["WorkerSelf"];
                     };
@@ -6571,6 +8649,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid JSON body"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -6581,6 +8664,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -6595,6 +8685,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "address": "0QA9q04oVvvcDgRJnEHxFFY7Y1kfd0Xkm5K6fT4uVsHuy8n7"
+                 *     }
+                 */
                 "application/json": components["schemas"]["WalletBody"];
             };
         };
@@ -6606,6 +8701,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "worker": {
+                     *         "id": "wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "telegramUsername": "ana_photos",
+                     *         "firstName": "Ana",
+                     *         "lastName": null,
+                     *         "headline": "Photos around Berlin Mitte",
+                     *         "bio": null,
+                     *         "city": null,
+                     *         "state": null,
+                     *         "country": "DE",
+                     *         "timezone": null,
+                     *         "skills": [
+                     *           "photography"
+                     *         ],
+                     *         "socialLinks": {},
+                     *         "hourlyRate": "12",
+                     *         "available": true,
+                     *         "completedTasks": 0,
+                     *         "totalEarned": "0",
+                     *         "avgRating": null,
+                     *         "ratingCount": 0,
+                     *         "memberSince": "2026-03-14T09:30:00.000Z",
+                     *         "walletAddress": "0QA9q04oVvvcDgRJnEHxFFY7Y1kfd0Xkm5K6fT4uVsHuy8n7",
+                     *         "showTelegram": false,
+                     *         "language": "en",
+                     *         "earnings": {
+                     *           "TON": "0",
+                     *           "USDT": "0"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         worker: components["schemas"]["WorkerSelf"];
                     };
@@ -6618,6 +8747,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid JSON body"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -6628,6 +8762,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -6638,6 +8779,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "You cannot change your wallet while a task is assigned to you; finish the task first"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6659,6 +8805,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "payload": "dd6b2f9f9bc2f3fa41adfeae6ad81214fc1d2c866bf48b0166a5bd868089fac1",
+                     *       "expiresAt": "2026-03-14T09:45:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WalletChallenge"];
                 };
             };
@@ -6669,6 +8821,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid JSON body"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -6679,6 +8836,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -6703,6 +8867,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "tasks": [
+                     *         {
+                     *           "id": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "title": "Photo of the town hall",
+                     *           "description": "Today, from the square",
+                     *           "currency": "TON",
+                     *           "reward": "6.5",
+                     *           "status": "FUNDED",
+                     *           "executionDeadlineDays": 3,
+                     *           "executionDeadline": null,
+                     *           "createdAt": "2026-03-14T09:30:00.000Z",
+                     *           "agent": {
+                     *             "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *             "name": "Photo agent",
+                     *             "tasksPaid": 0,
+                     *             "averageRating": null,
+                     *             "ratingCount": 0,
+                     *             "disputesLost": 0,
+                     *             "medianReviewHours": null
+                     *           },
+                     *           "reviewHours": 48,
+                     *           "reviewDeadline": null,
+                     *           "revisionCount": 0,
+                     *           "location": {
+                     *             "latitude": 52.5163,
+                     *             "longitude": 13.3777,
+                     *             "radiusMeters": 300,
+                     *             "label": "Pariser Platz"
+                     *           },
+                     *           "applicants": 0,
+                     *           "yourApplication": null
+                     *         }
+                     *       ],
+                     *       "nextCursor": null,
+                     *       "hasMore": false
+                     *     }
+                     */
                     "application/json": {
                         tasks: components["schemas"]["WorkerTask"][];
                         /** @description Pass as cursor for the next page; null on the last page */
@@ -6718,6 +8921,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -6728,6 +8942,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -6752,6 +8973,43 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "tasks": [
+                     *         {
+                     *           "id": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "title": "Photo of the town hall",
+                     *           "description": "Today, from the square",
+                     *           "currency": "TON",
+                     *           "reward": "6.5",
+                     *           "status": "IN_PROGRESS",
+                     *           "executionDeadlineDays": 3,
+                     *           "executionDeadline": "2030-01-04T00:00:00.000Z",
+                     *           "createdAt": "2026-03-14T09:30:00.000Z",
+                     *           "agent": {
+                     *             "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *             "name": "Photo agent",
+                     *             "tasksPaid": 0,
+                     *             "averageRating": null,
+                     *             "ratingCount": 0,
+                     *             "disputesLost": 0,
+                     *             "medianReviewHours": null
+                     *           },
+                     *           "reviewHours": 48,
+                     *           "reviewDeadline": null,
+                     *           "revisionCount": 0,
+                     *           "location": {
+                     *             "latitude": 52.5163,
+                     *             "longitude": 13.3777,
+                     *             "radiusMeters": 300,
+                     *             "label": "Pariser Platz"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "nextCursor": null,
+                     *       "hasMore": false
+                     *     }
+                     */
                     "application/json": {
                         tasks: components["schemas"]["WorkerTask"][];
                         /** @description Pass as cursor for the next page; null on the last page */
@@ -6767,6 +9025,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -6777,6 +9046,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -6793,6 +9069,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "message": "I am on the square now"
+                 *     }
+                 */
                 "application/json": {
                     /** @default  */
                     message: string;
@@ -6807,6 +9088,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "application": {
+                     *         "id": "app_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "taskId": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "status": "PENDING",
+                     *         "message": "I am on the square now",
+                     *         "createdAt": "2026-03-14T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         application: components["schemas"]["WorkerApplication"];
                     };
@@ -6819,6 +9111,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "message",
+                     *           "message": "must have required property 'message'"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -6829,6 +9132,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -6839,6 +9149,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6849,6 +9164,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "You have already applied to this task"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6873,6 +9193,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "applications": [
+                     *         {
+                     *           "id": "app_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "taskId": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "status": "PENDING",
+                     *           "message": "I am on the square now",
+                     *           "createdAt": "2026-03-14T09:30:00.000Z",
+                     *           "task": {
+                     *             "title": "Photo of the town hall",
+                     *             "status": "FUNDED",
+                     *             "reward": "6.5",
+                     *             "currency": "TON"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "nextCursor": null,
+                     *       "hasMore": false
+                     *     }
+                     */
                     "application/json": {
                         applications: components["schemas"]["WorkerApplication"][];
                         /** @description Pass as cursor for the next page; null on the last page */
@@ -6888,6 +9229,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -6898,6 +9250,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -6922,6 +9281,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "tasks": [
+                     *         {
+                     *           "id": "tsk_01jq7v05x4m2c8w6t0r9b5k3n1p7",
+                     *           "title": "Count the bikes",
+                     *           "description": "At the station",
+                     *           "currency": "TON",
+                     *           "reward": "4",
+                     *           "status": "OFFERED",
+                     *           "executionDeadlineDays": 7,
+                     *           "executionDeadline": null,
+                     *           "createdAt": "2026-03-14T09:30:00.000Z",
+                     *           "agent": {
+                     *             "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *             "name": "Photo agent",
+                     *             "tasksPaid": 2,
+                     *             "averageRating": 5,
+                     *             "ratingCount": 1,
+                     *             "disputesLost": 1,
+                     *             "medianReviewHours": 0
+                     *           },
+                     *           "reviewHours": 72,
+                     *           "reviewDeadline": null,
+                     *           "revisionCount": 0,
+                     *           "location": null
+                     *         }
+                     *       ],
+                     *       "nextCursor": null,
+                     *       "hasMore": false
+                     *     }
+                     */
                     "application/json": {
                         tasks: components["schemas"]["WorkerTask"][];
                         /** @description Pass as cursor for the next page; null on the last page */
@@ -6937,6 +9328,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -6947,6 +9349,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -6974,6 +9383,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "task": {
+                     *         "id": "tsk_01jq7v05x4m2c8w6t0r9b5k3n1p7",
+                     *         "title": "Count the bikes",
+                     *         "description": "At the station",
+                     *         "currency": "TON",
+                     *         "reward": "4",
+                     *         "status": "ASSIGNED",
+                     *         "executionDeadlineDays": 7,
+                     *         "executionDeadline": "2030-01-08T00:00:00.000Z",
+                     *         "createdAt": "2026-03-14T09:30:00.000Z",
+                     *         "agent": {
+                     *           "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "name": "Photo agent",
+                     *           "tasksPaid": 2,
+                     *           "averageRating": 5,
+                     *           "ratingCount": 1,
+                     *           "disputesLost": 1,
+                     *           "medianReviewHours": 0
+                     *         },
+                     *         "reviewHours": 72,
+                     *         "reviewDeadline": null,
+                     *         "revisionCount": 0,
+                     *         "location": null
+                     *       },
+                     *       "chat": {
+                     *         "id": "cht_01jq7v02x4m2c8w6t0r9b5k3n1p7"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         task: components["schemas"]["WorkerTask"];
                         chat: {
@@ -6989,6 +9429,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "taskId",
+                     *           "message": "must NOT have more than 100 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -6999,6 +9450,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -7009,6 +9467,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Offer not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7019,6 +9482,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "This offer is no longer open: the task is ASSIGNED",
+                     *       "currentStatus": "ASSIGNED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7046,6 +9515,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "task": {
+                     *         "id": "tsk_01jq7v06x4m2c8w6t0r9b5k3n1p7",
+                     *         "title": "Count the cars",
+                     *         "description": "At the station",
+                     *         "currency": "TON",
+                     *         "reward": "4",
+                     *         "status": "FUNDED",
+                     *         "executionDeadlineDays": 7,
+                     *         "executionDeadline": null,
+                     *         "createdAt": "2026-03-14T09:30:00.000Z",
+                     *         "agent": {
+                     *           "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "name": "Photo agent",
+                     *           "tasksPaid": 2,
+                     *           "averageRating": 5,
+                     *           "ratingCount": 1,
+                     *           "disputesLost": 1,
+                     *           "medianReviewHours": 0
+                     *         },
+                     *         "reviewHours": 72,
+                     *         "reviewDeadline": null,
+                     *         "revisionCount": 0,
+                     *         "location": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         task: components["schemas"]["WorkerTask"];
                     };
@@ -7058,6 +9555,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "taskId",
+                     *           "message": "must NOT have more than 100 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -7068,6 +9576,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -7078,6 +9593,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Offer not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7088,6 +9608,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "This offer is no longer open: the task is ASSIGNED",
+                     *       "currentStatus": "ASSIGNED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7111,6 +9637,44 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "task": {
+                     *         "id": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "title": "Photo of the town hall",
+                     *         "description": "Today, from the square",
+                     *         "currency": "TON",
+                     *         "reward": "6.5",
+                     *         "status": "IN_PROGRESS",
+                     *         "executionDeadlineDays": 3,
+                     *         "executionDeadline": "2030-01-04T00:00:00.000Z",
+                     *         "createdAt": "2026-03-14T09:30:00.000Z",
+                     *         "agent": {
+                     *           "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "name": "Photo agent",
+                     *           "tasksPaid": 0,
+                     *           "averageRating": null,
+                     *           "ratingCount": 0,
+                     *           "disputesLost": 0,
+                     *           "medianReviewHours": null
+                     *         },
+                     *         "reviewHours": 48,
+                     *         "reviewDeadline": null,
+                     *         "revisionCount": 0,
+                     *         "location": {
+                     *           "latitude": 52.5163,
+                     *           "longitude": 13.3777,
+                     *           "radiusMeters": 300,
+                     *           "label": "Pariser Platz"
+                     *         },
+                     *         "dispute": null,
+                     *         "submission": null,
+                     *         "applicants": 1,
+                     *         "yourApplication": "ACCEPTED",
+                     *         "yourRating": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         task: components["schemas"]["WorkerTask"];
                     };
@@ -7123,6 +9687,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "id",
+                     *           "message": "must NOT have more than 100 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -7133,6 +9708,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -7143,6 +9725,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7159,6 +9746,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "status": "IN_PROGRESS"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {unknown} */
                     status: "IN_PROGRESS" | "REVIEW";
@@ -7173,6 +9765,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "task": {
+                     *         "id": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "title": "Photo of the town hall",
+                     *         "description": "Today, from the square",
+                     *         "currency": "TON",
+                     *         "reward": "6.5",
+                     *         "status": "IN_PROGRESS",
+                     *         "executionDeadlineDays": 3,
+                     *         "executionDeadline": "2030-01-04T00:00:00.000Z",
+                     *         "createdAt": "2026-03-14T09:30:00.000Z",
+                     *         "agent": {
+                     *           "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "name": "Photo agent",
+                     *           "tasksPaid": 0,
+                     *           "averageRating": null,
+                     *           "ratingCount": 0,
+                     *           "disputesLost": 0,
+                     *           "medianReviewHours": null
+                     *         },
+                     *         "reviewHours": 48,
+                     *         "reviewDeadline": null,
+                     *         "revisionCount": 0,
+                     *         "location": {
+                     *           "latitude": 52.5163,
+                     *           "longitude": 13.3777,
+                     *           "radiusMeters": 300,
+                     *           "label": "Pariser Platz"
+                     *         },
+                     *         "submission": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         task: components["schemas"]["WorkerTask"];
                     };
@@ -7185,6 +9811,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "status",
+                     *           "message": "must have required property 'status'"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -7195,6 +9832,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -7205,6 +9849,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7215,6 +9864,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7225,6 +9879,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid status transition",
+                     *       "currentStatus": "REVIEW",
+                     *       "requestedStatus": "IN_PROGRESS"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7249,6 +9910,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "payouts": [
+                     *         {
+                     *           "id": "txn_01jq7v02x4m2c8w6t0r9b5k3n1p7",
+                     *           "taskId": "tsk_01jq7v02x4m2c8w6t0r9b5k3n1p7",
+                     *           "taskTitle": "Price of milk",
+                     *           "amount": "5",
+                     *           "currency": "TON",
+                     *           "status": "confirmed",
+                     *           "toAddress": "0QA9q04oVvvcDgRJnEHxFFY7Y1kfd0Xkm5K6fT4uVsHuy8n7",
+                     *           "txHash": "2acca358b136f6175fd2b96ea7b3d84fc3d44ae0468fdd786727b5b294ac1a6e",
+                     *           "explorerUrl": null,
+                     *           "createdAt": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         {
+                     *           "id": "txn_01jq7v03x4m2c8w6t0r9b5k3n1p7",
+                     *           "taskId": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "taskTitle": "Photo of the town hall",
+                     *           "amount": "4",
+                     *           "currency": "TON",
+                     *           "status": "confirmed",
+                     *           "toAddress": "0QA9q04oVvvcDgRJnEHxFFY7Y1kfd0Xkm5K6fT4uVsHuy8n7",
+                     *           "txHash": "9e2f2ed7822a039405aca505864c2c2da1915458e0e56218f09186e450ed5af8",
+                     *           "explorerUrl": null,
+                     *           "createdAt": "2026-03-14T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null,
+                     *       "hasMore": false
+                     *     }
+                     */
                     "application/json": {
                         payouts: components["schemas"]["WorkerPayout"][];
                         /** @description Pass as cursor for the next page; null on the last page */
@@ -7264,6 +9957,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -7274,6 +9978,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -7293,6 +10004,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "score": 5,
+                 *       "comment": "Clear brief"
+                 *     }
+                 */
                 "application/json": components["schemas"]["RateBody"];
             };
         };
@@ -7305,6 +10022,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "rating": {
+                     *         "id": "rat_01jq7v02x4m2c8w6t0r9b5k3n1p7",
+                     *         "taskId": "tsk_01jq7v02x4m2c8w6t0r9b5k3n1p7",
+                     *         "raterType": "USER",
+                     *         "score": 5,
+                     *         "comment": "Clear brief",
+                     *         "createdAt": "2026-03-14T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         rating: components["schemas"]["Rating"];
                     };
@@ -7317,6 +10046,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "score",
+                     *           "message": "must have required property 'score'"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -7327,6 +10067,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -7337,6 +10084,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7347,6 +10099,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7357,6 +10114,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Already rated this task"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7380,6 +10142,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "submissions": [
+                     *         {
+                     *           "id": "sub_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "number": 1,
+                     *           "note": "The front, from the square",
+                     *           "attachments": [
+                     *             {
+                     *               "fileUrl": "http://localhost:3000/files/upl_01jq7v01x4m2c8w6t0r9b5k3n1p7/town-hall.jpg",
+                     *               "name": "town-hall.jpg",
+                     *               "contentType": "image/jpeg",
+                     *               "size": 9
+                     *             }
+                     *           ],
+                     *           "location": {
+                     *             "latitude": 52.5162,
+                     *             "longitude": 13.3778,
+                     *             "accuracyMeters": 12,
+                     *             "withinArea": true
+                     *           },
+                     *           "createdAt": "2026-03-14T09:30:00.000Z",
+                     *           "status": "PENDING",
+                     *           "revisionReason": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         submissions: components["schemas"]["Submission"][];
                     };
@@ -7392,6 +10182,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "id",
+                     *           "message": "must NOT have more than 100 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -7402,6 +10203,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -7412,6 +10220,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7422,6 +10235,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7441,6 +10259,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "note": "The front, from the square",
+                 *       "attachments": [
+                 *         "http://localhost:3000/files/upl_01jq7v01x4m2c8w6t0r9b5k3n1p7/town-hall.jpg"
+                 *       ],
+                 *       "location": {
+                 *         "latitude": 52.5162,
+                 *         "longitude": 13.3778,
+                 *         "accuracyMeters": 12
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["SubmissionBody"];
             };
         };
@@ -7453,6 +10284,83 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "submission": {
+                     *         "id": "sub_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "number": 1,
+                     *         "note": "The front, from the square",
+                     *         "attachments": [
+                     *           {
+                     *             "fileUrl": "http://localhost:3000/files/upl_01jq7v01x4m2c8w6t0r9b5k3n1p7/town-hall.jpg",
+                     *             "name": "town-hall.jpg",
+                     *             "contentType": "image/jpeg",
+                     *             "size": 9
+                     *           }
+                     *         ],
+                     *         "location": {
+                     *           "latitude": 52.5162,
+                     *           "longitude": 13.3778,
+                     *           "accuracyMeters": 12,
+                     *           "withinArea": true
+                     *         },
+                     *         "createdAt": "2026-03-14T09:30:00.000Z",
+                     *         "status": "PENDING",
+                     *         "revisionReason": null
+                     *       },
+                     *       "task": {
+                     *         "id": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "title": "Photo of the town hall",
+                     *         "description": "Today, from the square",
+                     *         "currency": "TON",
+                     *         "reward": "6.5",
+                     *         "status": "REVIEW",
+                     *         "executionDeadlineDays": 3,
+                     *         "executionDeadline": "2030-01-04T00:00:00.000Z",
+                     *         "createdAt": "2026-03-14T09:30:00.000Z",
+                     *         "agent": {
+                     *           "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "name": "Photo agent",
+                     *           "tasksPaid": 0,
+                     *           "averageRating": null,
+                     *           "ratingCount": 0,
+                     *           "disputesLost": 0,
+                     *           "medianReviewHours": null
+                     *         },
+                     *         "reviewHours": 48,
+                     *         "reviewDeadline": "2030-01-03T00:00:00.000Z",
+                     *         "revisionCount": 0,
+                     *         "location": {
+                     *           "latitude": 52.5163,
+                     *           "longitude": 13.3777,
+                     *           "radiusMeters": 300,
+                     *           "label": "Pariser Platz"
+                     *         },
+                     *         "submission": {
+                     *           "id": "sub_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "number": 1,
+                     *           "note": "The front, from the square",
+                     *           "attachments": [
+                     *             {
+                     *               "fileUrl": "http://localhost:3000/files/upl_01jq7v01x4m2c8w6t0r9b5k3n1p7/town-hall.jpg",
+                     *               "name": "town-hall.jpg",
+                     *               "contentType": "image/jpeg",
+                     *               "size": 9
+                     *             }
+                     *           ],
+                     *           "location": {
+                     *             "latitude": 52.5162,
+                     *             "longitude": 13.3778,
+                     *             "accuracyMeters": 12,
+                     *             "withinArea": true
+                     *           },
+                     *           "createdAt": "2026-03-14T09:30:00.000Z",
+                     *           "status": "PENDING",
+                     *           "revisionReason": null
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         submission: components["schemas"]["Submission"];
                         task: components["schemas"]["WorkerTask"];
@@ -7466,6 +10374,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "note",
+                     *           "message": "must have required property 'note'"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -7476,6 +10395,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -7486,6 +10412,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7496,6 +10427,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7506,6 +10442,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Work can be submitted only while the task is ASSIGNED or IN_PROGRESS",
+                     *       "currentStatus": "REVIEW"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7516,6 +10458,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded",
+                     *       "retryAfter": 42,
+                     *       "message": "At most 100 requests per minute per key; retry in 42 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7535,6 +10484,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "The agent asks for a photo of the front, which is under scaffolding"
+                 *     }
+                 */
                 "application/json": components["schemas"]["OpenDisputeBody"];
             };
         };
@@ -7547,6 +10501,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "dispute": {
+                     *         "id": "dsp_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "status": "OPEN",
+                     *         "openedBy": "WORKER",
+                     *         "reason": "The agent asks for a photo of the front, which is under scaffolding",
+                     *         "statements": [],
+                     *         "resolution": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         dispute: components["schemas"]["Dispute"];
                     };
@@ -7559,6 +10525,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "reason",
+                     *           "message": "must have required property 'reason'"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -7569,6 +10546,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -7579,6 +10563,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7589,6 +10578,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7599,6 +10593,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "A dispute can be opened after the agent asked for a revision of your submitted work",
+                     *       "currentStatus": "REVIEW",
+                     *       "submissionStatus": "PENDING"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7609,6 +10610,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded",
+                     *       "retryAfter": 42,
+                     *       "message": "At most 100 requests per minute per key; retry in 42 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7628,6 +10636,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "text": "The front is under scaffolding",
+                 *       "attachments": [
+                 *         "http://localhost:3000/files/upl_01jq7v01x4m2c8w6t0r9b5k3n1p7/town-hall.jpg"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["StatementBody"];
             };
         };
@@ -7640,6 +10656,51 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statement": {
+                     *         "by": "WORKER",
+                     *         "text": "The front is under scaffolding",
+                     *         "attachments": [
+                     *           {
+                     *             "fileUrl": "http://localhost:3000/files/upl_01jq7v01x4m2c8w6t0r9b5k3n1p7/town-hall.jpg",
+                     *             "name": "town-hall.jpg",
+                     *             "contentType": "image/jpeg",
+                     *             "size": 9
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-03-14T09:30:00.000Z"
+                     *       },
+                     *       "dispute": {
+                     *         "id": "dsp_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "status": "OPEN",
+                     *         "openedBy": "AGENT",
+                     *         "reason": "The photo shows the back of the building",
+                     *         "statements": [
+                     *           {
+                     *             "by": "AGENT",
+                     *             "text": "The task asked for the front",
+                     *             "attachments": [],
+                     *             "createdAt": "2026-03-14T09:30:00.000Z"
+                     *           },
+                     *           {
+                     *             "by": "WORKER",
+                     *             "text": "The front is under scaffolding",
+                     *             "attachments": [
+                     *               {
+                     *                 "fileUrl": "http://localhost:3000/files/upl_01jq7v01x4m2c8w6t0r9b5k3n1p7/town-hall.jpg",
+                     *                 "name": "town-hall.jpg",
+                     *                 "contentType": "image/jpeg",
+                     *                 "size": 9
+                     *               }
+                     *             ],
+                     *             "createdAt": "2026-03-14T09:30:00.000Z"
+                     *           }
+                     *         ],
+                     *         "resolution": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         statement: components["schemas"]["DisputeStatement"];
                         dispute: components["schemas"]["Dispute"];
@@ -7653,6 +10714,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "text",
+                     *           "message": "must have required property 'text'"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -7663,6 +10735,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -7673,6 +10752,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7683,6 +10767,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7693,6 +10782,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Each side may add at most 20 statements to a dispute; put the rest in one statement",
+                     *       "disputeId": "dsp_01jq7v01x4m2c8w6t0r9b5k3n1p7"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7703,6 +10798,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded",
+                     *       "retryAfter": 42,
+                     *       "message": "At most 100 requests per minute per key; retry in 42 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7727,6 +10829,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "chats": [
+                     *         {
+                     *           "id": "cht_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "taskId": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "task": {
+                     *             "title": "Photo of the town hall",
+                     *             "status": "ASSIGNED"
+                     *           },
+                     *           "user": {
+                     *             "id": "wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *             "username": null,
+                     *             "firstName": "Ana"
+                     *           },
+                     *           "agent": {
+                     *             "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *             "name": "Photo agent"
+                     *           },
+                     *           "lastMessage": {
+                     *             "content": "On it.",
+                     *             "senderType": "USER",
+                     *             "createdAt": "2026-03-14T09:30:00.000Z"
+                     *           },
+                     *           "closed": false,
+                     *           "updatedAt": "2026-03-14T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null,
+                     *       "hasMore": false
+                     *     }
+                     */
                     "application/json": {
                         chats: components["schemas"]["Chat"][];
                         /** @description Pass as cursor for the next page; null on the last page */
@@ -7742,6 +10876,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -7752,6 +10897,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -7778,6 +10930,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "messages": [
+                     *         {
+                     *           "id": "msg_01jq7v02x4m2c8w6t0r9b5k3n1p7",
+                     *           "senderId": "wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "senderType": "USER",
+                     *           "content": "On it.",
+                     *           "fileUrl": null,
+                     *           "fileName": null,
+                     *           "fileSize": null,
+                     *           "mimeType": null,
+                     *           "createdAt": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         {
+                     *           "id": "msg_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "senderId": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "senderType": "AGENT",
+                     *           "content": "Thanks! The front, please.",
+                     *           "fileUrl": null,
+                     *           "fileName": null,
+                     *           "fileSize": null,
+                     *           "mimeType": null,
+                     *           "createdAt": "2026-03-14T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null,
+                     *       "hasMore": false
+                     *     }
+                     */
                     "application/json": {
                         messages: components["schemas"]["Message"][];
                         /** @description Pass as cursor for the next page; null on the last page */
@@ -7793,6 +10975,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -7803,6 +10996,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -7813,6 +11013,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7823,6 +11028,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7842,6 +11052,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "content": "On it."
+                 *     }
+                 */
                 "application/json": components["schemas"]["PostMessageBody"];
             };
         };
@@ -7854,6 +11069,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": {
+                     *         "id": "msg_01jq7v02x4m2c8w6t0r9b5k3n1p7",
+                     *         "senderId": "wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "senderType": "USER",
+                     *         "content": "On it.",
+                     *         "fileUrl": null,
+                     *         "fileName": null,
+                     *         "fileSize": null,
+                     *         "mimeType": null,
+                     *         "createdAt": "2026-03-14T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         message: components["schemas"]["Message"];
                     };
@@ -7866,6 +11096,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "content",
+                     *           "message": "must have required property 'content'"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -7876,6 +11117,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -7886,6 +11134,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7896,6 +11149,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7906,6 +11164,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "This chat is closed (the task was cancelled or its worker ran out of time); it stays readable"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7929,6 +11192,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example id: msg_01jq7v01x4m2c8w6t0r9b5k3n1p7
+                     *     event: message
+                     *     data: {"id":"msg_01jq7v01x4m2c8w6t0r9b5k3n1p7","senderId":"agt_01jq7v01x4m2c8w6t0r9b5k3n1p7","senderType":"AGENT","content":"Thanks! The front, please.","fileUrl":null,"fileName":null,"fileSize":null,"mimeType":null,"createdAt":"2026-03-14T09:30:00.000Z"}
+                     *
+                     *     : keep-alive
+                     */
                     "text/event-stream": string;
                 };
             };
@@ -7939,6 +11209,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "taskId",
+                     *           "message": "must NOT have more than 100 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -7949,6 +11230,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -7959,6 +11247,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7969,6 +11262,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7979,6 +11277,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded",
+                     *       "retryAfter": 42,
+                     *       "message": "At most 100 requests per minute per key; retry in 42 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7993,6 +11298,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "filename": "town-hall.jpg",
+                 *       "contentType": "image/jpeg"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UploadUrlRequest"];
             };
         };
@@ -8004,6 +11315,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "uploadUrl": "http://localhost:3000/uploads/upl_01jq7v01x4m2c8w6t0r9b5k3n1p7?expires=1893456900000&signature=Gu4Yvxx1gd21fqZVEaUASbgiz4W0p5xFlcIEs1SPrhI",
+                     *       "fileUrl": "http://localhost:3000/files/upl_01jq7v01x4m2c8w6t0r9b5k3n1p7/town-hall.jpg",
+                     *       "expiresAt": "2026-03-14T09:45:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UploadedFile"] | components["schemas"]["UploadUrl"];
                 };
             };
@@ -8014,6 +11332,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "filename",
+                     *           "message": "must have required property 'filename'"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -8024,6 +11353,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -8034,6 +11370,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Request body is too large (at most 1 MiB here); send files through the upload routes (POST /upload, or upload_file's uploadUrl)"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -8044,6 +11385,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Content-Type; send application/json"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -8054,6 +11400,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "File storage is unavailable; nothing was stored; retry in 5 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -8075,6 +11426,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "total": 1,
+                     *       "chats": [
+                     *         {
+                     *           "taskId": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "unread": 1
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         total: number;
                         chats: {
@@ -8092,6 +11454,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -8108,6 +11477,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "messageId": "msg_01jq7v02x4m2c8w6t0r9b5k3n1p7"
+                 *     }
+                 */
                 "application/json": {
                     messageId: string;
                 };
@@ -8121,6 +11495,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "moved": true
+                     *     }
+                     */
                     "application/json": {
                         /** @description false when the marker was already at or past the message */
                         moved: boolean;
@@ -8134,6 +11513,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "messageId",
+                     *           "message": "must have required property 'messageId'"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -8144,6 +11534,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -8154,6 +11551,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Chat not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -8175,6 +11577,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "paid": "9",
+                     *       "onTheWay": "0",
+                     *       "inReview": "0",
+                     *       "inReviewTasks": 0,
+                     *       "currency": "TON",
+                     *       "byCurrency": {
+                     *         "TON": {
+                     *           "paid": "9",
+                     *           "onTheWay": "0",
+                     *           "inReview": "0",
+                     *           "inReviewTasks": 0
+                     *         },
+                     *         "USDT": {
+                     *           "paid": "0",
+                     *           "onTheWay": "0",
+                     *           "inReview": "0",
+                     *           "inReviewTasks": 0
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * @description TON paid (the TON figures stay at the top level for older clients)
@@ -8247,6 +11672,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -8271,6 +11703,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ratings": [
+                     *         {
+                     *           "id": "rat_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "taskId": "tsk_01jq7v02x4m2c8w6t0r9b5k3n1p7",
+                     *           "taskTitle": "Price of milk",
+                     *           "score": 5,
+                     *           "comment": "Quick and exact",
+                     *           "createdAt": "2026-03-14T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null,
+                     *       "hasMore": false
+                     *     }
+                     */
                     "application/json": {
                         ratings: {
                             id: string;
@@ -8297,6 +11745,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -8307,6 +11766,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -8321,6 +11787,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "photo-agent"
+                 *     }
+                 */
                 "application/json": {
                     name?: string;
                 } | null;
@@ -8334,6 +11805,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "agent": {
+                     *         "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "name": "photo-agent",
+                     *         "webhookUrl": null,
+                     *         "balance": "0",
+                     *         "lockedByTasks": "0",
+                     *         "balances": {
+                     *           "TON": {
+                     *             "balance": "0",
+                     *             "lockedByTasks": "0"
+                     *           },
+                     *           "USDT": {
+                     *             "balance": "0",
+                     *             "lockedByTasks": "0"
+                     *           }
+                     *         },
+                     *         "createdAt": "2026-03-14T09:30:00.000Z",
+                     *         "updatedAt": "2026-03-14T09:30:00.000Z",
+                     *         "taskCount": 0,
+                     *         "avgRating": null,
+                     *         "ratingCount": 0
+                     *       },
+                     *       "apiKey": "hr_3f9c2a7e51b84d06a9e2c4f1d7b3e8a05c6f2d9e1b7a4c30f8e6d2b9a1c5e7f3"
+                     *     }
+                     */
                     "application/json": {
                         agent: components["schemas"]["AgentMe"];
                         apiKey: string;
@@ -8347,6 +11845,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid JSON body"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -8357,6 +11860,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "unknown",
+                     *       "message": "Wrong token. Send the ADMIN_TOKEN as: Authorization: Bearer <ADMIN_TOKEN>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -8376,6 +11886,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "amount": "100"
+                 *     }
+                 */
                 "application/json": {
                     /** @description Amount: a decimal string such as "6.5" (preferred) or a JSON number; at most 9 decimals for TON, 6 for USDT (the currency the request names; TON by default). A JSON number that parsing would round (more digits than a double holds) is refused: send a string. */
                     amount: string | number;
@@ -8396,6 +11911,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "transaction": {
+                     *         "id": "txn_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "type": "DEPOSIT",
+                     *         "amount": "100",
+                     *         "currency": "TON",
+                     *         "fromAddress": "0QCCXhHuA9AMBQ2dcgtd8TcL_StQPQ_oVQCJf-Jrjqf_tHMD",
+                     *         "toAddress": "0QA25wHUxnjJLlvlbdTqtvBbhNSQXqj3K_3RyFtJePtlLzCm",
+                     *         "txHash": "02573877040365baa09e6fd331632f2d2493ebaf95eb82913b602fd3b05adc9d",
+                     *         "status": "confirmed",
+                     *         "createdAt": "2026-03-14T09:30:00.000Z",
+                     *         "task": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         transaction: components["schemas"]["Transaction"];
                     };
@@ -8408,6 +11939,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "amount",
+                     *           "message": "must have required property 'amount'"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -8418,6 +11960,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "unknown",
+                     *       "message": "Wrong token. Send the ADMIN_TOKEN as: Authorization: Bearer <ADMIN_TOKEN>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -8428,6 +11977,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Agent not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -8451,6 +12005,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "agent": {
+                     *         "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "name": "photo-agent",
+                     *         "webhookUrl": null,
+                     *         "balance": "0",
+                     *         "lockedByTasks": "0",
+                     *         "balances": {
+                     *           "TON": {
+                     *             "balance": "0",
+                     *             "lockedByTasks": "0"
+                     *           },
+                     *           "USDT": {
+                     *             "balance": "0",
+                     *             "lockedByTasks": "0"
+                     *           }
+                     *         },
+                     *         "createdAt": "2026-03-14T09:30:00.000Z",
+                     *         "updatedAt": "2026-03-14T09:30:00.000Z",
+                     *         "taskCount": 0,
+                     *         "avgRating": null,
+                     *         "ratingCount": 0
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         agent: components["schemas"]["AgentMe"];
                     };
@@ -8463,6 +12043,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "id",
+                     *           "message": "must NOT have more than 100 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -8473,6 +12064,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "unknown",
+                     *       "message": "Wrong token. Send the ADMIN_TOKEN as: Authorization: Bearer <ADMIN_TOKEN>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -8483,6 +12081,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Agent not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -8504,6 +12107,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "agents": 1,
+                     *       "problems": [],
+                     *       "uncreditedDeposits": []
+                     *     }
+                     */
                     "application/json": {
                         ok: boolean;
                         agents: number;
@@ -8537,6 +12148,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "unknown",
+                     *       "message": "Wrong token. Send the ADMIN_TOKEN as: Authorization: Bearer <ADMIN_TOKEN>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -8564,6 +12182,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "notifications": [
+                     *         {
+                     *           "id": "ntf_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "workerId": "wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "chatId": "4242",
+                     *           "taskId": "tsk_01jq7v06x4m2c8w6t0r9b5k3n1p7",
+                     *           "kind": "offer",
+                     *           "text": "📩 <b>New offer</b> from Photo agent\n<b>Count the cars</b>\nReward: <b>4 TON</b>\n\nAccept to take the task; its execution deadline starts when you accept.",
+                     *           "buttons": [
+                     *             [
+                     *               {
+                     *                 "text": "✅ Accept",
+                     *                 "callbackData": "offer:accept:tsk_01jq7v06x4m2c8w6t0r9b5k3n1p7"
+                     *               },
+                     *               {
+                     *                 "text": "✖️ Decline",
+                     *                 "callbackData": "offer:decline:tsk_01jq7v06x4m2c8w6t0r9b5k3n1p7"
+                     *               }
+                     *             ]
+                     *           ],
+                     *           "status": "pending",
+                     *           "attempts": 0,
+                     *           "lastError": null,
+                     *           "nextAttemptAt": "2026-03-14T09:30:00.000Z",
+                     *           "sentAt": null,
+                     *           "createdAt": "2026-03-14T09:30:00.000Z",
+                     *           "workerName": "Ana"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "WyIyMDMwLTAxLTAxVDAwOjAwOjAwLjAwMFoiLCJudGZfMDFxM2RjYmQwMDAwMmU0emp5dzlwNGZ0Mmc4djlieDBwcWd6NXJiZyJd",
+                     *       "hasMore": true
+                     *     }
+                     */
                     "application/json": {
                         notifications: components["schemas"]["Notification"][];
                         /** @description Pass as cursor for the next page; null on the last page */
@@ -8579,6 +12232,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "status",
+                     *           "message": "must NOT have more than 400 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -8589,6 +12253,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "unknown",
+                     *       "message": "Wrong token. Send the ADMIN_TOKEN as: Authorization: Bearer <ADMIN_TOKEN>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -8610,6 +12281,52 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "network": "sandbox",
+                     *       "instance": "test-1583e0",
+                     *       "lease": {
+                     *         "name": "sandbox",
+                     *         "holder": "test-1583e0",
+                     *         "lastHolder": "test-1583e0",
+                     *         "heldByThisInstance": true,
+                     *         "host": "vm",
+                     *         "pid": 16533,
+                     *         "token": 1,
+                     *         "acquiredAt": "2026-03-14T09:30:00.000Z",
+                     *         "renewedAt": "2026-03-14T09:30:00.000Z",
+                     *         "expiresAt": "2026-03-14T00:00:15.000Z",
+                     *         "expired": false
+                     *       },
+                     *       "hotWallet": {
+                     *         "address": "0QDwtnreGUD48luk-IGL8jkXsUHs4gjsp1Nz4AICEo9rzK97",
+                     *         "balanceNano": "999988288403600",
+                     *         "balanceError": null
+                     *       },
+                     *       "depositAddress": "0QA25wHUxnjJLlvlbdTqtvBbhNSQXqj3K_3RyFtJePtlLzCm",
+                     *       "feeAddress": "0QCtWqllPGRJ1b0nGV8p3Jp5Up1sXu-6bI7txMTwm3caq7j6",
+                     *       "watcher": null,
+                     *       "transfers": {
+                     *         "pending": 0,
+                     *         "sent": 0,
+                     *         "confirmed": 4,
+                     *         "failed": 0,
+                     *         "oldestUnconfirmedAgeSec": null
+                     *       },
+                     *       "payoutsPaused": null,
+                     *       "usdt": {
+                     *         "master": "0QAs9yYcmxvnfeSrbKXGrmrj-TxIjrkQBk-RIakmX3w4uCOv",
+                     *         "hotBalance": "1000000000000",
+                     *         "promisedToTransfers": "0",
+                     *         "balanceError": null,
+                     *         "tonLeftForGasNano": "999988288403600",
+                     *         "tonAttachedPerPayoutNano": "50000000",
+                     *         "payoutsPaused": null
+                     *       },
+                     *       "lastProviderError": null,
+                     *       "providerRequests": null
+                     *     }
+                     */
                     "application/json": unknown;
                 };
             };
@@ -8620,6 +12337,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "unknown",
+                     *       "message": "Wrong token. Send the ADMIN_TOKEN as: Authorization: Bearer <ADMIN_TOKEN>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -8641,6 +12365,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "network": "testnet",
+                     *       "currencies": {
+                     *         "TON": {
+                     *           "differences": []
+                     *         },
+                     *         "USDT": {
+                     *           "differences": []
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": unknown;
                 };
             };
@@ -8651,6 +12389,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "unknown",
+                     *       "message": "Wrong token. Send the ADMIN_TOKEN as: Authorization: Bearer <ADMIN_TOKEN>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -8661,6 +12406,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Reconciliation reads the chain’s history, which the in-process sandbox does not keep; it runs with TON_NETWORK=testnet or mainnet"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -8684,6 +12434,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "deposits": [
+                     *         {
+                     *           "txHash": "7d1f0c9e8b2a4f6d3c5e7a9b1d3f5e7c9a1b3d5f7e9c1a3b5d7f9e1c3a5b7d9f",
+                     *           "lt": "28471035000003",
+                     *           "fromAddress": "0QBvXq1o5MZ2d3h0ZCgL9vEo1x9n0N7nQYp6m8y3c1r4kVHt",
+                     *           "amount": "12.5",
+                     *           "currency": "TON",
+                     *           "memo": "agt-unknown",
+                     *           "reason": "unknown_memo",
+                     *           "status": "open",
+                     *           "agentId": null,
+                     *           "createdAt": "2026-03-14T09:30:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         deposits: {
                             txHash: string;
@@ -8724,6 +12492,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "status",
+                     *           "message": "must NOT have more than 400 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -8734,6 +12513,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "unknown",
+                     *       "message": "Wrong token. Send the ADMIN_TOKEN as: Authorization: Bearer <ADMIN_TOKEN>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -8750,6 +12536,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "agentId": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7"
+                 *     }
+                 */
                 "application/json": {
                     agentId: string;
                 };
@@ -8763,6 +12554,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "transaction": {
+                     *         "id": "txn_01jq7v09x4m2c8w6t0r9b5k3n1p7",
+                     *         "type": "DEPOSIT",
+                     *         "amount": "12.5",
+                     *         "currency": "TON",
+                     *         "fromAddress": "0QBvXq1o5MZ2d3h0ZCgL9vEo1x9n0N7nQYp6m8y3c1r4kVHt",
+                     *         "toAddress": "0QA25wHUxnjJLlvlbdTqtvBbhNSQXqj3K_3RyFtJePtlLzCm",
+                     *         "txHash": "7d1f0c9e8b2a4f6d3c5e7a9b1d3f5e7c9a1b3d5f7e9c1a3b5d7f9e1c3a5b7d9f",
+                     *         "status": "confirmed",
+                     *         "createdAt": "2026-03-14T09:30:00.000Z",
+                     *         "task": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         transaction: components["schemas"]["Transaction"];
                     };
@@ -8775,6 +12582,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "txHash",
+                     *           "message": "must match pattern \"^[0-9a-f]{64}$\""
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -8785,6 +12603,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "unknown",
+                     *       "message": "Wrong token. Send the ADMIN_TOKEN as: Authorization: Bearer <ADMIN_TOKEN>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -8795,6 +12620,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unmatched deposit not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -8805,6 +12635,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "This deposit is recorded as returned to its sender, so it cannot be credited",
+                     *       "status": "returned"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -8828,6 +12664,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "returned"
+                     *     }
+                     */
                     "application/json": {
                         status: string;
                     };
@@ -8840,6 +12681,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "txHash",
+                     *           "message": "must match pattern \"^[0-9a-f]{64}$\""
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -8850,6 +12702,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "unknown",
+                     *       "message": "Wrong token. Send the ADMIN_TOKEN as: Authorization: Bearer <ADMIN_TOKEN>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -8860,6 +12719,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unmatched deposit not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -8870,6 +12734,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "This deposit is already assigned",
+                     *       "status": "assigned"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -8891,6 +12761,77 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "checkedAt": "2026-03-14T09:30:00.000Z",
+                     *       "network": "sandbox",
+                     *       "health": {
+                     *         "database": "ok"
+                     *       },
+                     *       "agents": {
+                     *         "count": 1,
+                     *         "balance": "77.9",
+                     *         "locked": "10.4",
+                     *         "deposited": "100",
+                     *         "spent": "11.7"
+                     *       },
+                     *       "chain": {
+                     *         "hotWalletAddress": "0QDwtnreGUD48luk-IGL8jkXsUHs4gjsp1Nz4AICEo9rzK97",
+                     *         "hotWalletBalance": "999988.2884036"
+                     *       },
+                     *       "deposits": {
+                     *         "unmatched": 0
+                     *       },
+                     *       "transfers": {
+                     *         "pending": 0,
+                     *         "failed": 0
+                     *       },
+                     *       "webhooks": {
+                     *         "pending": 0,
+                     *         "failed": 0
+                     *       },
+                     *       "notifications": {
+                     *         "pending": 12,
+                     *         "failed": 0
+                     *       },
+                     *       "audit": {
+                     *         "ok": true,
+                     *         "problems": 0
+                     *       },
+                     *       "topAgents": [
+                     *         {
+                     *           "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "name": "Photo agent",
+                     *           "ownerWallet": null,
+                     *           "balance": "77.9",
+                     *           "lockedByTasks": "10.4",
+                     *           "deposited": "100",
+                     *           "spent": "11.7"
+                     *         }
+                     *       ],
+                     *       "recentDeposits": [
+                     *         {
+                     *           "id": "txn_01jq7v05x4m2c8w6t0r9b5k3n1p7",
+                     *           "agentId": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "agentName": "Photo agent",
+                     *           "amount": "0.05",
+                     *           "fromAddress": "0QCCXhHuA9AMBQ2dcgtd8TcL_StQPQ_oVQCJf-Jrjqf_tHMD",
+                     *           "txHash": "c9e2fd8699f472f241c2e90a7fcb3622a34638de7894259a87cbf77ba443d92f",
+                     *           "createdAt": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         {
+                     *           "id": "txn_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "agentId": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "agentName": "Photo agent",
+                     *           "amount": "100",
+                     *           "fromAddress": "0QCCXhHuA9AMBQ2dcgtd8TcL_StQPQ_oVQCJf-Jrjqf_tHMD",
+                     *           "txHash": "02573877040365baa09e6fd331632f2d2493ebaf95eb82913b602fd3b05adc9d",
+                     *           "createdAt": "2026-03-14T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "openTransfers": []
+                     *     }
+                     */
                     "application/json": {
                         checkedAt: string;
                         network: string;
@@ -9010,6 +12951,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "unknown",
+                     *       "message": "Wrong token. Send the ADMIN_TOKEN as: Authorization: Bearer <ADMIN_TOKEN>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -9036,6 +12984,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "disputes": [
+                     *         {
+                     *           "id": "dsp_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "status": "OPEN",
+                     *           "openedBy": "AGENT",
+                     *           "reason": "The photo shows the back of the building",
+                     *           "createdAt": "2026-03-14T09:30:00.000Z",
+                     *           "ageSeconds": 0,
+                     *           "task": {
+                     *             "id": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *             "title": "Photo of the town hall",
+                     *             "status": "REVIEW",
+                     *             "currency": "TON",
+                     *             "reward": "6.5",
+                     *             "platformFee": "1.95",
+                     *             "totalAmount": "8.45"
+                     *           },
+                     *           "agent": {
+                     *             "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *             "name": "Photo agent"
+                     *           },
+                     *           "worker": {
+                     *             "id": "wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *             "firstName": "Ana",
+                     *             "username": "ana_photos"
+                     *           },
+                     *           "resolution": null
+                     *         }
+                     *       ],
+                     *       "nextCursor": null,
+                     *       "hasMore": false
+                     *     }
+                     */
                     "application/json": {
                         disputes: components["schemas"]["DisputeQueueItem"][];
                         /** @description Pass as cursor for the next page; null on the last page */
@@ -9051,6 +13034,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "status",
+                     *           "message": "must NOT have more than 400 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -9061,6 +13055,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "unknown",
+                     *       "message": "Wrong token. Send the ADMIN_TOKEN as: Authorization: Bearer <ADMIN_TOKEN>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -9084,6 +13085,195 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "dispute": {
+                     *         "id": "dsp_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "status": "OPEN",
+                     *         "openedBy": "AGENT",
+                     *         "reason": "The photo shows the back of the building",
+                     *         "statements": [
+                     *           {
+                     *             "by": "AGENT",
+                     *             "text": "The task asked for the front",
+                     *             "attachments": [],
+                     *             "createdAt": "2026-03-14T09:30:00.000Z"
+                     *           },
+                     *           {
+                     *             "by": "WORKER",
+                     *             "text": "The front is under scaffolding",
+                     *             "attachments": [
+                     *               {
+                     *                 "fileUrl": "http://localhost:3000/files/upl_01jq7v01x4m2c8w6t0r9b5k3n1p7/town-hall.jpg",
+                     *                 "name": "town-hall.jpg",
+                     *                 "contentType": "image/jpeg",
+                     *                 "size": 9
+                     *               }
+                     *             ],
+                     *             "createdAt": "2026-03-14T09:30:00.000Z"
+                     *           }
+                     *         ],
+                     *         "resolution": null
+                     *       },
+                     *       "openedAt": "2026-03-14T09:30:00.000Z",
+                     *       "task": {
+                     *         "id": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "title": "Photo of the town hall",
+                     *         "description": "Today, from the square",
+                     *         "currency": "TON",
+                     *         "reward": "6.5",
+                     *         "platformFee": "1.95",
+                     *         "totalAmount": "8.45",
+                     *         "status": "REVIEW",
+                     *         "paymentStatus": "DEPOSITED",
+                     *         "executionDeadlineDays": 3,
+                     *         "executionDeadline": "2030-01-04T00:00:00.000Z",
+                     *         "webhookUrl": null,
+                     *         "createdAt": "2026-03-14T09:30:00.000Z",
+                     *         "updatedAt": "2026-03-14T09:30:00.000Z",
+                     *         "agent": {
+                     *           "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "name": "Photo agent"
+                     *         },
+                     *         "worker": {
+                     *           "id": "wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "username": null,
+                     *           "firstName": "Ana"
+                     *         },
+                     *         "reviewHours": 48,
+                     *         "reviewDeadline": null,
+                     *         "revisionCount": 1,
+                     *         "location": {
+                     *           "latitude": 52.5163,
+                     *           "longitude": 13.3777,
+                     *           "radiusMeters": 300,
+                     *           "label": "Pariser Platz"
+                     *         },
+                     *         "dispute": {
+                     *           "id": "dsp_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "status": "OPEN",
+                     *           "openedBy": "AGENT",
+                     *           "reason": "The photo shows the back of the building",
+                     *           "statements": [
+                     *             {
+                     *               "by": "AGENT",
+                     *               "text": "The task asked for the front",
+                     *               "attachments": [],
+                     *               "createdAt": "2026-03-14T09:30:00.000Z"
+                     *             },
+                     *             {
+                     *               "by": "WORKER",
+                     *               "text": "The front is under scaffolding",
+                     *               "attachments": [
+                     *                 {
+                     *                   "fileUrl": "http://localhost:3000/files/upl_01jq7v01x4m2c8w6t0r9b5k3n1p7/town-hall.jpg",
+                     *                   "name": "town-hall.jpg",
+                     *                   "contentType": "image/jpeg",
+                     *                   "size": 9
+                     *                 }
+                     *               ],
+                     *               "createdAt": "2026-03-14T09:30:00.000Z"
+                     *             }
+                     *           ],
+                     *           "resolution": null
+                     *         },
+                     *         "submission": {
+                     *           "id": "sub_01jq7v02x4m2c8w6t0r9b5k3n1p7",
+                     *           "number": 2,
+                     *           "note": "Sharper now",
+                     *           "attachments": [
+                     *             {
+                     *               "fileUrl": "http://localhost:3000/files/upl_01jq7v01x4m2c8w6t0r9b5k3n1p7/town-hall.jpg",
+                     *               "name": "town-hall.jpg",
+                     *               "contentType": "image/jpeg",
+                     *               "size": 9
+                     *             }
+                     *           ],
+                     *           "location": null,
+                     *           "createdAt": "2026-03-14T09:30:00.000Z",
+                     *           "status": "DISPUTED",
+                     *           "revisionReason": null
+                     *         }
+                     *       },
+                     *       "agent": {
+                     *         "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "name": "Photo agent"
+                     *       },
+                     *       "worker": {
+                     *         "id": "wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "firstName": "Ana",
+                     *         "lastName": null,
+                     *         "username": "ana_photos",
+                     *         "walletAddress": "0QA9q04oVvvcDgRJnEHxFFY7Y1kfd0Xkm5K6fT4uVsHuy8n7"
+                     *       },
+                     *       "submissions": [
+                     *         {
+                     *           "id": "sub_01jq7v02x4m2c8w6t0r9b5k3n1p7",
+                     *           "number": 2,
+                     *           "note": "Sharper now",
+                     *           "attachments": [
+                     *             {
+                     *               "fileUrl": "http://localhost:3000/files/upl_01jq7v01x4m2c8w6t0r9b5k3n1p7/town-hall.jpg",
+                     *               "name": "town-hall.jpg",
+                     *               "contentType": "image/jpeg",
+                     *               "size": 9
+                     *             }
+                     *           ],
+                     *           "location": null,
+                     *           "createdAt": "2026-03-14T09:30:00.000Z",
+                     *           "status": "DISPUTED",
+                     *           "revisionReason": null
+                     *         },
+                     *         {
+                     *           "id": "sub_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "number": 1,
+                     *           "note": "The front, from the square",
+                     *           "attachments": [
+                     *             {
+                     *               "fileUrl": "http://localhost:3000/files/upl_01jq7v01x4m2c8w6t0r9b5k3n1p7/town-hall.jpg",
+                     *               "name": "town-hall.jpg",
+                     *               "contentType": "image/jpeg",
+                     *               "size": 9
+                     *             }
+                     *           ],
+                     *           "location": {
+                     *             "latitude": 52.5162,
+                     *             "longitude": 13.3778,
+                     *             "accuracyMeters": 12,
+                     *             "withinArea": true
+                     *           },
+                     *           "createdAt": "2026-03-14T09:30:00.000Z",
+                     *           "status": "REVISION_REQUESTED",
+                     *           "revisionReason": "The photo is blurred; please take it again"
+                     *         }
+                     *       ],
+                     *       "messages": [
+                     *         {
+                     *           "id": "msg_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "senderId": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "senderType": "AGENT",
+                     *           "content": "Thanks! The front, please.",
+                     *           "fileUrl": null,
+                     *           "fileName": null,
+                     *           "fileSize": null,
+                     *           "mimeType": null,
+                     *           "createdAt": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         {
+                     *           "id": "msg_01jq7v02x4m2c8w6t0r9b5k3n1p7",
+                     *           "senderId": "wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "senderType": "USER",
+                     *           "content": "On it.",
+                     *           "fileUrl": null,
+                     *           "fileName": null,
+                     *           "fileSize": null,
+                     *           "mimeType": null,
+                     *           "createdAt": "2026-03-14T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "moreMessages": false
+                     *     }
+                     */
                     "application/json": {
                         dispute: components["schemas"]["Dispute"];
                         /**
@@ -9120,6 +13310,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "id",
+                     *           "message": "must NOT have more than 100 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -9130,6 +13331,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "unknown",
+                     *       "message": "Wrong token. Send the ADMIN_TOKEN as: Authorization: Bearer <ADMIN_TOKEN>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -9140,6 +13348,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Dispute not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -9159,6 +13372,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "workerAmount": "4",
+                 *       "note": "Half the photo was usable"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ResolveBody"];
             };
         };
@@ -9171,6 +13390,69 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "dispute": {
+                     *         "id": "dsp_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "status": "RESOLVED",
+                     *         "openedBy": "AGENT",
+                     *         "reason": "The photo shows the back of the building",
+                     *         "statements": [
+                     *           {
+                     *             "by": "AGENT",
+                     *             "text": "The task asked for the front",
+                     *             "attachments": [],
+                     *             "createdAt": "2026-03-14T09:30:00.000Z"
+                     *           },
+                     *           {
+                     *             "by": "WORKER",
+                     *             "text": "The front is under scaffolding",
+                     *             "attachments": [
+                     *               {
+                     *                 "fileUrl": "http://localhost:3000/files/upl_01jq7v01x4m2c8w6t0r9b5k3n1p7/town-hall.jpg",
+                     *                 "name": "town-hall.jpg",
+                     *                 "contentType": "image/jpeg",
+                     *                 "size": 9
+                     *               }
+                     *             ],
+                     *             "createdAt": "2026-03-14T09:30:00.000Z"
+                     *           }
+                     *         ],
+                     *         "resolution": {
+                     *           "workerAmount": "4",
+                     *           "platformFee": "1.2",
+                     *           "agentAmount": "3.25",
+                     *           "note": "Half the photo was usable",
+                     *           "resolvedAt": "2026-03-14T09:30:00.000Z",
+                     *           "currency": "TON"
+                     *         }
+                     *       },
+                     *       "task": {
+                     *         "id": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "status": "COMPLETED",
+                     *         "paymentStatus": "RELEASED"
+                     *       },
+                     *       "payout": {
+                     *         "amount": "4",
+                     *         "currency": "TON",
+                     *         "toAddress": "0QA9q04oVvvcDgRJnEHxFFY7Y1kfd0Xkm5K6fT4uVsHuy8n7",
+                     *         "txHash": "9e2f2ed7822a039405aca505864c2c2da1915458e0e56218f09186e450ed5af8",
+                     *         "status": "confirmed"
+                     *       },
+                     *       "fee": {
+                     *         "amount": "1.2",
+                     *         "currency": "TON",
+                     *         "toAddress": "0QCtWqllPGRJ1b0nGV8p3Jp5Up1sXu-6bI7txMTwm3caq7j6",
+                     *         "txHash": "fa0b89b906e78e39ea2726b53795060e3d9a58e0265f3f8a0b3897e62642e048",
+                     *         "status": "confirmed"
+                     *       },
+                     *       "refund": {
+                     *         "amount": "3.25",
+                     *         "destination": "agent_balance",
+                     *         "currency": "TON"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ResolveResult"];
                 };
             };
@@ -9181,6 +13463,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "workerAmount",
+                     *           "message": "must have required property 'workerAmount'"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -9191,6 +13484,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "unknown",
+                     *       "message": "Wrong token. Send the ADMIN_TOKEN as: Authorization: Bearer <ADMIN_TOKEN>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -9201,6 +13501,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Dispute not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -9211,6 +13516,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "This dispute is already resolved; a resolution is final",
+                     *       "disputeId": "dsp_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *       "resolution": {
+                     *         "workerAmount": "4",
+                     *         "platformFee": "1.2",
+                     *         "agentAmount": "3.25",
+                     *         "note": "Half the photo was usable",
+                     *         "resolvedAt": "2026-03-14T09:30:00.000Z",
+                     *         "currency": "TON"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -9237,6 +13556,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "fileUrl": "http://localhost:3000/files/upl_01jq7v01x4m2c8w6t0r9b5k3n1p7/town-hall.jpg",
+                     *       "fileName": "town-hall.jpg",
+                     *       "fileSize": 9,
+                     *       "mimeType": "image/jpeg"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UploadedFile"];
                 };
             };
@@ -9247,6 +13574,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "expires",
+                     *           "message": "must NOT have more than 400 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -9257,6 +13595,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -9267,6 +13610,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Upload not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -9277,6 +13625,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "This upload URL was already used; request a new one"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -9287,6 +13640,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Request body is too large (at most 1 MiB here); send files through the upload routes (POST /upload, or upload_file's uploadUrl)"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -9297,6 +13655,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "File storage is unavailable; nothing was stored; retry in 5 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -9331,6 +13694,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "id",
+                     *           "message": "must NOT have more than 100 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -9341,6 +13715,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "File not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -9351,6 +13730,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "File storage is unavailable; nothing was stored; retry in 5 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
