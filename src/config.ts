@@ -72,7 +72,7 @@ export interface Config {
   tonConnectWalletsUrl?: string;
   /** After SIGTERM, how long requests are still served (GET /ready says 503) before the close. */
   shutdownDelayMs: number;
-  /** Deadlines and connection caps of the HTTP server (docs/decisions.md, "Request bodies..."). */
+  /** Deadlines and connection caps of the HTTP server (docs/decisions/request-bodies-deadlines-connections.md). */
   httpLimits: HttpLimits;
   /** Names this instance in logs, traces and on GET /admin/chain: INSTANCE_ID, or hostname:pid. */
   instanceId: string;

@@ -318,7 +318,7 @@ export interface ChainStateTable {
   updated_at: string;
 }
 
-/** Work one instance at a time does (docs/decisions.md, "One chain sender at a time"). */
+/** Work one instance at a time does (docs/decisions/one-chain-sender.md). */
 export interface LeaseTable {
   /** `chain` (network mode's sender and follower) or `sandbox` (the whole sandbox instance). */
   name: string;

@@ -21,8 +21,7 @@ export interface AgentReputation {
 }
 
 /**
- * Disputes resolved against each agent: any payment to the worker counts as lost (decisions.md
- * "Disputes"). Agents with none are 0.
+ * Disputes resolved against each agent: any payment to the worker counts as lost (docs/decisions/disputes.md). Agents with none are 0.
  */
 export async function countDisputesLost(db: Executor, agentIds: string[]): Promise<Map<string, number>> {
   const lost = await countDisputesLostBy(db, agentIds);

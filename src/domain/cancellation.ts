@@ -125,7 +125,7 @@ const isOpen = (task: TaskRow) => task.status !== 'COMPLETED' && task.status !==
 
 /**
  * After work was submitted the agent's money is no longer its own to take back: only the three
- * ways the rules give (docs/decisions.md) move it.
+ * ways the rules give (docs/decisions/submissions-and-reviews.md) move it.
  */
 function workSubmitted(task: TaskRow) {
   return conflict(

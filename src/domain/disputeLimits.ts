@@ -1,4 +1,4 @@
-/** Limits of disputes (docs/decisions.md "Disputes"): each is enforced in the schema and the domain. */
+/** Limits of disputes (docs/decisions/disputes.md): each is enforced in the schema and the domain. */
 export const DISPUTE_REASON_MAX = 2000;
 export const STATEMENT_TEXT_MAX = 4000;
 export const STATEMENT_ATTACHMENTS_MAX = 10;

@@ -16,7 +16,7 @@ import { isBlank, textLength } from './text.js';
 import { inTransaction } from './transaction.js';
 
 /**
- * Who may dispute when (docs/decisions.md "Disputes"): the owner while a submission waits for
+ * Who may dispute when (docs/decisions/disputes.md): the owner while a submission waits for
  * review or after it asked for a revision (the worker's answer to a revision it finds unfair
  * would otherwise be a fourth submission); the worker only after a revision request (while its
  * work waits, the review clock already protects it). The submission judged is the task's latest.

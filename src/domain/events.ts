@@ -85,7 +85,7 @@ export async function recordEvent(
 
 /**
  * Where an event keeps the `traceparent` of the request that caused it (no column of its own,
- * docs/decisions.md "Metrics, logs and traces"): a key no event's data has, taken out again
+ * docs/decisions/metrics-logs-traces.md): a key no event's data has, taken out again
  * before the data is sent (`eventPayload`), so webhook bodies never show it.
  */
 export const TRACE_KEY = '$traceparent';

@@ -9,7 +9,7 @@ import { inTransaction } from './transaction.js';
 const BATCH = 50;
 
 /**
- * Returns ASSIGNED tasks whose worker missed the execution deadline to FUNDED (decisions.md):
+ * Returns ASSIGNED tasks whose worker missed the execution deadline to FUNDED (docs/decisions/tasks-and-money.md):
  * the worker's application becomes REJECTED, the chat closes (readable, no new messages), the
  * agent hears task.expired and the worker is told. The money stays locked: the task is open to
  * applicants again. Safe to run on several instances at once (compare-and-set per task).

@@ -15,7 +15,7 @@ import type { Database } from '../db/schema.js';
 import type { Clock } from './clock.js';
 
 /**
- * A lease row held by one instance at a time (docs/decisions.md, "One chain sender at a time").
+ * A lease row held by one instance at a time (docs/decisions/one-chain-sender.md).
  *
  * - The holder renews it every `ttlMs / 3`, writing `expires_at = now + ttlMs` from its own clock.
  * - The holder counts itself the holder only until `renewal start + ttlMs - skewMs` (its clock):

@@ -89,7 +89,7 @@ export function distanceMeters(
 /**
  * Whether a reported point lies in the task's area. A signal, never proof: the point's own
  * accuracy is not added to the radius (a vague fix should not widen the area), and nothing is
- * refused on it (docs/decisions.md).
+ * refused on it (docs/decisions/submissions-and-reviews.md).
  */
 export function withinArea(area: TaskLocation, point: { latitude: number; longitude: number }): boolean {
   return distanceMeters(area, point) <= area.radiusMeters;

@@ -43,7 +43,7 @@ export function reviewClock(task: Pick<TaskRow, 'review_hours'>, now: Date) {
   const windowMs = reviewHoursOf(task) * HOUR_MS;
   return {
     deadline: new Date(now.getTime() + windowMs).toISOString(),
-    // A quarter of the window left (decisions.md).
+    // A quarter of the window left (docs/decisions/submissions-and-reviews.md).
     reminderAt: new Date(now.getTime() + windowMs - windowMs / 4).toISOString(),
   };
 }

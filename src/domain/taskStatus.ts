@@ -30,7 +30,7 @@ export async function patchAgentTask(ctx: DomainContext, agentId: string, taskId
           `must be a whole number of days from ${DEADLINE_DAYS.min} to ${DEADLINE_DAYS.max}`,
         );
       }
-      // Changes only OPEN/FUNDED tasks on the relative variant; otherwise ignored (decisions.md).
+      // Changes only OPEN/FUNDED tasks on the relative variant; otherwise ignored (docs/decisions/tasks-and-money.md).
       task = (await setExecutionDeadlineDays(trx, taskId, days, at)) ?? task;
     }
     if (patch.status !== undefined) task = await changeWorkStatus(trx, task, patch.status, at);

@@ -15,7 +15,10 @@ export const MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
 export const UPLOAD_URL_TTL_MS = 15 * 60_000;
 const FILE_NAME_MAX = 200;
 
-/** decisions.md: images, PDF, plain text, CSV, JSON, ZIP, MP4 video, MP3/OGG/WAV audio. */
+/**
+ * What may be uploaded (docs/decisions/chat-files-webhooks-limits.md): images, PDF, plain text, CSV,
+ * JSON, ZIP, MP4 video, MP3/OGG/WAV audio.
+ */
 export const ALLOWED_TYPES = new Set([
   'image/jpeg',
   'image/png',

@@ -3,7 +3,7 @@ import { DomainError, type DomainErrorKind } from '../domain/errors.js';
 import { StorageUnavailableError } from '../storage/fileStorage.js';
 
 /** Seconds a client is told to wait when file storage is down. */
-const STORAGE_RETRY_AFTER_S = 5;
+export const STORAGE_RETRY_AFTER_S = 5;
 
 /** The HTTP status of each kind of domain error (MCP tools report the same). */
 export const STATUS: Record<DomainErrorKind, number> = {

@@ -41,7 +41,7 @@ declare module 'fastify' {
  * (`/tasks/:id`): from its first hook to its answer's onSend (the body is then serialized, only
  * the write is left; a hijacked stream is not timed). Two callback hooks in hook lists that have
  * other hooks already, rather than an onResponse hook: the app has none, and a first one makes
- * Fastify listen for every response's end (docs/decisions.md, "Metrics, logs and traces").
+ * Fastify listen for every response's end (docs/decisions/metrics-logs-traces.md).
  */
 export function registerRequestTiming(app: FastifyInstance, metrics: Metrics): void {
   app.decorateRequest('receivedAtMs', 0);

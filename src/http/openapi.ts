@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { registerDocsPage } from './docsPage.js';
 import { registerFavicon } from './favicon.js';
 import { IDEMPOTENT_ROUTES } from './idempotency.js';
+import { keptExample, standardErrorExample } from './openapiExamples.js';
 import { webhookDocs } from './schemas/events.js';
 
 /** Tags in the order the docs page shows them, each with what it groups. */
@@ -70,7 +71,8 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string): 
         title: 'Handoff API',
         version: '1.0.0',
         description:
-          'AI agents hire human workers and pay them in TON. Amounts are decimal TON strings; ' +
+          'AI agents hire human workers and pay them in TON or USDT on TON. Amounts are decimal strings in the currency ' +
+          'their object names (`currency`: TON, 9 decimals, the default; or USDT, 6 decimals); ' +
           'every error is JSON with an `error` message. Lists are newest first with opaque cursors. ' +
           'Every response carries `X-Request-Id`. POSTs that create something or move money accept an `Idempotency-Key`. ' +
           'Failed authentication is throttled per client address: after `AUTH_FAILURE_LIMIT` (30) failures within 15 minutes, ' +
@@ -127,9 +129,21 @@ export function refineDocument(doc: OpenApiDoc): OpenApiDoc {
           'X-Request-Id': { $ref: '#/components/headers/RequestId' },
           ...(response.headers ?? {}),
         };
+        for (const [type, media] of Object.entries<Json>(response.content ?? {})) {
+          if (media.example !== undefined || media.examples !== undefined) continue;
+          const given =
+            keptExample(operation.operationId, status) ??
+            (type === 'application/json' ? standardErrorExample(status, operation) : undefined);
+          if (given !== undefined) media.example = given;
+        }
         if (idempotent.has(`${method.toUpperCase()} ${path}`) && /^2/.test(status)) {
           response.headers['Idempotent-Replayed'] = { $ref: '#/components/headers/IdempotentReplayed' };
         }
+      }
+      const body = operation.requestBody?.content?.['application/json'];
+      if (body && body.example === undefined && body.examples === undefined) {
+        const given = keptExample(operation.operationId, 'request');
+        if (given !== undefined) body.example = given;
       }
       operation.description ??= describeOperation(
         operation,

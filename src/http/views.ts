@@ -75,7 +75,7 @@ function reviewFields(task: TaskRow) {
 /**
  * Whether the agent's view of a task shows the review fields (and `submission`): once the task
  * uses them — created with reviewHours or a location, or work was submitted. A task of an agent
- * that never uses them answers exactly as the agent API spec says (docs/decisions.md).
+ * that never uses them answers exactly as the agent API spec says (docs/decisions/submissions-and-reviews.md).
  */
 function showsReview(task: TaskRow): boolean {
   return task.review_hours !== null || task.location_latitude !== null || task.submission_count > 0;

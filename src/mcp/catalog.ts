@@ -6,11 +6,14 @@ import { DomainError } from '../domain/errors.js';
 import { IDEMPOTENCY_KEY_PATTERN, idempotent } from '../domain/idempotency.js';
 import { STATUS } from '../http/errors.js';
 import type { Bucket, Counted } from '../http/rateLimit.js';
+import { compactTools } from './compactTools.js';
 import { ErrorCode } from './jsonRpcCodes.js';
 import { type JsonSchema, mergeObjects, objectOutput } from './jsonSchema.js';
 import { protocolError } from './protocolError.js';
 import type { RouteTable } from './routeTable.js';
 import type { Args, ToolDef, ToolEnv } from './tool.js';
+import { accessKey, refusal, type ToolAccess } from './toolAccess.js';
+import { toolsetOf } from './toolsets.js';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ??
@@ -33,8 +36,11 @@ export interface CallDeps {
  * schemas; `call` validates, rate-limits and runs one call.
  */
 export class ToolCatalog {
+  /** Every tool with its full schemas, in list order. */
   readonly tools: Tool[] = [];
   private readonly entries = new Map<string, Entry>();
+  /** The compacted list per access (few: one per choice of toolsets), built on first use. */
+  private readonly lists = new Map<string, Tool[]>();
 
   constructor(defs: ToolDef[], routes: RouteTable) {
     // Tool arguments arrive as typed JSON, so nothing is coerced (as for REST bodies); unknown
@@ -49,6 +55,8 @@ export class ToolCatalog {
       }),
     );
     for (const def of defs) {
+      if (!toolsetOf(def.name))
+        throw new Error(`MCP tool ${def.name} is in no toolset: add it to src/mcp/toolsets.ts`);
       const route = def.route ? routes.get(def.route) : undefined;
       const part = (schema: JsonSchema | undefined) => ({ schema, rename: def.rename, omit: def.omit });
       const inputSchema = mergeObjects([
@@ -78,12 +86,32 @@ export class ToolCatalog {
     }
   }
 
-  async call(env: ToolEnv, name: string, rawArgs: unknown, deps: CallDeps): Promise<CallToolResult> {
+  /** What `tools/list` answers this connection: the tools it may call, each thing said once. */
+  list(access: ToolAccess): Tool[] {
+    const key = accessKey(access);
+    let list = this.lists.get(key);
+    if (!list) {
+      list = compactTools(this.tools.filter((tool) => refusal(tool, access) === undefined));
+      // Bounded by the choices there are; the cap only guards against a rule with many keys.
+      if (this.lists.size < 256) this.lists.set(key, list);
+    }
+    return list;
+  }
+
+  async call(
+    env: ToolEnv,
+    name: string,
+    rawArgs: unknown,
+    deps: CallDeps,
+    access: ToolAccess,
+  ): Promise<CallToolResult> {
     const entry = this.entries.get(name);
     // Counted before the name is checked, so a call of an unknown tool costs a standard request.
     const counted = await deps.count(entry?.bucket ?? 'standard');
     if (!entry)
       throw protocolError(ErrorCode.InvalidParams, `Unknown tool ${name}; list the tools to see their names`);
+    const refused = refusal(entry.def, access);
+    if (refused) throw protocolError(ErrorCode.InvalidParams, refused);
     if (counted.exceeded) {
       return failure({
         status: 429,

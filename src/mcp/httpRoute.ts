@@ -17,6 +17,7 @@ import { ToolCatalog } from './catalog.js';
 import { hostGuard } from './hostGuard.js';
 import { publicMessage } from './publicErrors.js';
 import type { RouteTable } from './routeTable.js';
+import { parseToolsets, ToolsetError } from './toolsets.js';
 
 export const MCP_PATH = '/mcp';
 /**
@@ -80,6 +81,13 @@ export const mcpRoutes: FastifyPluginAsync<McpRouteOptions> = async (
   };
   app.post(MCP_PATH, postOptions, async (request, reply) => {
     const key = `agent:${request.agentId}`;
+    let toolsets: ReturnType<typeof parseToolsets>;
+    try {
+      toolsets = parseToolsets(queryText((request.query as Record<string, unknown>)?.toolsets));
+    } catch (error) {
+      if (error instanceof ToolsetError) return reply.status(400).send({ error: error.message });
+      throw error;
+    }
     // The answer carries the rate-limit headers of the tightest bucket this request counted in,
     // as a REST answer carries its route's: set on the raw response, which the transport writes.
     let tightest: Counted | undefined;
@@ -105,10 +113,15 @@ export const mcpRoutes: FastifyPluginAsync<McpRouteOptions> = async (
     const [{ createMcpServer }, { StreamableHTTPServerTransport }] = await loadSdk();
     reply.hijack();
     const env = { ctx: tracedContext(request, ctx), agentId: request.agentId, stats, storage };
-    const server = createMcpServer(catalog!, env, {
-      count,
-      logError: (error, tool) => request.log.error({ err: error, tool }, 'MCP tool failed'),
-    });
+    const server = createMcpServer(
+      catalog!,
+      env,
+      {
+        count,
+        logError: (error, tool) => request.log.error({ err: error, tool }, 'MCP tool failed'),
+      },
+      { toolsets },
+    );
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
@@ -151,3 +164,9 @@ export const mcpRoutes: FastifyPluginAsync<McpRouteOptions> = async (
     });
   }
 };
+
+/** `?toolsets=a,b` or `?toolsets=a&toolsets=b` as one comma-separated text. */
+function queryText(value: unknown): string | undefined {
+  if (Array.isArray(value)) return value.map(String).join(',');
+  return typeof value === 'string' ? value : undefined;
+}

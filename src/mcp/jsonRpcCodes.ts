@@ -3,4 +3,9 @@
  * that enum loads the SDK's types (and Zod) at start-up, which the server otherwise defers to the
  * first POST /mcp.
  */
-export const ErrorCode = { InvalidParams: -32602, InternalError: -32603 } as const;
+export const ErrorCode = {
+  InvalidParams: -32602,
+  InternalError: -32603,
+  /** A server-defined code (JSON-RPC leaves -32000 to -32099 to servers): the stdio server cannot reach or use the service. */
+  ServerUnavailable: -32050,
+} as const;

@@ -4,7 +4,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode } from './jsonRpcCodes.js';
 import { protocolError } from './protocolError.js';
+import { parseToolsets, ToolsetError } from './toolsets.js';
 
 /**
  * The stdio MCP server an MCP client config launches (`node bin/handoff-mcp.mjs`): a separate
@@ -18,7 +20,10 @@ export interface StdioSettings {
   apiKey: string;
 }
 
-/** HANDOFF_URL (default http://localhost:3000) and HANDOFF_API_KEY; throws with what to fix. */
+/**
+ * HANDOFF_URL (default http://localhost:3000), HANDOFF_API_KEY and HANDOFF_MCP_TOOLSETS (optional:
+ * `tasks,chat` serves those toolsets only, as `/mcp?toolsets=` does); throws with what to fix.
+ */
 export function stdioSettings(env: NodeJS.ProcessEnv): StdioSettings {
   const apiKey = env.HANDOFF_API_KEY?.trim();
   if (!apiKey) throw new Error('Set HANDOFF_API_KEY to your agent API key (hr_...)');
@@ -31,6 +36,13 @@ export function stdioSettings(env: NodeJS.ProcessEnv): StdioSettings {
     throw new Error(
       `HANDOFF_URL is not a URL: ${env.HANDOFF_URL}; set it to the service, e.g. http://localhost:3000`,
     );
+  }
+  try {
+    const toolsets = parseToolsets(env.HANDOFF_MCP_TOOLSETS);
+    if (toolsets !== 'all') url.searchParams.set('toolsets', [...toolsets].join(','));
+  } catch (error) {
+    if (error instanceof ToolsetError) throw new Error(`HANDOFF_MCP_TOOLSETS: ${error.message}`);
+    throw error;
   }
   return { url, apiKey };
 }
@@ -45,11 +57,7 @@ export async function serveStdio(settings: StdioSettings): Promise<void> {
       }),
     );
   } catch (error) {
-    const reason =
-      (error as { code?: number }).code === 401
-        ? 'HANDOFF_API_KEY was refused; check the key'
-        : `${(error as Error).message}; is the service running there? (set HANDOFF_URL)`;
-    throw new Error(`Cannot connect to Handoff at ${settings.url}: ${reason}`);
+    throw new Error(`Cannot connect to Handoff at ${settings.url}: ${refusedBecause(error)}`);
   }
   const info = upstream.getServerVersion() ?? { name: 'handoff', version: '0.1.0' };
   const instructions = upstream.getInstructions();
@@ -62,6 +70,26 @@ export async function serveStdio(settings: StdioSettings): Promise<void> {
   server.setRequestHandler(CallToolRequestSchema, (request) => callOnce(upstream, keyed, request.params));
   server.onclose = () => void upstream.close();
   await server.connect(new StdioServerTransport());
+}
+
+/** What the service's refusal said, in words for the person who set the server up. */
+function refusedBecause(error: unknown): string {
+  const code = (error as { code?: number }).code;
+  const message = (error as Error).message;
+  // The transport puts the answer's body in its message: the service's `{error, message}`.
+  const body = /\{.*\}/s.exec(message)?.[0];
+  let said: { error?: string; message?: string } = {};
+  try {
+    said = body ? JSON.parse(body) : {};
+  } catch {}
+  if (code === 401) {
+    const detail = [said.error, said.message].filter(Boolean).join(': ');
+    return `HANDOFF_API_KEY was refused${detail ? ` (${detail})` : ''}; check the key (an agent API key, hr_...)`;
+  }
+  if (code === 400 && said.error) return said.error;
+  if (code === 429)
+    return `too many requests from this key or address (${said.error ?? 'rate limited'}); try again later`;
+  return `${message}; is the service running there? (set HANDOFF_URL)`;
 }
 
 type CallParams = Parameters<Client['callTool']>[0];
@@ -87,12 +115,34 @@ async function callOnce(upstream: Client, keyed: Set<string>, params: CallParams
   }
 }
 
+/**
+ * When the server cannot serve (a refused key, an unreachable service, a bad setting), the client
+ * must hear why, not only see its connection close: every request it sends is answered with an
+ * MCP error carrying the reason (which its `initialize` surfaces to the person), the reason also
+ * goes to stderr, and the process exits once the client hangs up.
+ */
+export async function serveRefusal(reason: string): Promise<void> {
+  const transport = new StdioServerTransport();
+  transport.onmessage = (message) => {
+    if (!('method' in message) || !('id' in message)) return;
+    void transport.send({
+      jsonrpc: '2.0',
+      id: message.id,
+      error: { code: ErrorCode.ServerUnavailable, message: `Handoff MCP server could not start: ${reason}` },
+    });
+  };
+  process.stdin.on('end', () => process.exit(1));
+  transport.onclose = () => process.exit(1);
+  await transport.start();
+}
+
 async function main(): Promise<void> {
   try {
     await serveStdio(stdioSettings(process.env));
   } catch (error) {
-    process.stderr.write(`handoff-mcp: ${(error as Error).message}\n`);
-    process.exit(1);
+    const reason = (error as Error).message;
+    process.stderr.write(`handoff-mcp: ${reason}\n`);
+    await serveRefusal(reason);
   }
 }
 

@@ -14,7 +14,7 @@ import { recordEvent } from '../domain/events.js';
 import { inTransaction } from '../domain/transaction.js';
 
 /**
- * Fair webhook delivery (docs/decisions.md, "Webhook fairness"). A receiver that takes requests
+ * Fair webhook delivery (docs/decisions/webhook-fairness.md). A receiver that takes requests
  * and never answers holds each attempt for the whole time-out; without limits one agent's dead
  * endpoint filled every slot and everyone's webhooks waited behind it.
  */

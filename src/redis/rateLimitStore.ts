@@ -25,7 +25,7 @@ type HitCommand = (key: string, nowMs: number, windowMs: number) => Promise<[num
  * Rate limits (and the failed-authentication throttle) counted once for every instance. While
  * Redis does not answer, each instance counts in its own memory: limits then hold per instance
  * (N instances allow up to N times each) rather than not at all, and requests never wait on Redis
- * for longer than one command timeout (see RedisLink and docs/decisions.md).
+ * for longer than one command timeout (see RedisLink and docs/decisions/several-instances-redis.md).
  */
 export class RedisRateLimitStore implements RateLimitStore {
   private readonly fallback = new MemoryRateLimitStore();

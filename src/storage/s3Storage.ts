@@ -34,8 +34,7 @@ const PREFIX = 'uploads/';
 
 /**
  * Uploads in an S3-compatible bucket (AWS S3, MinIO, Cloudflare R2...). Every instance sees every
- * file. Downloads still go through GET /files/:id/:name, which streams the object (decisions.md,
- * "Uploads on S3-compatible storage"): the bucket stays private and our headers stay ours.
+ * file. Downloads still go through GET /files/:id/:name, which streams the object (docs/decisions/several-instances-s3.md): the bucket stays private and our headers stay ours.
  */
 export class S3Storage implements FileStorage {
   private readonly client: S3Client;

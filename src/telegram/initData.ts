@@ -53,7 +53,7 @@ function readUser(json: string | null): TelegramUser | null {
   };
 }
 
-/** Telegram's text, with control characters removed (decisions.md); blank becomes absent. */
+/** Telegram's text, with control characters removed (docs/decisions/tasks-and-money.md); blank becomes absent. */
 function cleanText(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
   const clean = withoutControlCharacters(value);

@@ -164,7 +164,7 @@ const sumOf = (rows: ApiTransaction[], type: ApiTransaction['type']) =>
 
 /**
  * Recomputes one agent's books from GET /agents/me, GET /transactions and GET /agents/tasks and
- * checks every rule of decisions.md "Money" that can be seen from the outside:
+ * checks every rule of docs/decisions/tasks-and-money.md that can be seen from the outside:
  * - conservation: sum(DEPOSIT) = balance + lockedByTasks + what COMPLETED tasks spent (payout + fee);
  * - lockedByTasks = sum(totalAmount) over tasks neither COMPLETED nor CANCELLED;
  * - balance = deposits - escrows + refunds, never negative;

@@ -360,7 +360,7 @@ describe('authentication', () => {
           ...(payload ? { payload: payload as object } : {}),
         });
         expect(res.statusCode, what).toBe(401);
-        // decisions.md: 401 body `{error: "Unauthorized"}`. The app adds `reason` (missing,
+        // docs/decisions/idempotency-errors-request-ids.md: 401 body `{error: "Unauthorized"}`. The app adds `reason` (missing,
         // malformed or unknown) and a `message` hint on how to send the key, and nothing else.
         expect(res.json(), what).toMatchObject({ error: 'Unauthorized' });
         expect(['missing', 'malformed', 'unknown'], what).toContain(res.json().reason);

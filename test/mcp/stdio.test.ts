@@ -1,7 +1,9 @@
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TOOLSETS } from '../../src/mcp/toolsets.js';
 import { call } from '../helpers/agentApi.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createAgent, createTask, createWorker, type TestAgent } from '../helpers/fixtures.js';
@@ -62,19 +64,47 @@ describe('MCP over stdio (a separate process proxying to the running service)', 
     }
   });
 
-  it('a wrong key stops the process with a line that says so', async () => {
+  it('a wrong key is answered with an MCP error that says why, and on stderr', async () => {
     const transport = stdioTransport({ HANDOFF_URL: baseUrl, HANDOFF_API_KEY: `hr_${'x'.repeat(40)}` });
     let stderr = '';
     const client = new Client({ name: 'handoff-test-stdio', version: '1.0.0' });
-    const closed = new Promise<void>((resolve) => {
-      transport.onclose = () => resolve();
-    });
     const connecting = client.connect(transport);
     transport.stderr?.on('data', (chunk) => {
       stderr += String(chunk);
     });
-    await expect(connecting).rejects.toThrow();
-    await closed;
+    const refused = await connecting.then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(McpError);
+    expect((refused as McpError).message).toMatch(
+      /Handoff MCP server could not start: Cannot connect to Handoff at .*HANDOFF_API_KEY was refused \(Unauthorized: .*\); check the key/,
+    );
     expect(stderr).toContain('HANDOFF_API_KEY was refused');
+  });
+
+  it('a bad setting is answered the same way: HANDOFF_MCP_TOOLSETS names the toolsets there are', async () => {
+    const client = new Client({ name: 'handoff-test-stdio', version: '1.0.0' });
+    const transport = stdioTransport({
+      HANDOFF_URL: baseUrl,
+      HANDOFF_API_KEY: agent.apiKey,
+      HANDOFF_MCP_TOOLSETS: 'tasks,everything',
+    });
+    await expect(client.connect(transport)).rejects.toThrow(
+      /HANDOFF_MCP_TOOLSETS: Unknown toolset "everything"; choose from tasks, workers, /,
+    );
+  });
+
+  it('HANDOFF_MCP_TOOLSETS=chat serves the chat tools only', async () => {
+    const client = new Client({ name: 'handoff-test-stdio', version: '1.0.0' });
+    await client.connect(
+      stdioTransport({ HANDOFF_URL: baseUrl, HANDOFF_API_KEY: agent.apiKey, HANDOFF_MCP_TOOLSETS: 'chat' }),
+    );
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((x) => x.name).sort()).toEqual([...TOOLSETS.chat.tools].sort());
+    } finally {
+      await client.close();
+    }
   });
 });

@@ -237,7 +237,7 @@ const waiting = (k: ModelTask) => k.status === 'REVIEW' && k.submissions.at(-1) 
 const lockedAfterSubmission = (k: ModelTask) => k.submissions.length > 0 && LOCKED.includes(k.status);
 /** An open dispute holds the task: only its resolution moves it. */
 const held = (k: ModelTask) => k.dispute?.status === 'OPEN';
-/** Who may dispute when (decisions.md "Disputes"): the latest submission decides. */
+/** Who may dispute when (docs/decisions/disputes.md): the latest submission decides. */
 function mayDispute(k: ModelTask, side: 'agent' | 'worker'): boolean {
   if (k.dispute || !WORKING.includes(k.status)) return false;
   const last = k.submissions.at(-1);

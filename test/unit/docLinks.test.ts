@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const PAGES = [
   'README.md',
-  ...readdirSync(path.join(ROOT, 'docs'))
+  ...readdirSync(path.join(ROOT, 'docs'), { recursive: true, encoding: 'utf8' })
     .filter((f) => f.endsWith('.md'))
     .map((f) => `docs/${f}`),
 ];

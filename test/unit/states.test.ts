@@ -11,7 +11,7 @@ import {
   WORKING_STATUSES,
 } from '../../src/domain/states.js';
 
-/** The moves decisions.md and the spec name, written out independently of the table. */
+/** The moves docs/decisions/ and the spec name, written out independently of the table. */
 const ALLOWED: Record<TaskMove, { from: TaskStatus[]; to: TaskStatus }> = {
   acceptApplication: { from: ['FUNDED'], to: 'ASSIGNED' },
   acceptOffer: { from: ['OFFERED'], to: 'ASSIGNED' },
@@ -36,7 +36,7 @@ const WORK_MOVES: [TaskStatus, TaskStatus][] = [
 ];
 
 describe('task moves caused by actions', () => {
-  it('has exactly the moves of decisions.md', () => {
+  it('has exactly the moves of the decisions and the spec', () => {
     expect(Object.keys(TASK_MOVES).sort()).toEqual(Object.keys(ALLOWED).sort());
     for (const [move, rule] of Object.entries(ALLOWED) as [TaskMove, (typeof ALLOWED)[TaskMove]][]) {
       expect(TASK_MOVES[move].to, move).toBe(rule.to);

@@ -1477,6 +1477,20 @@ export interface webhooks {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "event": "application.received",
+                     *       "timestamp": "2026-03-14T09:30:00.000Z",
+                     *       "data": {
+                     *         "applicationId": "app_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "taskId": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "applicant": {
+                     *           "id": "wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "name": "Ana"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         event: "application.received";
@@ -1549,6 +1563,20 @@ export interface webhooks {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "event": "application.accepted",
+                     *       "timestamp": "2026-03-14T09:30:00.000Z",
+                     *       "data": {
+                     *         "taskId": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "applicationId": "app_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "worker": {
+                     *           "id": "wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "name": "Ana"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         event: "application.accepted";
@@ -1621,6 +1649,20 @@ export interface webhooks {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "event": "application.rejected",
+                     *       "timestamp": "2026-03-14T09:30:00.000Z",
+                     *       "data": {
+                     *         "taskId": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "applicationId": "app_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "worker": {
+                     *           "id": "wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "name": "Ana"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         event: "application.rejected";
@@ -1693,6 +1735,19 @@ export interface webhooks {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "event": "message.received",
+                     *       "timestamp": "2026-03-14T09:30:00.000Z",
+                     *       "data": {
+                     *         "chatId": "cht_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "taskId": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "messageId": "msg_01jq7v02x4m2c8w6t0r9b5k3n1p7",
+                     *         "content": "On it.",
+                     *         "hasFile": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         event: "message.received";
@@ -1764,6 +1819,20 @@ export interface webhooks {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "event": "offer.accepted",
+                     *       "timestamp": "2026-03-14T09:30:00.000Z",
+                     *       "data": {
+                     *         "taskId": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "applicationId": "app_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "worker": {
+                     *           "id": "wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "name": "Ana"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         event: "offer.accepted";
@@ -1836,6 +1905,20 @@ export interface webhooks {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "event": "offer.declined",
+                     *       "timestamp": "2026-03-14T09:30:00.000Z",
+                     *       "data": {
+                     *         "taskId": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "applicationId": "app_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "worker": {
+                     *           "id": "wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "name": "Ana"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         event: "offer.declined";
@@ -1908,6 +1991,20 @@ export interface webhooks {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "event": "task.funded",
+                     *       "timestamp": "2026-03-14T09:30:00.000Z",
+                     *       "data": {
+                     *         "taskId": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "deposit": {
+                     *           "amount": "8.45",
+                     *           "txHash": null,
+                     *           "currency": "TON"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         event: "task.funded";
@@ -1988,6 +2085,21 @@ export interface webhooks {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "event": "task.completed",
+                     *       "timestamp": "2026-03-14T09:30:00.000Z",
+                     *       "data": {
+                     *         "taskId": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "payment": {
+                     *           "amount": "6.5",
+                     *           "toAddress": "0QA9q04oVvvcDgRJnEHxFFY7Y1kfd0Xkm5K6fT4uVsHuy8n7",
+                     *           "currency": "TON"
+                     *         },
+                     *         "autoReleased": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         event: "task.completed";
@@ -2070,6 +2182,38 @@ export interface webhooks {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "event": "task.submitted",
+                     *       "timestamp": "2026-03-14T09:30:00.000Z",
+                     *       "data": {
+                     *         "taskId": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "reviewDeadline": "2026-03-16T09:30:00.000Z",
+                     *         "submission": {
+                     *           "id": "sub_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "number": 1,
+                     *           "note": "The front, from the square",
+                     *           "attachments": [
+                     *             {
+                     *               "fileUrl": "http://localhost:3000/files/upl_01jq7v01x4m2c8w6t0r9b5k3n1p7/town-hall.jpg",
+                     *               "name": "town-hall.jpg",
+                     *               "contentType": "image/jpeg",
+                     *               "size": 184320
+                     *             }
+                     *           ],
+                     *           "location": {
+                     *             "latitude": 52.5162,
+                     *             "longitude": 13.3778,
+                     *             "accuracyMeters": 12,
+                     *             "withinArea": true
+                     *           },
+                     *           "createdAt": "2026-03-14T09:30:00.000Z",
+                     *           "status": "PENDING",
+                     *           "revisionReason": null
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         event: "task.submitted";
@@ -2143,6 +2287,17 @@ export interface webhooks {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "event": "task.review_reminder",
+                     *       "timestamp": "2026-03-14T09:30:00.000Z",
+                     *       "data": {
+                     *         "taskId": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "submissionId": "sub_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "reviewDeadline": "2026-03-16T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         event: "task.review_reminder";
@@ -2216,6 +2371,16 @@ export interface webhooks {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "event": "task.expired",
+                     *       "timestamp": "2026-03-14T09:30:00.000Z",
+                     *       "data": {
+                     *         "taskId": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "workerId": "wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         event: "task.expired";
@@ -2284,6 +2449,21 @@ export interface webhooks {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "event": "payment.sent",
+                     *       "timestamp": "2026-03-14T09:30:00.000Z",
+                     *       "data": {
+                     *         "taskId": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "payment": {
+                     *           "amount": "6.5",
+                     *           "toAddress": "0QA9q04oVvvcDgRJnEHxFFY7Y1kfd0Xkm5K6fT4uVsHuy8n7",
+                     *           "txHash": "2acca358b136f6175fd2b96ea7b3d84fc3d44ae0468fdd786727b5b294ac1a6e",
+                     *           "currency": "TON"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         event: "payment.sent";
@@ -2365,6 +2545,21 @@ export interface webhooks {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "event": "refund.processed",
+                     *       "timestamp": "2026-03-14T09:30:00.000Z",
+                     *       "data": {
+                     *         "taskId": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "refund": {
+                     *           "amount": "8.45",
+                     *           "destination": "agent_balance",
+                     *           "reason": "Not needed any more",
+                     *           "currency": "TON"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         event: "refund.processed";
@@ -2447,6 +2642,21 @@ export interface webhooks {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "event": "rating.received",
+                     *       "timestamp": "2026-03-14T09:30:00.000Z",
+                     *       "data": {
+                     *         "taskId": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "rating": {
+                     *           "id": "rat_01jq7v02x4m2c8w6t0r9b5k3n1p7",
+                     *           "raterType": "USER",
+                     *           "score": 5,
+                     *           "comment": "Clear brief"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         event: "rating.received";
@@ -2521,6 +2731,20 @@ export interface webhooks {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "event": "deposit.received",
+                     *       "timestamp": "2026-03-14T09:30:00.000Z",
+                     *       "data": {
+                     *         "deposit": {
+                     *           "amount": "50",
+                     *           "fromAddress": "UQBvXq1o5MZ2d3h0ZCgL9vEo1x9n0N7nQYp6m8y3c1r4kVHt",
+                     *           "txHash": "02573877040365baa09e6fd331632f2d2493ebaf95eb82913b602fd3b05adc9d",
+                     *           "currency": "USDT"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         event: "deposit.received";
@@ -2602,6 +2826,19 @@ export interface webhooks {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "event": "webhook.endpoint_quarantined",
+                     *       "timestamp": "2026-03-14T09:30:00.000Z",
+                     *       "data": {
+                     *         "origin": "https://agent.example.com:443",
+                     *         "quarantinedUntil": "2026-03-14T10:00:00.000Z",
+                     *         "consecutiveTimeouts": 5,
+                     *         "lastError": "Timed out after 10000 ms",
+                     *         "message": "Your webhook endpoint took requests and did not answer in time, several times in a row. Deliveries to it are held (none is lost or counted as an attempt) and resume by themselves when the quarantine ends, one delivery first. Fix the receiver so it answers 2xx quickly (queue slow work), then resume at once with POST /agents/webhooks/endpoints/resume."
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         event: "webhook.endpoint_quarantined";
@@ -2678,6 +2915,23 @@ export interface webhooks {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "event": "dispute.opened",
+                     *       "timestamp": "2026-03-14T09:30:00.000Z",
+                     *       "data": {
+                     *         "taskId": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "dispute": {
+                     *           "id": "dsp_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "status": "OPEN",
+                     *           "openedBy": "AGENT",
+                     *           "reason": "The photo shows the back of the building",
+                     *           "createdAt": "2026-03-14T09:30:00.000Z",
+                     *           "resolution": null
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         event: "dispute.opened";
@@ -2759,6 +3013,30 @@ export interface webhooks {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "event": "dispute.resolved",
+                     *       "timestamp": "2026-03-14T09:30:00.000Z",
+                     *       "data": {
+                     *         "taskId": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "dispute": {
+                     *           "id": "dsp_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "status": "RESOLVED",
+                     *           "openedBy": "AGENT",
+                     *           "reason": "The photo shows the back of the building",
+                     *           "createdAt": "2026-03-14T09:30:00.000Z",
+                     *           "resolution": {
+                     *             "workerAmount": "4",
+                     *             "platformFee": "1.2",
+                     *             "agentAmount": "3.25",
+                     *             "note": "Half the photo was usable",
+                     *             "resolvedAt": "2026-03-14T09:30:00.000Z",
+                     *             "currency": "TON"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         event: "dispute.resolved";
@@ -2840,6 +3118,16 @@ export interface webhooks {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "event": "webhook.test",
+                     *       "timestamp": "2026-03-14T09:30:00.000Z",
+                     *       "data": {
+                     *         "agentId": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "message": "This is a test delivery from Handoff"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         event: "webhook.test";
@@ -4238,6 +4526,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
@@ -4262,6 +4555,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ready"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         status: "ready";
@@ -4275,6 +4573,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "File storage is unavailable; nothing was stored; retry in 5 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4296,6 +4599,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "agent": {
+                     *         "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "name": "photo-agent",
+                     *         "webhookUrl": null,
+                     *         "balance": "100",
+                     *         "lockedByTasks": "0",
+                     *         "balances": {
+                     *           "TON": {
+                     *             "balance": "100",
+                     *             "lockedByTasks": "0"
+                     *           },
+                     *           "USDT": {
+                     *             "balance": "50",
+                     *             "lockedByTasks": "0"
+                     *           }
+                     *         },
+                     *         "createdAt": "2026-03-14T09:30:00.000Z",
+                     *         "updatedAt": "2026-03-14T09:30:00.000Z",
+                     *         "taskCount": 0,
+                     *         "avgRating": null,
+                     *         "ratingCount": 0
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         agent: components["schemas"]["AgentMe"];
                     };
@@ -4308,6 +4637,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -4322,6 +4658,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Photo agent"
+                 *     }
+                 */
                 "application/json": components["schemas"]["AgentPatchBody"];
             };
         };
@@ -4333,6 +4674,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "agent": {
+                     *         "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "name": "Photo agent",
+                     *         "webhookUrl": null,
+                     *         "createdAt": "2026-03-14T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         agent: components["schemas"]["AgentPatched"];
                     };
@@ -4345,6 +4696,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid JSON body"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -4355,6 +4711,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -4376,6 +4739,47 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "agent": {
+                     *         "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "name": "Photo agent"
+                     *       },
+                     *       "tasks": {
+                     *         "total": 0,
+                     *         "byStatus": {
+                     *           "OPEN": 0,
+                     *           "FUNDED": 0,
+                     *           "OFFERED": 0,
+                     *           "ASSIGNED": 0,
+                     *           "IN_PROGRESS": 0,
+                     *           "REVIEW": 0,
+                     *           "COMPLETED": 0,
+                     *           "CANCELLED": 0
+                     *         }
+                     *       },
+                     *       "transactions": {
+                     *         "deposits": {
+                     *           "count": 1,
+                     *           "total": "100"
+                     *         },
+                     *         "payouts": {
+                     *           "count": 0,
+                     *           "total": "0"
+                     *         },
+                     *         "refunds": {
+                     *           "count": 0,
+                     *           "total": "0"
+                     *         }
+                     *       },
+                     *       "summary": {
+                     *         "totalDeposited": "100",
+                     *         "totalSpent": "0",
+                     *         "platformFeesCollected": "0",
+                     *         "currency": "TON"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["PlatformStats"];
                 };
             };
@@ -4386,6 +4790,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -4411,6 +4822,44 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "transactions": [
+                     *         {
+                     *           "id": "txn_01jq7v04x4m2c8w6t0r9b5k3n1p7",
+                     *           "type": "FEE",
+                     *           "amount": "1.5",
+                     *           "currency": "TON",
+                     *           "fromAddress": "0QDwtnreGUD48luk-IGL8jkXsUHs4gjsp1Nz4AICEo9rzK97",
+                     *           "toAddress": "0QCtWqllPGRJ1b0nGV8p3Jp5Up1sXu-6bI7txMTwm3caq7j6",
+                     *           "txHash": "ce156b53634a55c201367d3893c729b182a8666ee1b769c474ac908e52548c64",
+                     *           "status": "confirmed",
+                     *           "createdAt": "2026-03-14T09:30:00.000Z",
+                     *           "task": {
+                     *             "id": "tsk_01jq7v02x4m2c8w6t0r9b5k3n1p7",
+                     *             "title": "Price of milk"
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": "txn_01jq7v02x4m2c8w6t0r9b5k3n1p7",
+                     *           "type": "PAYOUT",
+                     *           "amount": "5",
+                     *           "currency": "TON",
+                     *           "fromAddress": "0QDwtnreGUD48luk-IGL8jkXsUHs4gjsp1Nz4AICEo9rzK97",
+                     *           "toAddress": "0QA9q04oVvvcDgRJnEHxFFY7Y1kfd0Xkm5K6fT4uVsHuy8n7",
+                     *           "txHash": "2acca358b136f6175fd2b96ea7b3d84fc3d44ae0468fdd786727b5b294ac1a6e",
+                     *           "status": "confirmed",
+                     *           "createdAt": "2026-03-14T09:30:00.000Z",
+                     *           "task": {
+                     *             "id": "tsk_01jq7v02x4m2c8w6t0r9b5k3n1p7",
+                     *             "title": "Price of milk"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "nextCursor": "WyIyMDMwLTAxLTAxVDAwOjAwOjAwLjAwMFoiLCJ0eG5fMDFxM2RjYmQwMDAwMWg0Mms3OXIzZnJzN3J0ODdyMHo5Y2EyZGVqbSJd",
+                     *       "hasMore": true
+                     *     }
+                     */
                     "application/json": {
                         transactions: components["schemas"]["Transaction"][];
                         /** @description Pass as cursor for the next page; null on the last page */
@@ -4426,6 +4875,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "type",
+                     *           "message": "must NOT have more than 400 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -4436,6 +4896,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -4471,6 +4938,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "workers": [
+                     *         {
+                     *           "id": "wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "firstName": "Ana",
+                     *           "lastName": null,
+                     *           "headline": "Photos around Berlin Mitte",
+                     *           "country": "DE",
+                     *           "timezone": null,
+                     *           "skills": [
+                     *             "photography"
+                     *           ],
+                     *           "hourlyRate": "12",
+                     *           "completedTasks": 0,
+                     *           "avgRating": null,
+                     *           "ratingCount": 0,
+                     *           "memberSince": "2026-03-14T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null,
+                     *       "hasMore": false,
+                     *       "total": 1
+                     *     }
+                     */
                     "application/json": {
                         workers: components["schemas"]["WorkerListEntry"][];
                         /** @description Pass as cursor for the next page; null on the last page */
@@ -4488,6 +4980,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "skills",
+                     *           "message": "must NOT have more than 400 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -4498,6 +5001,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -4521,6 +5031,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "worker": {
+                     *         "id": "wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "firstName": "Ana",
+                     *         "lastName": null,
+                     *         "headline": "Photos around Berlin Mitte",
+                     *         "bio": null,
+                     *         "city": null,
+                     *         "state": null,
+                     *         "country": "DE",
+                     *         "timezone": null,
+                     *         "skills": [
+                     *           "photography"
+                     *         ],
+                     *         "socialLinks": {},
+                     *         "hourlyRate": "12",
+                     *         "available": true,
+                     *         "completedTasks": 0,
+                     *         "totalEarned": "0",
+                     *         "avgRating": null,
+                     *         "ratingCount": 0,
+                     *         "memberSince": "2026-03-14T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         worker: components["schemas"]["WorkerDetail"];
                     };
@@ -4533,6 +5069,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "id",
+                     *           "message": "must NOT have more than 100 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -4543,6 +5090,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -4553,6 +5107,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Worker not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4570,6 +5129,20 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Photo of the town hall",
+                 *       "description": "Today, from the square",
+                 *       "reward": "6.5",
+                 *       "reviewHours": 48,
+                 *       "location": {
+                 *         "latitude": 52.5163,
+                 *         "longitude": 13.3777,
+                 *         "radiusMeters": 300,
+                 *         "label": "Pariser Platz"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateTaskBody"];
             };
         };
@@ -4582,6 +5155,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "task": {
+                     *         "id": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "title": "Photo of the town hall",
+                     *         "description": "Today, from the square",
+                     *         "currency": "TON",
+                     *         "reward": "6.5",
+                     *         "platformFee": "1.95",
+                     *         "totalAmount": "8.45",
+                     *         "status": "FUNDED",
+                     *         "paymentStatus": "DEPOSITED",
+                     *         "executionDeadlineDays": 7,
+                     *         "executionDeadline": null,
+                     *         "webhookUrl": null,
+                     *         "createdAt": "2026-03-14T09:30:00.000Z",
+                     *         "updatedAt": "2026-03-14T09:30:00.000Z",
+                     *         "agent": {
+                     *           "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "name": "Photo agent"
+                     *         },
+                     *         "worker": null,
+                     *         "reviewHours": 48,
+                     *         "reviewDeadline": null,
+                     *         "revisionCount": 0,
+                     *         "location": {
+                     *           "latitude": 52.5163,
+                     *           "longitude": 13.3777,
+                     *           "radiusMeters": 300,
+                     *           "label": "Pariser Platz"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreatedOffer"] | {
                         task: components["schemas"]["Task"];
                     };
@@ -4594,6 +5201,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "title",
+                     *           "message": "must have required property 'title'"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -4604,6 +5222,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -4614,6 +5239,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Insufficient balance",
+                     *       "currentBalance": "91.55",
+                     *       "requiredAmount": "130000",
+                     *       "currency": "TON",
+                     *       "message": "This task costs 130000 TON (reward 100000 TON + 30% fee 30000 TON); your TON balance is 91.55 TON. Top up your TON balance and try again."
+                     *     }
+                     */
                     "application/json": components["schemas"]["InsufficientBalance"];
                 };
             };
@@ -4624,6 +5258,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Worker not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4634,6 +5273,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "This worker has no connected TON wallet yet and cannot receive offers; choose another worker"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4644,6 +5288,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded",
+                     *       "retryAfter": 42,
+                     *       "message": "At most 100 requests per minute per key; retry in 42 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4667,6 +5318,43 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "task": {
+                     *         "id": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "title": "Photo of the town hall",
+                     *         "description": "Today, from the square",
+                     *         "currency": "TON",
+                     *         "reward": "6.5",
+                     *         "platformFee": "1.95",
+                     *         "totalAmount": "8.45",
+                     *         "status": "FUNDED",
+                     *         "paymentStatus": "DEPOSITED",
+                     *         "executionDeadlineDays": 7,
+                     *         "executionDeadline": null,
+                     *         "webhookUrl": null,
+                     *         "createdAt": "2026-03-14T09:30:00.000Z",
+                     *         "updatedAt": "2026-03-14T09:30:00.000Z",
+                     *         "agent": {
+                     *           "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "name": "Photo agent"
+                     *         },
+                     *         "worker": null,
+                     *         "applications": [],
+                     *         "reviewHours": 48,
+                     *         "reviewDeadline": null,
+                     *         "revisionCount": 0,
+                     *         "location": {
+                     *           "latitude": 52.5163,
+                     *           "longitude": 13.3777,
+                     *           "radiusMeters": 300,
+                     *           "label": "Pariser Platz"
+                     *         },
+                     *         "dispute": null,
+                     *         "submission": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         task: components["schemas"]["Task"];
                     };
@@ -4679,6 +5367,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "id",
+                     *           "message": "must NOT have more than 100 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -4689,6 +5388,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -4699,6 +5405,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4709,6 +5420,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4732,6 +5448,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "task": {
+                     *         "id": "tsk_01jq7v03x4m2c8w6t0r9b5k3n1p7",
+                     *         "status": "CANCELLED",
+                     *         "paymentStatus": "REFUNDED"
+                     *       },
+                     *       "refund": {
+                     *         "amount": "2.6",
+                     *         "destination": "agent_balance",
+                     *         "currency": "TON"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CancelResult"];
                 };
             };
@@ -4742,6 +5473,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "id",
+                     *           "message": "must NOT have more than 100 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -4752,6 +5494,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -4762,6 +5511,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4772,6 +5526,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4782,6 +5541,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Task is assigned; use POST /tasks/:id/refund",
+                     *       "currentStatus": "ASSIGNED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4798,6 +5563,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "status": "IN_PROGRESS"
+                 *     }
+                 */
                 "application/json": components["schemas"]["PatchTaskBody"];
             };
         };
@@ -4809,6 +5579,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "task": {
+                     *         "id": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "title": "Photo of the town hall",
+                     *         "description": "Today, from the square",
+                     *         "currency": "TON",
+                     *         "reward": "6.5",
+                     *         "platformFee": "1.95",
+                     *         "totalAmount": "8.45",
+                     *         "status": "FUNDED",
+                     *         "paymentStatus": "DEPOSITED",
+                     *         "executionDeadlineDays": 3,
+                     *         "executionDeadline": null,
+                     *         "webhookUrl": null,
+                     *         "createdAt": "2026-03-14T09:30:00.000Z",
+                     *         "updatedAt": "2026-03-14T09:30:00.000Z",
+                     *         "agent": {
+                     *           "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "name": "Photo agent"
+                     *         },
+                     *         "worker": null,
+                     *         "reviewHours": 48,
+                     *         "reviewDeadline": null,
+                     *         "revisionCount": 0,
+                     *         "location": {
+                     *           "latitude": 52.5163,
+                     *           "longitude": 13.3777,
+                     *           "radiusMeters": 300,
+                     *           "label": "Pariser Platz"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         task: components["schemas"]["Task"];
                     };
@@ -4821,6 +5625,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "id",
+                     *           "message": "must NOT have more than 100 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -4831,6 +5646,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -4841,6 +5663,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4851,6 +5678,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4861,6 +5693,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid status transition",
+                     *       "currentStatus": "FUNDED",
+                     *       "requestedStatus": "IN_PROGRESS"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4887,6 +5726,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "tasks": [
+                     *         {
+                     *           "id": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "title": "Photo of the town hall",
+                     *           "description": "Today, from the square",
+                     *           "currency": "TON",
+                     *           "reward": "6.5",
+                     *           "platformFee": "1.95",
+                     *           "totalAmount": "8.45",
+                     *           "status": "FUNDED",
+                     *           "paymentStatus": "DEPOSITED",
+                     *           "executionDeadlineDays": 7,
+                     *           "executionDeadline": null,
+                     *           "webhookUrl": null,
+                     *           "createdAt": "2026-03-14T09:30:00.000Z",
+                     *           "updatedAt": "2026-03-14T09:30:00.000Z",
+                     *           "agent": {
+                     *             "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *             "name": "Photo agent"
+                     *           },
+                     *           "worker": null,
+                     *           "applicationCount": 0,
+                     *           "reviewHours": 48,
+                     *           "reviewDeadline": null,
+                     *           "revisionCount": 0,
+                     *           "location": {
+                     *             "latitude": 52.5163,
+                     *             "longitude": 13.3777,
+                     *             "radiusMeters": 300,
+                     *             "label": "Pariser Platz"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "nextCursor": null,
+                     *       "hasMore": false
+                     *     }
+                     */
                     "application/json": {
                         tasks: components["schemas"]["Task"][];
                         /** @description Pass as cursor for the next page; null on the last page */
@@ -4902,6 +5780,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "status",
+                     *           "message": "must NOT have more than 400 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -4912,6 +5801,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -4931,6 +5827,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "Not needed any more"
+                 *     }
+                 */
                 "application/json": components["schemas"]["RefundBody"];
             };
         };
@@ -4943,6 +5844,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "task": {
+                     *         "id": "tsk_01jq7v04x4m2c8w6t0r9b5k3n1p7",
+                     *         "status": "CANCELLED",
+                     *         "paymentStatus": "REFUNDED"
+                     *       },
+                     *       "refund": {
+                     *         "amount": "3.9",
+                     *         "destination": "agent_balance",
+                     *         "currency": "TON"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CancelResult"];
                 };
             };
@@ -4953,6 +5869,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "id",
+                     *           "message": "must NOT have more than 100 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -4963,6 +5890,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -4973,6 +5907,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4983,6 +5922,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4993,6 +5937,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Cannot refund a completed task",
+                     *       "currentStatus": "COMPLETED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5020,6 +5970,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "task": {
+                     *         "id": "tsk_01jq7v02x4m2c8w6t0r9b5k3n1p7",
+                     *         "status": "COMPLETED",
+                     *         "paymentStatus": "RELEASED"
+                     *       },
+                     *       "payment": {
+                     *         "amount": "5",
+                     *         "currency": "TON",
+                     *         "toAddress": "0QA9q04oVvvcDgRJnEHxFFY7Y1kfd0Xkm5K6fT4uVsHuy8n7",
+                     *         "txHash": "2acca358b136f6175fd2b96ea7b3d84fc3d44ae0468fdd786727b5b294ac1a6e",
+                     *         "status": "confirmed",
+                     *         "pending": false,
+                     *         "recipient": {
+                     *           "id": "wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "username": null,
+                     *           "firstName": "Ana"
+                     *         }
+                     *       },
+                     *       "fee": {
+                     *         "amount": "1.5",
+                     *         "currency": "TON",
+                     *         "toAddress": "0QCtWqllPGRJ1b0nGV8p3Jp5Up1sXu-6bI7txMTwm3caq7j6",
+                     *         "txHash": "ce156b53634a55c201367d3893c729b182a8666ee1b769c474ac908e52548c64",
+                     *         "success": true
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CompleteResult"];
                 };
             };
@@ -5030,6 +6010,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "id",
+                     *           "message": "must NOT have more than 100 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -5040,6 +6031,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -5050,6 +6048,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5060,6 +6063,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5070,6 +6078,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "A dispute is open on this task: the escrow stays locked until an operator resolves it. Add your evidence with the dispute statements route",
+                     *       "currentStatus": "REVIEW",
+                     *       "disputeId": "dsp_01jq7v01x4m2c8w6t0r9b5k3n1p7"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5089,6 +6104,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "The photo is blurred; please take it again"
+                 *     }
+                 */
                 "application/json": components["schemas"]["RevisionBody"];
             };
         };
@@ -5101,6 +6121,88 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "submission": {
+                     *         "id": "sub_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "number": 1,
+                     *         "note": "The front, from the square",
+                     *         "attachments": [
+                     *           {
+                     *             "fileUrl": "http://localhost:3000/files/upl_01jq7v01x4m2c8w6t0r9b5k3n1p7/town-hall.jpg",
+                     *             "name": "town-hall.jpg",
+                     *             "contentType": "image/jpeg",
+                     *             "size": 9
+                     *           }
+                     *         ],
+                     *         "location": {
+                     *           "latitude": 52.5162,
+                     *           "longitude": 13.3778,
+                     *           "accuracyMeters": 12,
+                     *           "withinArea": true
+                     *         },
+                     *         "createdAt": "2026-03-14T09:30:00.000Z",
+                     *         "status": "REVISION_REQUESTED",
+                     *         "revisionReason": "The photo is blurred; please take it again"
+                     *       },
+                     *       "task": {
+                     *         "id": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "title": "Photo of the town hall",
+                     *         "description": "Today, from the square",
+                     *         "currency": "TON",
+                     *         "reward": "6.5",
+                     *         "platformFee": "1.95",
+                     *         "totalAmount": "8.45",
+                     *         "status": "IN_PROGRESS",
+                     *         "paymentStatus": "DEPOSITED",
+                     *         "executionDeadlineDays": 3,
+                     *         "executionDeadline": "2030-01-04T00:00:00.000Z",
+                     *         "webhookUrl": null,
+                     *         "createdAt": "2026-03-14T09:30:00.000Z",
+                     *         "updatedAt": "2026-03-14T09:30:00.000Z",
+                     *         "agent": {
+                     *           "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "name": "Photo agent"
+                     *         },
+                     *         "worker": {
+                     *           "id": "wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "username": null,
+                     *           "firstName": "Ana"
+                     *         },
+                     *         "reviewHours": 48,
+                     *         "reviewDeadline": null,
+                     *         "revisionCount": 1,
+                     *         "location": {
+                     *           "latitude": 52.5163,
+                     *           "longitude": 13.3777,
+                     *           "radiusMeters": 300,
+                     *           "label": "Pariser Platz"
+                     *         },
+                     *         "submission": {
+                     *           "id": "sub_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "number": 1,
+                     *           "note": "The front, from the square",
+                     *           "attachments": [
+                     *             {
+                     *               "fileUrl": "http://localhost:3000/files/upl_01jq7v01x4m2c8w6t0r9b5k3n1p7/town-hall.jpg",
+                     *               "name": "town-hall.jpg",
+                     *               "contentType": "image/jpeg",
+                     *               "size": 9
+                     *             }
+                     *           ],
+                     *           "location": {
+                     *             "latitude": 52.5162,
+                     *             "longitude": 13.3778,
+                     *             "accuracyMeters": 12,
+                     *             "withinArea": true
+                     *           },
+                     *           "createdAt": "2026-03-14T09:30:00.000Z",
+                     *           "status": "REVISION_REQUESTED",
+                     *           "revisionReason": "The photo is blurred; please take it again"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         submission: components["schemas"]["Submission"];
                         task: components["schemas"]["Task"];
@@ -5114,6 +6216,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "reason",
+                     *           "message": "must have required property 'reason'"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -5124,6 +6237,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -5134,6 +6254,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5144,6 +6269,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5154,6 +6284,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "No submission waits for your review, so there is nothing to revise",
+                     *       "currentStatus": "IN_PROGRESS"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5164,6 +6300,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded",
+                     *       "retryAfter": 42,
+                     *       "message": "At most 100 requests per minute per key; retry in 42 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5187,6 +6330,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "submissions": [
+                     *         {
+                     *           "id": "sub_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "number": 1,
+                     *           "note": "The front, from the square",
+                     *           "attachments": [
+                     *             {
+                     *               "fileUrl": "http://localhost:3000/files/upl_01jq7v01x4m2c8w6t0r9b5k3n1p7/town-hall.jpg",
+                     *               "name": "town-hall.jpg",
+                     *               "contentType": "image/jpeg",
+                     *               "size": 9
+                     *             }
+                     *           ],
+                     *           "location": {
+                     *             "latitude": 52.5162,
+                     *             "longitude": 13.3778,
+                     *             "accuracyMeters": 12,
+                     *             "withinArea": true
+                     *           },
+                     *           "createdAt": "2026-03-14T09:30:00.000Z",
+                     *           "status": "PENDING",
+                     *           "revisionReason": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         submissions: components["schemas"]["Submission"][];
                     };
@@ -5199,6 +6370,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "id",
+                     *           "message": "must NOT have more than 100 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -5209,6 +6391,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -5219,6 +6408,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5229,6 +6423,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5248,6 +6447,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "The photo shows the back of the building"
+                 *     }
+                 */
                 "application/json": components["schemas"]["OpenDisputeBody"];
             };
         };
@@ -5260,6 +6464,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "dispute": {
+                     *         "id": "dsp_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "status": "OPEN",
+                     *         "openedBy": "AGENT",
+                     *         "reason": "The photo shows the back of the building",
+                     *         "statements": [],
+                     *         "resolution": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         dispute: components["schemas"]["Dispute"];
                     };
@@ -5272,6 +6488,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "reason",
+                     *           "message": "must have required property 'reason'"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -5282,6 +6509,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -5292,6 +6526,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5302,6 +6541,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5312,6 +6556,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "A dispute can be opened while a submission waits for your review, or after you asked for a revision",
+                     *       "currentStatus": "IN_PROGRESS",
+                     *       "submissionStatus": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5322,6 +6573,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded",
+                     *       "retryAfter": 42,
+                     *       "message": "At most 100 requests per minute per key; retry in 42 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5341,6 +6599,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "text": "The task asked for the front"
+                 *     }
+                 */
                 "application/json": components["schemas"]["StatementBody"];
             };
         };
@@ -5353,6 +6616,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statement": {
+                     *         "by": "AGENT",
+                     *         "text": "The task asked for the front",
+                     *         "attachments": [],
+                     *         "createdAt": "2026-03-14T09:30:00.000Z"
+                     *       },
+                     *       "dispute": {
+                     *         "id": "dsp_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "status": "OPEN",
+                     *         "openedBy": "AGENT",
+                     *         "reason": "The photo shows the back of the building",
+                     *         "statements": [
+                     *           {
+                     *             "by": "AGENT",
+                     *             "text": "The task asked for the front",
+                     *             "attachments": [],
+                     *             "createdAt": "2026-03-14T09:30:00.000Z"
+                     *           }
+                     *         ],
+                     *         "resolution": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         statement: components["schemas"]["DisputeStatement"];
                         dispute: components["schemas"]["Dispute"];
@@ -5366,6 +6654,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "text",
+                     *           "message": "must have required property 'text'"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -5376,6 +6675,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -5386,6 +6692,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5396,6 +6707,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5406,6 +6722,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "The dispute is resolved: statements are closed",
+                     *       "disputeId": "dsp_01jq7v01x4m2c8w6t0r9b5k3n1p7"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5416,6 +6738,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded",
+                     *       "retryAfter": 42,
+                     *       "message": "At most 100 requests per minute per key; retry in 42 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5442,6 +6771,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "applications": [
+                     *         {
+                     *           "id": "app_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "status": "PENDING",
+                     *           "message": "I am on the square now",
+                     *           "createdAt": "2026-03-14T09:30:00.000Z",
+                     *           "user": {
+                     *             "id": "wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *             "username": null,
+                     *             "firstName": "Ana",
+                     *             "lastName": null,
+                     *             "walletAddress": "0QA9q04oVvvcDgRJnEHxFFY7Y1kfd0Xkm5K6fT4uVsHuy8n7"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "nextCursor": null,
+                     *       "hasMore": false
+                     *     }
+                     */
                     "application/json": {
                         applications: components["schemas"]["Application"][];
                         /** @description Pass as cursor for the next page; null on the last page */
@@ -5457,6 +6807,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -5467,6 +6828,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -5477,6 +6845,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5487,6 +6860,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5506,6 +6884,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "status": "ACCEPTED"
+                 *     }
+                 */
                 "application/json": components["schemas"]["AcceptApplicationBody"];
             };
         };
@@ -5518,6 +6901,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "application": {
+                     *         "id": "app_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "status": "ACCEPTED",
+                     *         "user": {
+                     *           "id": "wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "username": null,
+                     *           "firstName": "Ana"
+                     *         }
+                     *       },
+                     *       "chat": {
+                     *         "id": "cht_01jq7v01x4m2c8w6t0r9b5k3n1p7"
+                     *       },
+                     *       "message": "Ana is assigned; the execution deadline is 2030-01-04T00:00:00.000Z."
+                     *     }
+                     */
                     "application/json": {
                         application: {
                             id: string;
@@ -5538,6 +6938,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "status",
+                     *           "message": "must have required property 'status'"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -5548,6 +6959,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -5558,6 +6976,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5568,6 +6991,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Application not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5578,6 +7006,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "This application is ACCEPTED; only PENDING applications can be accepted",
+                     *       "currentStatus": "ACCEPTED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5597,6 +7031,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "score": 5,
+                 *       "comment": "Quick and exact"
+                 *     }
+                 */
                 "application/json": components["schemas"]["RateBody"];
             };
         };
@@ -5609,6 +7049,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "rating": {
+                     *         "id": "rat_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "taskId": "tsk_01jq7v02x4m2c8w6t0r9b5k3n1p7",
+                     *         "raterType": "AGENT",
+                     *         "score": 5,
+                     *         "comment": "Quick and exact",
+                     *         "createdAt": "2026-03-14T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         rating: components["schemas"]["Rating"];
                     };
@@ -5621,6 +7073,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "score",
+                     *           "message": "must have required property 'score'"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -5631,6 +7094,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -5641,6 +7111,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5651,6 +7126,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5661,6 +7141,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Already rated this task"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5684,6 +7169,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "agentRating": {
+                     *         "id": "rat_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "taskId": "tsk_01jq7v02x4m2c8w6t0r9b5k3n1p7",
+                     *         "raterType": "AGENT",
+                     *         "score": 5,
+                     *         "comment": "Quick and exact",
+                     *         "createdAt": "2026-03-14T09:30:00.000Z"
+                     *       },
+                     *       "workerRating": null
+                     *     }
+                     */
                     "application/json": {
                         agentRating: components["schemas"]["Rating"] | null;
                         workerRating: components["schemas"]["Rating"] | null;
@@ -5697,6 +7195,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "id",
+                     *           "message": "must NOT have more than 100 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -5707,6 +7216,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -5717,6 +7233,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5727,6 +7248,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5748,6 +7274,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "statusCode": 0,
+                     *       "message": "Not delivered to http://127.0.0.1:9/hook: could not connect: connect ECONNREFUSED 127.0.0.1:9"
+                     *     }
+                     */
                     "application/json": {
                         success: boolean;
                         statusCode: number;
@@ -5762,6 +7295,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid JSON body"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -5772,6 +7310,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -5782,6 +7327,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "No webhook URL is configured; set one with PATCH /agents/webhooks first"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5796,6 +7346,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "http://127.0.0.1:9/hook"
+                 *     }
+                 */
                 "application/json": {
                     url: string | null;
                 };
@@ -5809,6 +7364,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "webhook": {
+                     *         "url": "http://127.0.0.1:9/hook",
+                     *         "configured": true,
+                     *         "lastUpdated": "2026-03-14T09:30:00.000Z"
+                     *       },
+                     *       "message": "Webhooks will be sent to this URL"
+                     *     }
+                     */
                     "application/json": {
                         webhook: {
                             url: string | null;
@@ -5830,6 +7395,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "url",
+                     *           "message": "must have required property 'url'"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -5840,6 +7416,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -5865,6 +7448,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "deliveries": [
+                     *         {
+                     *           "id": "dlv_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "eventId": "evt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "event": "task.completed",
+                     *           "taskId": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "url": "https://agent.example.com/hooks/handoff",
+                     *           "status": "failed",
+                     *           "attempts": 4,
+                     *           "lastStatusCode": 502,
+                     *           "lastError": "HTTP 502",
+                     *           "nextAttemptAt": null,
+                     *           "requestBody": "{\"event\":\"task.completed\",\"timestamp\":\"2026-03-14T09:30:00.000Z\",\"data\":{\"taskId\":\"tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7\"}}",
+                     *           "deliveredAt": null,
+                     *           "createdAt": "2026-03-14T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null,
+                     *       "hasMore": false
+                     *     }
+                     */
                     "application/json": {
                         deliveries: {
                             /** @description Sent as X-Service-Delivery-Id; the same on every retry */
@@ -5909,6 +7515,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "status",
+                     *           "message": "must NOT have more than 400 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -5919,6 +7536,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -5942,6 +7566,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "delivery": {
+                     *         "id": "dlv_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "eventId": "evt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "event": "task.completed",
+                     *         "taskId": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "url": "https://agent.example.com/hooks/handoff",
+                     *         "status": "pending",
+                     *         "attempts": 0,
+                     *         "lastStatusCode": null,
+                     *         "lastError": null,
+                     *         "nextAttemptAt": "2026-03-14T09:30:00.000Z",
+                     *         "requestBody": "{\"event\":\"task.completed\",\"timestamp\":\"2026-03-14T09:30:00.000Z\",\"data\":{\"taskId\":\"tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7\"}}",
+                     *         "deliveredAt": null,
+                     *         "createdAt": "2026-03-14T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         delivery: {
                             /** @description Sent as X-Service-Delivery-Id; the same on every retry */
@@ -5983,6 +7626,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "id",
+                     *           "message": "must NOT have more than 100 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -5993,6 +7647,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -6003,6 +7664,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Delivery not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6013,6 +7679,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Only failed deliveries can be redelivered; this one is delivered",
+                     *       "status": "delivered"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6034,6 +7706,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "endpoints": [
+                     *         {
+                     *           "origin": "https://agent.example.com:443",
+                     *           "state": "quarantined",
+                     *           "quarantinedUntil": "2026-03-14T10:00:00.000Z",
+                     *           "consecutiveTimeouts": 5,
+                     *           "lastError": "Timed out after 10000 ms",
+                     *           "pendingDeliveries": 3,
+                     *           "updatedAt": "2026-03-14T09:30:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         endpoints: {
                             /** @description The endpoint: scheme://host:port of your webhook URL */
@@ -6069,6 +7756,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -6083,6 +7777,7 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": {
                     origin?: string;
                 };
@@ -6096,6 +7791,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "endpoints": []
+                     *     }
+                     */
                     "application/json": {
                         endpoints: {
                             /** @description The endpoint: scheme://host:port of your webhook URL */
@@ -6131,6 +7831,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid JSON body"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -6141,6 +7846,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -6165,6 +7877,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "chats": [
+                     *         {
+                     *           "id": "cht_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "taskId": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "task": {
+                     *             "title": "Photo of the town hall",
+                     *             "status": "ASSIGNED"
+                     *           },
+                     *           "user": {
+                     *             "id": "wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *             "username": null,
+                     *             "firstName": "Ana"
+                     *           },
+                     *           "agent": {
+                     *             "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *             "name": "Photo agent"
+                     *           },
+                     *           "lastMessage": {
+                     *             "content": "On it.",
+                     *             "senderType": "USER",
+                     *             "createdAt": "2026-03-14T09:30:00.000Z"
+                     *           },
+                     *           "closed": false,
+                     *           "updatedAt": "2026-03-14T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null,
+                     *       "hasMore": false
+                     *     }
+                     */
                     "application/json": {
                         chats: components["schemas"]["Chat"][];
                         /** @description Pass as cursor for the next page; null on the last page */
@@ -6180,6 +7924,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -6190,6 +7945,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -6216,6 +7978,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "messages": [
+                     *         {
+                     *           "id": "msg_01jq7v02x4m2c8w6t0r9b5k3n1p7",
+                     *           "senderId": "wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "senderType": "USER",
+                     *           "content": "On it.",
+                     *           "fileUrl": null,
+                     *           "fileName": null,
+                     *           "fileSize": null,
+                     *           "mimeType": null,
+                     *           "createdAt": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         {
+                     *           "id": "msg_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "senderId": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "senderType": "AGENT",
+                     *           "content": "Thanks! The front, please.",
+                     *           "fileUrl": null,
+                     *           "fileName": null,
+                     *           "fileSize": null,
+                     *           "mimeType": null,
+                     *           "createdAt": "2026-03-14T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null,
+                     *       "hasMore": false
+                     *     }
+                     */
                     "application/json": {
                         messages: components["schemas"]["Message"][];
                         /** @description Pass as cursor for the next page; null on the last page */
@@ -6231,6 +8023,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -6241,6 +8044,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -6251,6 +8061,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6261,6 +8076,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6280,6 +8100,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "content": "Thanks! The front, please."
+                 *     }
+                 */
                 "application/json": components["schemas"]["PostMessageBody"];
             };
         };
@@ -6292,6 +8117,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": {
+                     *         "id": "msg_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "senderId": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "senderType": "AGENT",
+                     *         "content": "Thanks! The front, please.",
+                     *         "fileUrl": null,
+                     *         "fileName": null,
+                     *         "fileSize": null,
+                     *         "mimeType": null,
+                     *         "createdAt": "2026-03-14T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         message: components["schemas"]["Message"];
                     };
@@ -6304,6 +8144,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "content",
+                     *           "message": "must have required property 'content'"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -6314,6 +8165,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -6324,6 +8182,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6334,6 +8197,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6344,6 +8212,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "This chat is closed (the task was cancelled or its worker ran out of time); it stays readable"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6367,6 +8240,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example id: msg_01jq7v01x4m2c8w6t0r9b5k3n1p7
+                     *     event: message
+                     *     data: {"id":"msg_01jq7v01x4m2c8w6t0r9b5k3n1p7","senderId":"wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7","senderType":"USER","content":"On it.","fileUrl":null,"fileName":null,"fileSize":null,"mimeType":null,"createdAt":"2026-03-14T09:30:00.000Z"}
+                     *
+                     *     : keep-alive
+                     */
                     "text/event-stream": string;
                 };
             };
@@ -6377,6 +8257,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "taskId",
+                     *           "message": "must NOT have more than 100 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -6387,6 +8278,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -6397,6 +8295,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6407,6 +8310,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6417,6 +8325,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded",
+                     *       "retryAfter": 42,
+                     *       "message": "At most 100 requests per minute per key; retry in 42 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6431,6 +8346,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "filename": "brief.pdf",
+                 *       "contentType": "application/pdf"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UploadUrlRequest"];
             };
         };
@@ -6442,6 +8363,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "uploadUrl": "http://localhost:3000/uploads/upl_01jq7v02x4m2c8w6t0r9b5k3n1p7?expires=1893456900000&signature=VUFEzeVzktS3jjzBmqHyL03UHgeT3ZrNe26ovu5HGiI",
+                     *       "fileUrl": "http://localhost:3000/files/upl_01jq7v02x4m2c8w6t0r9b5k3n1p7/brief.pdf",
+                     *       "expiresAt": "2026-03-14T09:45:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UploadedFile"] | components["schemas"]["UploadUrl"];
                 };
             };
@@ -6452,6 +8380,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "filename",
+                     *           "message": "must have required property 'filename'"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -6462,6 +8401,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -6472,6 +8418,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Request body is too large (at most 1 MiB here); send files through the upload routes (POST /upload, or upload_file's uploadUrl)"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6482,6 +8433,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Content-Type; send application/json"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6492,6 +8448,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "File storage is unavailable; nothing was stored; retry in 5 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6516,6 +8477,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "network": "sandbox",
+                     *       "address": "0QA25wHUxnjJLlvlbdTqtvBbhNSQXqj3K_3RyFtJePtlLzCm",
+                     *       "memo": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *       "link": "ton://transfer/0QA25wHUxnjJLlvlbdTqtvBbhNSQXqj3K_3RyFtJePtlLzCm?text=agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *       "minimum": "0.01",
+                     *       "currency": "TON"
+                     *     }
+                     */
                     "application/json": {
                         /** @description sandbox, testnet or mainnet */
                         network: string;
@@ -6547,6 +8518,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "currency",
+                     *           "message": "must NOT have more than 400 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -6557,6 +8539,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -6567,6 +8556,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "USDT deposits need the USDT jetton master, which this service does not know yet (TON_USDT_MASTER)"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6588,6 +8582,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "worker": {
+                     *         "id": "wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "telegramUsername": "ana_photos",
+                     *         "firstName": "Ana",
+                     *         "lastName": null,
+                     *         "headline": "",
+                     *         "bio": null,
+                     *         "city": null,
+                     *         "state": null,
+                     *         "country": null,
+                     *         "timezone": null,
+                     *         "skills": [],
+                     *         "socialLinks": {},
+                     *         "hourlyRate": null,
+                     *         "available": true,
+                     *         "completedTasks": 0,
+                     *         "totalEarned": "0",
+                     *         "avgRating": null,
+                     *         "ratingCount": 0,
+                     *         "memberSince": "2026-03-14T09:30:00.000Z",
+                     *         "walletAddress": null,
+                     *         "showTelegram": false,
+                     *         "language": "en",
+                     *         "earnings": {
+                     *           "TON": "0",
+                     *           "USDT": "0"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         worker: components["schemas"]["WorkerSelf"];
                     };
@@ -6600,6 +8626,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -6614,6 +8647,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "headline": "Photos around Berlin Mitte",
+                 *       "skills": [
+                 *         "photography"
+                 *       ],
+                 *       "country": "DE",
+                 *       "available": true,
+                 *       "hourlyRate": "12"
+                 *     }
+                 */
                 "application/json": components["schemas"]["WorkerPatchBody"];
             };
         };
@@ -6625,6 +8669,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "worker": {
+                     *         "id": "wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "telegramUsername": "ana_photos",
+                     *         "firstName": "Ana",
+                     *         "lastName": null,
+                     *         "headline": "Photos around Berlin Mitte",
+                     *         "bio": null,
+                     *         "city": null,
+                     *         "state": null,
+                     *         "country": "DE",
+                     *         "timezone": null,
+                     *         "skills": [
+                     *           "photography"
+                     *         ],
+                     *         "socialLinks": {},
+                     *         "hourlyRate": "12",
+                     *         "available": true,
+                     *         "completedTasks": 0,
+                     *         "totalEarned": "0",
+                     *         "avgRating": null,
+                     *         "ratingCount": 0,
+                     *         "memberSince": "2026-03-14T09:30:00.000Z",
+                     *         "walletAddress": null,
+                     *         "showTelegram": false,
+                     *         "language": "en",
+                     *         "earnings": {
+                     *           "TON": "0",
+                     *           "USDT": "0"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         worker: components["schemas"]["WorkerSelf"];
                     };
@@ -6637,6 +8715,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid JSON body"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -6647,6 +8730,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -6661,6 +8751,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "address": "0QA9q04oVvvcDgRJnEHxFFY7Y1kfd0Xkm5K6fT4uVsHuy8n7"
+                 *     }
+                 */
                 "application/json": components["schemas"]["WalletBody"];
             };
         };
@@ -6672,6 +8767,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "worker": {
+                     *         "id": "wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "telegramUsername": "ana_photos",
+                     *         "firstName": "Ana",
+                     *         "lastName": null,
+                     *         "headline": "Photos around Berlin Mitte",
+                     *         "bio": null,
+                     *         "city": null,
+                     *         "state": null,
+                     *         "country": "DE",
+                     *         "timezone": null,
+                     *         "skills": [
+                     *           "photography"
+                     *         ],
+                     *         "socialLinks": {},
+                     *         "hourlyRate": "12",
+                     *         "available": true,
+                     *         "completedTasks": 0,
+                     *         "totalEarned": "0",
+                     *         "avgRating": null,
+                     *         "ratingCount": 0,
+                     *         "memberSince": "2026-03-14T09:30:00.000Z",
+                     *         "walletAddress": "0QA9q04oVvvcDgRJnEHxFFY7Y1kfd0Xkm5K6fT4uVsHuy8n7",
+                     *         "showTelegram": false,
+                     *         "language": "en",
+                     *         "earnings": {
+                     *           "TON": "0",
+                     *           "USDT": "0"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         worker: components["schemas"]["WorkerSelf"];
                     };
@@ -6684,6 +8813,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid JSON body"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -6694,6 +8828,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -6704,6 +8845,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "You cannot change your wallet while a task is assigned to you; finish the task first"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6725,6 +8871,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "payload": "dd6b2f9f9bc2f3fa41adfeae6ad81214fc1d2c866bf48b0166a5bd868089fac1",
+                     *       "expiresAt": "2026-03-14T09:45:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WalletChallenge"];
                 };
             };
@@ -6735,6 +8887,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid JSON body"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -6745,6 +8902,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -6769,6 +8933,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "tasks": [
+                     *         {
+                     *           "id": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "title": "Photo of the town hall",
+                     *           "description": "Today, from the square",
+                     *           "currency": "TON",
+                     *           "reward": "6.5",
+                     *           "status": "FUNDED",
+                     *           "executionDeadlineDays": 3,
+                     *           "executionDeadline": null,
+                     *           "createdAt": "2026-03-14T09:30:00.000Z",
+                     *           "agent": {
+                     *             "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *             "name": "Photo agent",
+                     *             "tasksPaid": 0,
+                     *             "averageRating": null,
+                     *             "ratingCount": 0,
+                     *             "disputesLost": 0,
+                     *             "medianReviewHours": null
+                     *           },
+                     *           "reviewHours": 48,
+                     *           "reviewDeadline": null,
+                     *           "revisionCount": 0,
+                     *           "location": {
+                     *             "latitude": 52.5163,
+                     *             "longitude": 13.3777,
+                     *             "radiusMeters": 300,
+                     *             "label": "Pariser Platz"
+                     *           },
+                     *           "applicants": 0,
+                     *           "yourApplication": null
+                     *         }
+                     *       ],
+                     *       "nextCursor": null,
+                     *       "hasMore": false
+                     *     }
+                     */
                     "application/json": {
                         tasks: components["schemas"]["WorkerTask"][];
                         /** @description Pass as cursor for the next page; null on the last page */
@@ -6784,6 +8987,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -6794,6 +9008,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -6818,6 +9039,43 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "tasks": [
+                     *         {
+                     *           "id": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "title": "Photo of the town hall",
+                     *           "description": "Today, from the square",
+                     *           "currency": "TON",
+                     *           "reward": "6.5",
+                     *           "status": "IN_PROGRESS",
+                     *           "executionDeadlineDays": 3,
+                     *           "executionDeadline": "2030-01-04T00:00:00.000Z",
+                     *           "createdAt": "2026-03-14T09:30:00.000Z",
+                     *           "agent": {
+                     *             "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *             "name": "Photo agent",
+                     *             "tasksPaid": 0,
+                     *             "averageRating": null,
+                     *             "ratingCount": 0,
+                     *             "disputesLost": 0,
+                     *             "medianReviewHours": null
+                     *           },
+                     *           "reviewHours": 48,
+                     *           "reviewDeadline": null,
+                     *           "revisionCount": 0,
+                     *           "location": {
+                     *             "latitude": 52.5163,
+                     *             "longitude": 13.3777,
+                     *             "radiusMeters": 300,
+                     *             "label": "Pariser Platz"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "nextCursor": null,
+                     *       "hasMore": false
+                     *     }
+                     */
                     "application/json": {
                         tasks: components["schemas"]["WorkerTask"][];
                         /** @description Pass as cursor for the next page; null on the last page */
@@ -6833,6 +9091,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -6843,6 +9112,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -6859,6 +9135,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "message": "I am on the square now"
+                 *     }
+                 */
                 "application/json": {
                     /** @default  */
                     message: string;
@@ -6873,6 +9154,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "application": {
+                     *         "id": "app_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "taskId": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "status": "PENDING",
+                     *         "message": "I am on the square now",
+                     *         "createdAt": "2026-03-14T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         application: components["schemas"]["WorkerApplication"];
                     };
@@ -6885,6 +9177,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "message",
+                     *           "message": "must have required property 'message'"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -6895,6 +9198,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -6905,6 +9215,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6915,6 +9230,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "You have already applied to this task"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6939,6 +9259,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "applications": [
+                     *         {
+                     *           "id": "app_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "taskId": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "status": "PENDING",
+                     *           "message": "I am on the square now",
+                     *           "createdAt": "2026-03-14T09:30:00.000Z",
+                     *           "task": {
+                     *             "title": "Photo of the town hall",
+                     *             "status": "FUNDED",
+                     *             "reward": "6.5",
+                     *             "currency": "TON"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "nextCursor": null,
+                     *       "hasMore": false
+                     *     }
+                     */
                     "application/json": {
                         applications: components["schemas"]["WorkerApplication"][];
                         /** @description Pass as cursor for the next page; null on the last page */
@@ -6954,6 +9295,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -6964,6 +9316,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -6988,6 +9347,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "tasks": [
+                     *         {
+                     *           "id": "tsk_01jq7v05x4m2c8w6t0r9b5k3n1p7",
+                     *           "title": "Count the bikes",
+                     *           "description": "At the station",
+                     *           "currency": "TON",
+                     *           "reward": "4",
+                     *           "status": "OFFERED",
+                     *           "executionDeadlineDays": 7,
+                     *           "executionDeadline": null,
+                     *           "createdAt": "2026-03-14T09:30:00.000Z",
+                     *           "agent": {
+                     *             "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *             "name": "Photo agent",
+                     *             "tasksPaid": 2,
+                     *             "averageRating": 5,
+                     *             "ratingCount": 1,
+                     *             "disputesLost": 1,
+                     *             "medianReviewHours": 0
+                     *           },
+                     *           "reviewHours": 72,
+                     *           "reviewDeadline": null,
+                     *           "revisionCount": 0,
+                     *           "location": null
+                     *         }
+                     *       ],
+                     *       "nextCursor": null,
+                     *       "hasMore": false
+                     *     }
+                     */
                     "application/json": {
                         tasks: components["schemas"]["WorkerTask"][];
                         /** @description Pass as cursor for the next page; null on the last page */
@@ -7003,6 +9394,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -7013,6 +9415,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -7040,6 +9449,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "task": {
+                     *         "id": "tsk_01jq7v05x4m2c8w6t0r9b5k3n1p7",
+                     *         "title": "Count the bikes",
+                     *         "description": "At the station",
+                     *         "currency": "TON",
+                     *         "reward": "4",
+                     *         "status": "ASSIGNED",
+                     *         "executionDeadlineDays": 7,
+                     *         "executionDeadline": "2030-01-08T00:00:00.000Z",
+                     *         "createdAt": "2026-03-14T09:30:00.000Z",
+                     *         "agent": {
+                     *           "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "name": "Photo agent",
+                     *           "tasksPaid": 2,
+                     *           "averageRating": 5,
+                     *           "ratingCount": 1,
+                     *           "disputesLost": 1,
+                     *           "medianReviewHours": 0
+                     *         },
+                     *         "reviewHours": 72,
+                     *         "reviewDeadline": null,
+                     *         "revisionCount": 0,
+                     *         "location": null
+                     *       },
+                     *       "chat": {
+                     *         "id": "cht_01jq7v02x4m2c8w6t0r9b5k3n1p7"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         task: components["schemas"]["WorkerTask"];
                         chat: {
@@ -7055,6 +9495,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "taskId",
+                     *           "message": "must NOT have more than 100 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -7065,6 +9516,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -7075,6 +9533,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Offer not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7085,6 +9548,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "This offer is no longer open: the task is ASSIGNED",
+                     *       "currentStatus": "ASSIGNED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7112,6 +9581,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "task": {
+                     *         "id": "tsk_01jq7v06x4m2c8w6t0r9b5k3n1p7",
+                     *         "title": "Count the cars",
+                     *         "description": "At the station",
+                     *         "currency": "TON",
+                     *         "reward": "4",
+                     *         "status": "FUNDED",
+                     *         "executionDeadlineDays": 7,
+                     *         "executionDeadline": null,
+                     *         "createdAt": "2026-03-14T09:30:00.000Z",
+                     *         "agent": {
+                     *           "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "name": "Photo agent",
+                     *           "tasksPaid": 2,
+                     *           "averageRating": 5,
+                     *           "ratingCount": 1,
+                     *           "disputesLost": 1,
+                     *           "medianReviewHours": 0
+                     *         },
+                     *         "reviewHours": 72,
+                     *         "reviewDeadline": null,
+                     *         "revisionCount": 0,
+                     *         "location": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         task: components["schemas"]["WorkerTask"];
                     };
@@ -7124,6 +9621,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "taskId",
+                     *           "message": "must NOT have more than 100 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -7134,6 +9642,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -7144,6 +9659,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Offer not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7154,6 +9674,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "This offer is no longer open: the task is ASSIGNED",
+                     *       "currentStatus": "ASSIGNED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7177,6 +9703,44 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "task": {
+                     *         "id": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "title": "Photo of the town hall",
+                     *         "description": "Today, from the square",
+                     *         "currency": "TON",
+                     *         "reward": "6.5",
+                     *         "status": "IN_PROGRESS",
+                     *         "executionDeadlineDays": 3,
+                     *         "executionDeadline": "2030-01-04T00:00:00.000Z",
+                     *         "createdAt": "2026-03-14T09:30:00.000Z",
+                     *         "agent": {
+                     *           "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "name": "Photo agent",
+                     *           "tasksPaid": 0,
+                     *           "averageRating": null,
+                     *           "ratingCount": 0,
+                     *           "disputesLost": 0,
+                     *           "medianReviewHours": null
+                     *         },
+                     *         "reviewHours": 48,
+                     *         "reviewDeadline": null,
+                     *         "revisionCount": 0,
+                     *         "location": {
+                     *           "latitude": 52.5163,
+                     *           "longitude": 13.3777,
+                     *           "radiusMeters": 300,
+                     *           "label": "Pariser Platz"
+                     *         },
+                     *         "dispute": null,
+                     *         "submission": null,
+                     *         "applicants": 1,
+                     *         "yourApplication": "ACCEPTED",
+                     *         "yourRating": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         task: components["schemas"]["WorkerTask"];
                     };
@@ -7189,6 +9753,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "id",
+                     *           "message": "must NOT have more than 100 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -7199,6 +9774,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -7209,6 +9791,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7225,6 +9812,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "status": "IN_PROGRESS"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {unknown} */
                     status: "IN_PROGRESS" | "REVIEW";
@@ -7239,6 +9831,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "task": {
+                     *         "id": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "title": "Photo of the town hall",
+                     *         "description": "Today, from the square",
+                     *         "currency": "TON",
+                     *         "reward": "6.5",
+                     *         "status": "IN_PROGRESS",
+                     *         "executionDeadlineDays": 3,
+                     *         "executionDeadline": "2030-01-04T00:00:00.000Z",
+                     *         "createdAt": "2026-03-14T09:30:00.000Z",
+                     *         "agent": {
+                     *           "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "name": "Photo agent",
+                     *           "tasksPaid": 0,
+                     *           "averageRating": null,
+                     *           "ratingCount": 0,
+                     *           "disputesLost": 0,
+                     *           "medianReviewHours": null
+                     *         },
+                     *         "reviewHours": 48,
+                     *         "reviewDeadline": null,
+                     *         "revisionCount": 0,
+                     *         "location": {
+                     *           "latitude": 52.5163,
+                     *           "longitude": 13.3777,
+                     *           "radiusMeters": 300,
+                     *           "label": "Pariser Platz"
+                     *         },
+                     *         "submission": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         task: components["schemas"]["WorkerTask"];
                     };
@@ -7251,6 +9877,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "status",
+                     *           "message": "must have required property 'status'"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -7261,6 +9898,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -7271,6 +9915,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7281,6 +9930,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7291,6 +9945,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid status transition",
+                     *       "currentStatus": "REVIEW",
+                     *       "requestedStatus": "IN_PROGRESS"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7315,6 +9976,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "payouts": [
+                     *         {
+                     *           "id": "txn_01jq7v02x4m2c8w6t0r9b5k3n1p7",
+                     *           "taskId": "tsk_01jq7v02x4m2c8w6t0r9b5k3n1p7",
+                     *           "taskTitle": "Price of milk",
+                     *           "amount": "5",
+                     *           "currency": "TON",
+                     *           "status": "confirmed",
+                     *           "toAddress": "0QA9q04oVvvcDgRJnEHxFFY7Y1kfd0Xkm5K6fT4uVsHuy8n7",
+                     *           "txHash": "2acca358b136f6175fd2b96ea7b3d84fc3d44ae0468fdd786727b5b294ac1a6e",
+                     *           "explorerUrl": null,
+                     *           "createdAt": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         {
+                     *           "id": "txn_01jq7v03x4m2c8w6t0r9b5k3n1p7",
+                     *           "taskId": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "taskTitle": "Photo of the town hall",
+                     *           "amount": "4",
+                     *           "currency": "TON",
+                     *           "status": "confirmed",
+                     *           "toAddress": "0QA9q04oVvvcDgRJnEHxFFY7Y1kfd0Xkm5K6fT4uVsHuy8n7",
+                     *           "txHash": "9e2f2ed7822a039405aca505864c2c2da1915458e0e56218f09186e450ed5af8",
+                     *           "explorerUrl": null,
+                     *           "createdAt": "2026-03-14T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null,
+                     *       "hasMore": false
+                     *     }
+                     */
                     "application/json": {
                         payouts: components["schemas"]["WorkerPayout"][];
                         /** @description Pass as cursor for the next page; null on the last page */
@@ -7330,6 +10023,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -7340,6 +10044,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -7359,6 +10070,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "score": 5,
+                 *       "comment": "Clear brief"
+                 *     }
+                 */
                 "application/json": components["schemas"]["RateBody"];
             };
         };
@@ -7371,6 +10088,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "rating": {
+                     *         "id": "rat_01jq7v02x4m2c8w6t0r9b5k3n1p7",
+                     *         "taskId": "tsk_01jq7v02x4m2c8w6t0r9b5k3n1p7",
+                     *         "raterType": "USER",
+                     *         "score": 5,
+                     *         "comment": "Clear brief",
+                     *         "createdAt": "2026-03-14T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         rating: components["schemas"]["Rating"];
                     };
@@ -7383,6 +10112,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "score",
+                     *           "message": "must have required property 'score'"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -7393,6 +10133,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -7403,6 +10150,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7413,6 +10165,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7423,6 +10180,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Already rated this task"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7446,6 +10208,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "submissions": [
+                     *         {
+                     *           "id": "sub_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "number": 1,
+                     *           "note": "The front, from the square",
+                     *           "attachments": [
+                     *             {
+                     *               "fileUrl": "http://localhost:3000/files/upl_01jq7v01x4m2c8w6t0r9b5k3n1p7/town-hall.jpg",
+                     *               "name": "town-hall.jpg",
+                     *               "contentType": "image/jpeg",
+                     *               "size": 9
+                     *             }
+                     *           ],
+                     *           "location": {
+                     *             "latitude": 52.5162,
+                     *             "longitude": 13.3778,
+                     *             "accuracyMeters": 12,
+                     *             "withinArea": true
+                     *           },
+                     *           "createdAt": "2026-03-14T09:30:00.000Z",
+                     *           "status": "PENDING",
+                     *           "revisionReason": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         submissions: components["schemas"]["Submission"][];
                     };
@@ -7458,6 +10248,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "id",
+                     *           "message": "must NOT have more than 100 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -7468,6 +10269,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -7478,6 +10286,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7488,6 +10301,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7507,6 +10325,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "note": "The front, from the square",
+                 *       "attachments": [
+                 *         "http://localhost:3000/files/upl_01jq7v01x4m2c8w6t0r9b5k3n1p7/town-hall.jpg"
+                 *       ],
+                 *       "location": {
+                 *         "latitude": 52.5162,
+                 *         "longitude": 13.3778,
+                 *         "accuracyMeters": 12
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["SubmissionBody"];
             };
         };
@@ -7519,6 +10350,83 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "submission": {
+                     *         "id": "sub_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "number": 1,
+                     *         "note": "The front, from the square",
+                     *         "attachments": [
+                     *           {
+                     *             "fileUrl": "http://localhost:3000/files/upl_01jq7v01x4m2c8w6t0r9b5k3n1p7/town-hall.jpg",
+                     *             "name": "town-hall.jpg",
+                     *             "contentType": "image/jpeg",
+                     *             "size": 9
+                     *           }
+                     *         ],
+                     *         "location": {
+                     *           "latitude": 52.5162,
+                     *           "longitude": 13.3778,
+                     *           "accuracyMeters": 12,
+                     *           "withinArea": true
+                     *         },
+                     *         "createdAt": "2026-03-14T09:30:00.000Z",
+                     *         "status": "PENDING",
+                     *         "revisionReason": null
+                     *       },
+                     *       "task": {
+                     *         "id": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "title": "Photo of the town hall",
+                     *         "description": "Today, from the square",
+                     *         "currency": "TON",
+                     *         "reward": "6.5",
+                     *         "status": "REVIEW",
+                     *         "executionDeadlineDays": 3,
+                     *         "executionDeadline": "2030-01-04T00:00:00.000Z",
+                     *         "createdAt": "2026-03-14T09:30:00.000Z",
+                     *         "agent": {
+                     *           "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "name": "Photo agent",
+                     *           "tasksPaid": 0,
+                     *           "averageRating": null,
+                     *           "ratingCount": 0,
+                     *           "disputesLost": 0,
+                     *           "medianReviewHours": null
+                     *         },
+                     *         "reviewHours": 48,
+                     *         "reviewDeadline": "2030-01-03T00:00:00.000Z",
+                     *         "revisionCount": 0,
+                     *         "location": {
+                     *           "latitude": 52.5163,
+                     *           "longitude": 13.3777,
+                     *           "radiusMeters": 300,
+                     *           "label": "Pariser Platz"
+                     *         },
+                     *         "submission": {
+                     *           "id": "sub_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "number": 1,
+                     *           "note": "The front, from the square",
+                     *           "attachments": [
+                     *             {
+                     *               "fileUrl": "http://localhost:3000/files/upl_01jq7v01x4m2c8w6t0r9b5k3n1p7/town-hall.jpg",
+                     *               "name": "town-hall.jpg",
+                     *               "contentType": "image/jpeg",
+                     *               "size": 9
+                     *             }
+                     *           ],
+                     *           "location": {
+                     *             "latitude": 52.5162,
+                     *             "longitude": 13.3778,
+                     *             "accuracyMeters": 12,
+                     *             "withinArea": true
+                     *           },
+                     *           "createdAt": "2026-03-14T09:30:00.000Z",
+                     *           "status": "PENDING",
+                     *           "revisionReason": null
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         submission: components["schemas"]["Submission"];
                         task: components["schemas"]["WorkerTask"];
@@ -7532,6 +10440,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "note",
+                     *           "message": "must have required property 'note'"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -7542,6 +10461,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -7552,6 +10478,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7562,6 +10493,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7572,6 +10508,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Work can be submitted only while the task is ASSIGNED or IN_PROGRESS",
+                     *       "currentStatus": "REVIEW"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7582,6 +10524,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded",
+                     *       "retryAfter": 42,
+                     *       "message": "At most 100 requests per minute per key; retry in 42 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7601,6 +10550,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "The agent asks for a photo of the front, which is under scaffolding"
+                 *     }
+                 */
                 "application/json": components["schemas"]["OpenDisputeBody"];
             };
         };
@@ -7613,6 +10567,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "dispute": {
+                     *         "id": "dsp_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "status": "OPEN",
+                     *         "openedBy": "WORKER",
+                     *         "reason": "The agent asks for a photo of the front, which is under scaffolding",
+                     *         "statements": [],
+                     *         "resolution": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         dispute: components["schemas"]["Dispute"];
                     };
@@ -7625,6 +10591,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "reason",
+                     *           "message": "must have required property 'reason'"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -7635,6 +10612,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -7645,6 +10629,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7655,6 +10644,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7665,6 +10659,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "A dispute can be opened after the agent asked for a revision of your submitted work",
+                     *       "currentStatus": "REVIEW",
+                     *       "submissionStatus": "PENDING"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7675,6 +10676,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded",
+                     *       "retryAfter": 42,
+                     *       "message": "At most 100 requests per minute per key; retry in 42 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7694,6 +10702,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "text": "The front is under scaffolding",
+                 *       "attachments": [
+                 *         "http://localhost:3000/files/upl_01jq7v01x4m2c8w6t0r9b5k3n1p7/town-hall.jpg"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["StatementBody"];
             };
         };
@@ -7706,6 +10722,51 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statement": {
+                     *         "by": "WORKER",
+                     *         "text": "The front is under scaffolding",
+                     *         "attachments": [
+                     *           {
+                     *             "fileUrl": "http://localhost:3000/files/upl_01jq7v01x4m2c8w6t0r9b5k3n1p7/town-hall.jpg",
+                     *             "name": "town-hall.jpg",
+                     *             "contentType": "image/jpeg",
+                     *             "size": 9
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-03-14T09:30:00.000Z"
+                     *       },
+                     *       "dispute": {
+                     *         "id": "dsp_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "status": "OPEN",
+                     *         "openedBy": "AGENT",
+                     *         "reason": "The photo shows the back of the building",
+                     *         "statements": [
+                     *           {
+                     *             "by": "AGENT",
+                     *             "text": "The task asked for the front",
+                     *             "attachments": [],
+                     *             "createdAt": "2026-03-14T09:30:00.000Z"
+                     *           },
+                     *           {
+                     *             "by": "WORKER",
+                     *             "text": "The front is under scaffolding",
+                     *             "attachments": [
+                     *               {
+                     *                 "fileUrl": "http://localhost:3000/files/upl_01jq7v01x4m2c8w6t0r9b5k3n1p7/town-hall.jpg",
+                     *                 "name": "town-hall.jpg",
+                     *                 "contentType": "image/jpeg",
+                     *                 "size": 9
+                     *               }
+                     *             ],
+                     *             "createdAt": "2026-03-14T09:30:00.000Z"
+                     *           }
+                     *         ],
+                     *         "resolution": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         statement: components["schemas"]["DisputeStatement"];
                         dispute: components["schemas"]["Dispute"];
@@ -7719,6 +10780,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "text",
+                     *           "message": "must have required property 'text'"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -7729,6 +10801,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -7739,6 +10818,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7749,6 +10833,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7759,6 +10848,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Each side may add at most 20 statements to a dispute; put the rest in one statement",
+                     *       "disputeId": "dsp_01jq7v01x4m2c8w6t0r9b5k3n1p7"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7769,6 +10864,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded",
+                     *       "retryAfter": 42,
+                     *       "message": "At most 100 requests per minute per key; retry in 42 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7793,6 +10895,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "chats": [
+                     *         {
+                     *           "id": "cht_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "taskId": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "task": {
+                     *             "title": "Photo of the town hall",
+                     *             "status": "ASSIGNED"
+                     *           },
+                     *           "user": {
+                     *             "id": "wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *             "username": null,
+                     *             "firstName": "Ana"
+                     *           },
+                     *           "agent": {
+                     *             "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *             "name": "Photo agent"
+                     *           },
+                     *           "lastMessage": {
+                     *             "content": "On it.",
+                     *             "senderType": "USER",
+                     *             "createdAt": "2026-03-14T09:30:00.000Z"
+                     *           },
+                     *           "closed": false,
+                     *           "updatedAt": "2026-03-14T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null,
+                     *       "hasMore": false
+                     *     }
+                     */
                     "application/json": {
                         chats: components["schemas"]["Chat"][];
                         /** @description Pass as cursor for the next page; null on the last page */
@@ -7808,6 +10942,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -7818,6 +10963,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -7844,6 +10996,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "messages": [
+                     *         {
+                     *           "id": "msg_01jq7v02x4m2c8w6t0r9b5k3n1p7",
+                     *           "senderId": "wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "senderType": "USER",
+                     *           "content": "On it.",
+                     *           "fileUrl": null,
+                     *           "fileName": null,
+                     *           "fileSize": null,
+                     *           "mimeType": null,
+                     *           "createdAt": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         {
+                     *           "id": "msg_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "senderId": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "senderType": "AGENT",
+                     *           "content": "Thanks! The front, please.",
+                     *           "fileUrl": null,
+                     *           "fileName": null,
+                     *           "fileSize": null,
+                     *           "mimeType": null,
+                     *           "createdAt": "2026-03-14T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null,
+                     *       "hasMore": false
+                     *     }
+                     */
                     "application/json": {
                         messages: components["schemas"]["Message"][];
                         /** @description Pass as cursor for the next page; null on the last page */
@@ -7859,6 +11041,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -7869,6 +11062,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -7879,6 +11079,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7889,6 +11094,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7908,6 +11118,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "content": "On it."
+                 *     }
+                 */
                 "application/json": components["schemas"]["PostMessageBody"];
             };
         };
@@ -7920,6 +11135,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": {
+                     *         "id": "msg_01jq7v02x4m2c8w6t0r9b5k3n1p7",
+                     *         "senderId": "wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "senderType": "USER",
+                     *         "content": "On it.",
+                     *         "fileUrl": null,
+                     *         "fileName": null,
+                     *         "fileSize": null,
+                     *         "mimeType": null,
+                     *         "createdAt": "2026-03-14T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         message: components["schemas"]["Message"];
                     };
@@ -7932,6 +11162,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "content",
+                     *           "message": "must have required property 'content'"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -7942,6 +11183,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -7952,6 +11200,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7962,6 +11215,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7972,6 +11230,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "This chat is closed (the task was cancelled or its worker ran out of time); it stays readable"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7995,6 +11258,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example id: msg_01jq7v01x4m2c8w6t0r9b5k3n1p7
+                     *     event: message
+                     *     data: {"id":"msg_01jq7v01x4m2c8w6t0r9b5k3n1p7","senderId":"agt_01jq7v01x4m2c8w6t0r9b5k3n1p7","senderType":"AGENT","content":"Thanks! The front, please.","fileUrl":null,"fileName":null,"fileSize":null,"mimeType":null,"createdAt":"2026-03-14T09:30:00.000Z"}
+                     *
+                     *     : keep-alive
+                     */
                     "text/event-stream": string;
                 };
             };
@@ -8005,6 +11275,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "taskId",
+                     *           "message": "must NOT have more than 100 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -8015,6 +11296,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -8025,6 +11313,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -8035,6 +11328,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -8045,6 +11343,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded",
+                     *       "retryAfter": 42,
+                     *       "message": "At most 100 requests per minute per key; retry in 42 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -8059,6 +11364,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "filename": "town-hall.jpg",
+                 *       "contentType": "image/jpeg"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UploadUrlRequest"];
             };
         };
@@ -8070,6 +11381,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "uploadUrl": "http://localhost:3000/uploads/upl_01jq7v01x4m2c8w6t0r9b5k3n1p7?expires=1893456900000&signature=Gu4Yvxx1gd21fqZVEaUASbgiz4W0p5xFlcIEs1SPrhI",
+                     *       "fileUrl": "http://localhost:3000/files/upl_01jq7v01x4m2c8w6t0r9b5k3n1p7/town-hall.jpg",
+                     *       "expiresAt": "2026-03-14T09:45:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UploadedFile"] | components["schemas"]["UploadUrl"];
                 };
             };
@@ -8080,6 +11398,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "filename",
+                     *           "message": "must have required property 'filename'"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -8090,6 +11419,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -8100,6 +11436,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Request body is too large (at most 1 MiB here); send files through the upload routes (POST /upload, or upload_file's uploadUrl)"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -8110,6 +11451,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Content-Type; send application/json"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -8120,6 +11466,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "File storage is unavailable; nothing was stored; retry in 5 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -8141,6 +11492,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "total": 1,
+                     *       "chats": [
+                     *         {
+                     *           "taskId": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "unread": 1
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         total: number;
                         chats: {
@@ -8158,6 +11520,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -8174,6 +11543,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "messageId": "msg_01jq7v02x4m2c8w6t0r9b5k3n1p7"
+                 *     }
+                 */
                 "application/json": {
                     messageId: string;
                 };
@@ -8187,6 +11561,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "moved": true
+                     *     }
+                     */
                     "application/json": {
                         /** @description false when the marker was already at or past the message */
                         moved: boolean;
@@ -8200,6 +11579,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "messageId",
+                     *           "message": "must have required property 'messageId'"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -8210,6 +11600,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -8220,6 +11617,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Chat not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -8241,6 +11643,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "paid": "9",
+                     *       "onTheWay": "0",
+                     *       "inReview": "0",
+                     *       "inReviewTasks": 0,
+                     *       "currency": "TON",
+                     *       "byCurrency": {
+                     *         "TON": {
+                     *           "paid": "9",
+                     *           "onTheWay": "0",
+                     *           "inReview": "0",
+                     *           "inReviewTasks": 0
+                     *         },
+                     *         "USDT": {
+                     *           "paid": "0",
+                     *           "onTheWay": "0",
+                     *           "inReview": "0",
+                     *           "inReviewTasks": 0
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * @description TON paid (the TON figures stay at the top level for older clients)
@@ -8313,6 +11738,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -8337,6 +11769,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ratings": [
+                     *         {
+                     *           "id": "rat_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "taskId": "tsk_01jq7v02x4m2c8w6t0r9b5k3n1p7",
+                     *           "taskTitle": "Price of milk",
+                     *           "score": 5,
+                     *           "comment": "Quick and exact",
+                     *           "createdAt": "2026-03-14T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null,
+                     *       "hasMore": false
+                     *     }
+                     */
                     "application/json": {
                         ratings: {
                             id: string;
@@ -8363,6 +11811,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -8373,6 +11832,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -8387,6 +11853,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "photo-agent"
+                 *     }
+                 */
                 "application/json": {
                     name?: string;
                 } | null;
@@ -8400,6 +11871,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "agent": {
+                     *         "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "name": "photo-agent",
+                     *         "webhookUrl": null,
+                     *         "balance": "0",
+                     *         "lockedByTasks": "0",
+                     *         "balances": {
+                     *           "TON": {
+                     *             "balance": "0",
+                     *             "lockedByTasks": "0"
+                     *           },
+                     *           "USDT": {
+                     *             "balance": "0",
+                     *             "lockedByTasks": "0"
+                     *           }
+                     *         },
+                     *         "createdAt": "2026-03-14T09:30:00.000Z",
+                     *         "updatedAt": "2026-03-14T09:30:00.000Z",
+                     *         "taskCount": 0,
+                     *         "avgRating": null,
+                     *         "ratingCount": 0
+                     *       },
+                     *       "apiKey": "hr_3f9c2a7e51b84d06a9e2c4f1d7b3e8a05c6f2d9e1b7a4c30f8e6d2b9a1c5e7f3"
+                     *     }
+                     */
                     "application/json": {
                         agent: components["schemas"]["AgentMe"];
                         apiKey: string;
@@ -8413,6 +11911,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid JSON body"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -8423,6 +11926,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "unknown",
+                     *       "message": "Wrong token. Send the ADMIN_TOKEN as: Authorization: Bearer <ADMIN_TOKEN>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -8442,6 +11952,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "amount": "100"
+                 *     }
+                 */
                 "application/json": {
                     /** @description Amount: a decimal string such as "6.5" (preferred) or a JSON number; at most 9 decimals for TON, 6 for USDT (the currency the request names; TON by default). A JSON number that parsing would round (more digits than a double holds) is refused: send a string. */
                     amount: string | number;
@@ -8462,6 +11977,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "transaction": {
+                     *         "id": "txn_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "type": "DEPOSIT",
+                     *         "amount": "100",
+                     *         "currency": "TON",
+                     *         "fromAddress": "0QCCXhHuA9AMBQ2dcgtd8TcL_StQPQ_oVQCJf-Jrjqf_tHMD",
+                     *         "toAddress": "0QA25wHUxnjJLlvlbdTqtvBbhNSQXqj3K_3RyFtJePtlLzCm",
+                     *         "txHash": "02573877040365baa09e6fd331632f2d2493ebaf95eb82913b602fd3b05adc9d",
+                     *         "status": "confirmed",
+                     *         "createdAt": "2026-03-14T09:30:00.000Z",
+                     *         "task": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         transaction: components["schemas"]["Transaction"];
                     };
@@ -8474,6 +12005,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "amount",
+                     *           "message": "must have required property 'amount'"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -8484,6 +12026,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "unknown",
+                     *       "message": "Wrong token. Send the ADMIN_TOKEN as: Authorization: Bearer <ADMIN_TOKEN>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -8494,6 +12043,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Agent not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -8517,6 +12071,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "agent": {
+                     *         "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "name": "photo-agent",
+                     *         "webhookUrl": null,
+                     *         "balance": "0",
+                     *         "lockedByTasks": "0",
+                     *         "balances": {
+                     *           "TON": {
+                     *             "balance": "0",
+                     *             "lockedByTasks": "0"
+                     *           },
+                     *           "USDT": {
+                     *             "balance": "0",
+                     *             "lockedByTasks": "0"
+                     *           }
+                     *         },
+                     *         "createdAt": "2026-03-14T09:30:00.000Z",
+                     *         "updatedAt": "2026-03-14T09:30:00.000Z",
+                     *         "taskCount": 0,
+                     *         "avgRating": null,
+                     *         "ratingCount": 0
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         agent: components["schemas"]["AgentMe"];
                     };
@@ -8529,6 +12109,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "id",
+                     *           "message": "must NOT have more than 100 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -8539,6 +12130,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "unknown",
+                     *       "message": "Wrong token. Send the ADMIN_TOKEN as: Authorization: Bearer <ADMIN_TOKEN>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -8549,6 +12147,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Agent not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -8570,6 +12173,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "agents": 1,
+                     *       "problems": [],
+                     *       "uncreditedDeposits": []
+                     *     }
+                     */
                     "application/json": {
                         ok: boolean;
                         agents: number;
@@ -8603,6 +12214,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "unknown",
+                     *       "message": "Wrong token. Send the ADMIN_TOKEN as: Authorization: Bearer <ADMIN_TOKEN>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -8630,6 +12248,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "notifications": [
+                     *         {
+                     *           "id": "ntf_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "workerId": "wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "chatId": "4242",
+                     *           "taskId": "tsk_01jq7v06x4m2c8w6t0r9b5k3n1p7",
+                     *           "kind": "offer",
+                     *           "text": "📩 <b>New offer</b> from Photo agent\n<b>Count the cars</b>\nReward: <b>4 TON</b>\n\nAccept to take the task; its execution deadline starts when you accept.",
+                     *           "buttons": [
+                     *             [
+                     *               {
+                     *                 "text": "✅ Accept",
+                     *                 "callbackData": "offer:accept:tsk_01jq7v06x4m2c8w6t0r9b5k3n1p7"
+                     *               },
+                     *               {
+                     *                 "text": "✖️ Decline",
+                     *                 "callbackData": "offer:decline:tsk_01jq7v06x4m2c8w6t0r9b5k3n1p7"
+                     *               }
+                     *             ]
+                     *           ],
+                     *           "status": "pending",
+                     *           "attempts": 0,
+                     *           "lastError": null,
+                     *           "nextAttemptAt": "2026-03-14T09:30:00.000Z",
+                     *           "sentAt": null,
+                     *           "createdAt": "2026-03-14T09:30:00.000Z",
+                     *           "workerName": "Ana"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "WyIyMDMwLTAxLTAxVDAwOjAwOjAwLjAwMFoiLCJudGZfMDFxM2RjYmQwMDAwMmU0emp5dzlwNGZ0Mmc4djlieDBwcWd6NXJiZyJd",
+                     *       "hasMore": true
+                     *     }
+                     */
                     "application/json": {
                         notifications: components["schemas"]["Notification"][];
                         /** @description Pass as cursor for the next page; null on the last page */
@@ -8645,6 +12298,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "status",
+                     *           "message": "must NOT have more than 400 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -8655,6 +12319,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "unknown",
+                     *       "message": "Wrong token. Send the ADMIN_TOKEN as: Authorization: Bearer <ADMIN_TOKEN>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -8676,6 +12347,52 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "network": "sandbox",
+                     *       "instance": "test-1583e0",
+                     *       "lease": {
+                     *         "name": "sandbox",
+                     *         "holder": "test-1583e0",
+                     *         "lastHolder": "test-1583e0",
+                     *         "heldByThisInstance": true,
+                     *         "host": "vm",
+                     *         "pid": 16533,
+                     *         "token": 1,
+                     *         "acquiredAt": "2026-03-14T09:30:00.000Z",
+                     *         "renewedAt": "2026-03-14T09:30:00.000Z",
+                     *         "expiresAt": "2026-03-14T00:00:15.000Z",
+                     *         "expired": false
+                     *       },
+                     *       "hotWallet": {
+                     *         "address": "0QDwtnreGUD48luk-IGL8jkXsUHs4gjsp1Nz4AICEo9rzK97",
+                     *         "balanceNano": "999988288403600",
+                     *         "balanceError": null
+                     *       },
+                     *       "depositAddress": "0QA25wHUxnjJLlvlbdTqtvBbhNSQXqj3K_3RyFtJePtlLzCm",
+                     *       "feeAddress": "0QCtWqllPGRJ1b0nGV8p3Jp5Up1sXu-6bI7txMTwm3caq7j6",
+                     *       "watcher": null,
+                     *       "transfers": {
+                     *         "pending": 0,
+                     *         "sent": 0,
+                     *         "confirmed": 4,
+                     *         "failed": 0,
+                     *         "oldestUnconfirmedAgeSec": null
+                     *       },
+                     *       "payoutsPaused": null,
+                     *       "usdt": {
+                     *         "master": "0QAs9yYcmxvnfeSrbKXGrmrj-TxIjrkQBk-RIakmX3w4uCOv",
+                     *         "hotBalance": "1000000000000",
+                     *         "promisedToTransfers": "0",
+                     *         "balanceError": null,
+                     *         "tonLeftForGasNano": "999988288403600",
+                     *         "tonAttachedPerPayoutNano": "50000000",
+                     *         "payoutsPaused": null
+                     *       },
+                     *       "lastProviderError": null,
+                     *       "providerRequests": null
+                     *     }
+                     */
                     "application/json": unknown;
                 };
             };
@@ -8686,6 +12403,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "unknown",
+                     *       "message": "Wrong token. Send the ADMIN_TOKEN as: Authorization: Bearer <ADMIN_TOKEN>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -8707,6 +12431,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "network": "testnet",
+                     *       "currencies": {
+                     *         "TON": {
+                     *           "differences": []
+                     *         },
+                     *         "USDT": {
+                     *           "differences": []
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": unknown;
                 };
             };
@@ -8717,6 +12455,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "unknown",
+                     *       "message": "Wrong token. Send the ADMIN_TOKEN as: Authorization: Bearer <ADMIN_TOKEN>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -8727,6 +12472,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Reconciliation reads the chain’s history, which the in-process sandbox does not keep; it runs with TON_NETWORK=testnet or mainnet"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -8750,6 +12500,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "deposits": [
+                     *         {
+                     *           "txHash": "7d1f0c9e8b2a4f6d3c5e7a9b1d3f5e7c9a1b3d5f7e9c1a3b5d7f9e1c3a5b7d9f",
+                     *           "lt": "28471035000003",
+                     *           "fromAddress": "0QBvXq1o5MZ2d3h0ZCgL9vEo1x9n0N7nQYp6m8y3c1r4kVHt",
+                     *           "amount": "12.5",
+                     *           "currency": "TON",
+                     *           "memo": "agt-unknown",
+                     *           "reason": "unknown_memo",
+                     *           "status": "open",
+                     *           "agentId": null,
+                     *           "createdAt": "2026-03-14T09:30:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         deposits: {
                             txHash: string;
@@ -8790,6 +12558,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "status",
+                     *           "message": "must NOT have more than 400 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -8800,6 +12579,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "unknown",
+                     *       "message": "Wrong token. Send the ADMIN_TOKEN as: Authorization: Bearer <ADMIN_TOKEN>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -8816,6 +12602,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "agentId": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7"
+                 *     }
+                 */
                 "application/json": {
                     agentId: string;
                 };
@@ -8829,6 +12620,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "transaction": {
+                     *         "id": "txn_01jq7v09x4m2c8w6t0r9b5k3n1p7",
+                     *         "type": "DEPOSIT",
+                     *         "amount": "12.5",
+                     *         "currency": "TON",
+                     *         "fromAddress": "0QBvXq1o5MZ2d3h0ZCgL9vEo1x9n0N7nQYp6m8y3c1r4kVHt",
+                     *         "toAddress": "0QA25wHUxnjJLlvlbdTqtvBbhNSQXqj3K_3RyFtJePtlLzCm",
+                     *         "txHash": "7d1f0c9e8b2a4f6d3c5e7a9b1d3f5e7c9a1b3d5f7e9c1a3b5d7f9e1c3a5b7d9f",
+                     *         "status": "confirmed",
+                     *         "createdAt": "2026-03-14T09:30:00.000Z",
+                     *         "task": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         transaction: components["schemas"]["Transaction"];
                     };
@@ -8841,6 +12648,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "txHash",
+                     *           "message": "must match pattern \"^[0-9a-f]{64}$\""
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -8851,6 +12669,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "unknown",
+                     *       "message": "Wrong token. Send the ADMIN_TOKEN as: Authorization: Bearer <ADMIN_TOKEN>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -8861,6 +12686,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unmatched deposit not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -8871,6 +12701,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "This deposit is recorded as returned to its sender, so it cannot be credited",
+                     *       "status": "returned"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -8894,6 +12730,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "returned"
+                     *     }
+                     */
                     "application/json": {
                         status: string;
                     };
@@ -8906,6 +12747,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "txHash",
+                     *           "message": "must match pattern \"^[0-9a-f]{64}$\""
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -8916,6 +12768,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "unknown",
+                     *       "message": "Wrong token. Send the ADMIN_TOKEN as: Authorization: Bearer <ADMIN_TOKEN>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -8926,6 +12785,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unmatched deposit not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -8936,6 +12800,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "This deposit is already assigned",
+                     *       "status": "assigned"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -8957,6 +12827,77 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "checkedAt": "2026-03-14T09:30:00.000Z",
+                     *       "network": "sandbox",
+                     *       "health": {
+                     *         "database": "ok"
+                     *       },
+                     *       "agents": {
+                     *         "count": 1,
+                     *         "balance": "77.9",
+                     *         "locked": "10.4",
+                     *         "deposited": "100",
+                     *         "spent": "11.7"
+                     *       },
+                     *       "chain": {
+                     *         "hotWalletAddress": "0QDwtnreGUD48luk-IGL8jkXsUHs4gjsp1Nz4AICEo9rzK97",
+                     *         "hotWalletBalance": "999988.2884036"
+                     *       },
+                     *       "deposits": {
+                     *         "unmatched": 0
+                     *       },
+                     *       "transfers": {
+                     *         "pending": 0,
+                     *         "failed": 0
+                     *       },
+                     *       "webhooks": {
+                     *         "pending": 0,
+                     *         "failed": 0
+                     *       },
+                     *       "notifications": {
+                     *         "pending": 12,
+                     *         "failed": 0
+                     *       },
+                     *       "audit": {
+                     *         "ok": true,
+                     *         "problems": 0
+                     *       },
+                     *       "topAgents": [
+                     *         {
+                     *           "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "name": "Photo agent",
+                     *           "ownerWallet": null,
+                     *           "balance": "77.9",
+                     *           "lockedByTasks": "10.4",
+                     *           "deposited": "100",
+                     *           "spent": "11.7"
+                     *         }
+                     *       ],
+                     *       "recentDeposits": [
+                     *         {
+                     *           "id": "txn_01jq7v05x4m2c8w6t0r9b5k3n1p7",
+                     *           "agentId": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "agentName": "Photo agent",
+                     *           "amount": "0.05",
+                     *           "fromAddress": "0QCCXhHuA9AMBQ2dcgtd8TcL_StQPQ_oVQCJf-Jrjqf_tHMD",
+                     *           "txHash": "c9e2fd8699f472f241c2e90a7fcb3622a34638de7894259a87cbf77ba443d92f",
+                     *           "createdAt": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         {
+                     *           "id": "txn_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "agentId": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "agentName": "Photo agent",
+                     *           "amount": "100",
+                     *           "fromAddress": "0QCCXhHuA9AMBQ2dcgtd8TcL_StQPQ_oVQCJf-Jrjqf_tHMD",
+                     *           "txHash": "02573877040365baa09e6fd331632f2d2493ebaf95eb82913b602fd3b05adc9d",
+                     *           "createdAt": "2026-03-14T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "openTransfers": []
+                     *     }
+                     */
                     "application/json": {
                         checkedAt: string;
                         network: string;
@@ -9076,6 +13017,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "unknown",
+                     *       "message": "Wrong token. Send the ADMIN_TOKEN as: Authorization: Bearer <ADMIN_TOKEN>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -9102,6 +13050,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "disputes": [
+                     *         {
+                     *           "id": "dsp_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "status": "OPEN",
+                     *           "openedBy": "AGENT",
+                     *           "reason": "The photo shows the back of the building",
+                     *           "createdAt": "2026-03-14T09:30:00.000Z",
+                     *           "ageSeconds": 0,
+                     *           "task": {
+                     *             "id": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *             "title": "Photo of the town hall",
+                     *             "status": "REVIEW",
+                     *             "currency": "TON",
+                     *             "reward": "6.5",
+                     *             "platformFee": "1.95",
+                     *             "totalAmount": "8.45"
+                     *           },
+                     *           "agent": {
+                     *             "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *             "name": "Photo agent"
+                     *           },
+                     *           "worker": {
+                     *             "id": "wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *             "firstName": "Ana",
+                     *             "username": "ana_photos"
+                     *           },
+                     *           "resolution": null
+                     *         }
+                     *       ],
+                     *       "nextCursor": null,
+                     *       "hasMore": false
+                     *     }
+                     */
                     "application/json": {
                         disputes: components["schemas"]["DisputeQueueItem"][];
                         /** @description Pass as cursor for the next page; null on the last page */
@@ -9117,6 +13100,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "status",
+                     *           "message": "must NOT have more than 400 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -9127,6 +13121,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "unknown",
+                     *       "message": "Wrong token. Send the ADMIN_TOKEN as: Authorization: Bearer <ADMIN_TOKEN>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -9150,6 +13151,195 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "dispute": {
+                     *         "id": "dsp_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "status": "OPEN",
+                     *         "openedBy": "AGENT",
+                     *         "reason": "The photo shows the back of the building",
+                     *         "statements": [
+                     *           {
+                     *             "by": "AGENT",
+                     *             "text": "The task asked for the front",
+                     *             "attachments": [],
+                     *             "createdAt": "2026-03-14T09:30:00.000Z"
+                     *           },
+                     *           {
+                     *             "by": "WORKER",
+                     *             "text": "The front is under scaffolding",
+                     *             "attachments": [
+                     *               {
+                     *                 "fileUrl": "http://localhost:3000/files/upl_01jq7v01x4m2c8w6t0r9b5k3n1p7/town-hall.jpg",
+                     *                 "name": "town-hall.jpg",
+                     *                 "contentType": "image/jpeg",
+                     *                 "size": 9
+                     *               }
+                     *             ],
+                     *             "createdAt": "2026-03-14T09:30:00.000Z"
+                     *           }
+                     *         ],
+                     *         "resolution": null
+                     *       },
+                     *       "openedAt": "2026-03-14T09:30:00.000Z",
+                     *       "task": {
+                     *         "id": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "title": "Photo of the town hall",
+                     *         "description": "Today, from the square",
+                     *         "currency": "TON",
+                     *         "reward": "6.5",
+                     *         "platformFee": "1.95",
+                     *         "totalAmount": "8.45",
+                     *         "status": "REVIEW",
+                     *         "paymentStatus": "DEPOSITED",
+                     *         "executionDeadlineDays": 3,
+                     *         "executionDeadline": "2030-01-04T00:00:00.000Z",
+                     *         "webhookUrl": null,
+                     *         "createdAt": "2026-03-14T09:30:00.000Z",
+                     *         "updatedAt": "2026-03-14T09:30:00.000Z",
+                     *         "agent": {
+                     *           "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "name": "Photo agent"
+                     *         },
+                     *         "worker": {
+                     *           "id": "wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "username": null,
+                     *           "firstName": "Ana"
+                     *         },
+                     *         "reviewHours": 48,
+                     *         "reviewDeadline": null,
+                     *         "revisionCount": 1,
+                     *         "location": {
+                     *           "latitude": 52.5163,
+                     *           "longitude": 13.3777,
+                     *           "radiusMeters": 300,
+                     *           "label": "Pariser Platz"
+                     *         },
+                     *         "dispute": {
+                     *           "id": "dsp_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "status": "OPEN",
+                     *           "openedBy": "AGENT",
+                     *           "reason": "The photo shows the back of the building",
+                     *           "statements": [
+                     *             {
+                     *               "by": "AGENT",
+                     *               "text": "The task asked for the front",
+                     *               "attachments": [],
+                     *               "createdAt": "2026-03-14T09:30:00.000Z"
+                     *             },
+                     *             {
+                     *               "by": "WORKER",
+                     *               "text": "The front is under scaffolding",
+                     *               "attachments": [
+                     *                 {
+                     *                   "fileUrl": "http://localhost:3000/files/upl_01jq7v01x4m2c8w6t0r9b5k3n1p7/town-hall.jpg",
+                     *                   "name": "town-hall.jpg",
+                     *                   "contentType": "image/jpeg",
+                     *                   "size": 9
+                     *                 }
+                     *               ],
+                     *               "createdAt": "2026-03-14T09:30:00.000Z"
+                     *             }
+                     *           ],
+                     *           "resolution": null
+                     *         },
+                     *         "submission": {
+                     *           "id": "sub_01jq7v02x4m2c8w6t0r9b5k3n1p7",
+                     *           "number": 2,
+                     *           "note": "Sharper now",
+                     *           "attachments": [
+                     *             {
+                     *               "fileUrl": "http://localhost:3000/files/upl_01jq7v01x4m2c8w6t0r9b5k3n1p7/town-hall.jpg",
+                     *               "name": "town-hall.jpg",
+                     *               "contentType": "image/jpeg",
+                     *               "size": 9
+                     *             }
+                     *           ],
+                     *           "location": null,
+                     *           "createdAt": "2026-03-14T09:30:00.000Z",
+                     *           "status": "DISPUTED",
+                     *           "revisionReason": null
+                     *         }
+                     *       },
+                     *       "agent": {
+                     *         "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "name": "Photo agent"
+                     *       },
+                     *       "worker": {
+                     *         "id": "wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "firstName": "Ana",
+                     *         "lastName": null,
+                     *         "username": "ana_photos",
+                     *         "walletAddress": "0QA9q04oVvvcDgRJnEHxFFY7Y1kfd0Xkm5K6fT4uVsHuy8n7"
+                     *       },
+                     *       "submissions": [
+                     *         {
+                     *           "id": "sub_01jq7v02x4m2c8w6t0r9b5k3n1p7",
+                     *           "number": 2,
+                     *           "note": "Sharper now",
+                     *           "attachments": [
+                     *             {
+                     *               "fileUrl": "http://localhost:3000/files/upl_01jq7v01x4m2c8w6t0r9b5k3n1p7/town-hall.jpg",
+                     *               "name": "town-hall.jpg",
+                     *               "contentType": "image/jpeg",
+                     *               "size": 9
+                     *             }
+                     *           ],
+                     *           "location": null,
+                     *           "createdAt": "2026-03-14T09:30:00.000Z",
+                     *           "status": "DISPUTED",
+                     *           "revisionReason": null
+                     *         },
+                     *         {
+                     *           "id": "sub_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "number": 1,
+                     *           "note": "The front, from the square",
+                     *           "attachments": [
+                     *             {
+                     *               "fileUrl": "http://localhost:3000/files/upl_01jq7v01x4m2c8w6t0r9b5k3n1p7/town-hall.jpg",
+                     *               "name": "town-hall.jpg",
+                     *               "contentType": "image/jpeg",
+                     *               "size": 9
+                     *             }
+                     *           ],
+                     *           "location": {
+                     *             "latitude": 52.5162,
+                     *             "longitude": 13.3778,
+                     *             "accuracyMeters": 12,
+                     *             "withinArea": true
+                     *           },
+                     *           "createdAt": "2026-03-14T09:30:00.000Z",
+                     *           "status": "REVISION_REQUESTED",
+                     *           "revisionReason": "The photo is blurred; please take it again"
+                     *         }
+                     *       ],
+                     *       "messages": [
+                     *         {
+                     *           "id": "msg_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "senderId": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "senderType": "AGENT",
+                     *           "content": "Thanks! The front, please.",
+                     *           "fileUrl": null,
+                     *           "fileName": null,
+                     *           "fileSize": null,
+                     *           "mimeType": null,
+                     *           "createdAt": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         {
+                     *           "id": "msg_01jq7v02x4m2c8w6t0r9b5k3n1p7",
+                     *           "senderId": "wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "senderType": "USER",
+                     *           "content": "On it.",
+                     *           "fileUrl": null,
+                     *           "fileName": null,
+                     *           "fileSize": null,
+                     *           "mimeType": null,
+                     *           "createdAt": "2026-03-14T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "moreMessages": false
+                     *     }
+                     */
                     "application/json": {
                         dispute: components["schemas"]["Dispute"];
                         /**
@@ -9186,6 +13376,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "id",
+                     *           "message": "must NOT have more than 100 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -9196,6 +13397,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "unknown",
+                     *       "message": "Wrong token. Send the ADMIN_TOKEN as: Authorization: Bearer <ADMIN_TOKEN>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -9206,6 +13414,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Dispute not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -9225,6 +13438,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "workerAmount": "4",
+                 *       "note": "Half the photo was usable"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ResolveBody"];
             };
         };
@@ -9237,6 +13456,69 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "dispute": {
+                     *         "id": "dsp_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "status": "RESOLVED",
+                     *         "openedBy": "AGENT",
+                     *         "reason": "The photo shows the back of the building",
+                     *         "statements": [
+                     *           {
+                     *             "by": "AGENT",
+                     *             "text": "The task asked for the front",
+                     *             "attachments": [],
+                     *             "createdAt": "2026-03-14T09:30:00.000Z"
+                     *           },
+                     *           {
+                     *             "by": "WORKER",
+                     *             "text": "The front is under scaffolding",
+                     *             "attachments": [
+                     *               {
+                     *                 "fileUrl": "http://localhost:3000/files/upl_01jq7v01x4m2c8w6t0r9b5k3n1p7/town-hall.jpg",
+                     *                 "name": "town-hall.jpg",
+                     *                 "contentType": "image/jpeg",
+                     *                 "size": 9
+                     *               }
+                     *             ],
+                     *             "createdAt": "2026-03-14T09:30:00.000Z"
+                     *           }
+                     *         ],
+                     *         "resolution": {
+                     *           "workerAmount": "4",
+                     *           "platformFee": "1.2",
+                     *           "agentAmount": "3.25",
+                     *           "note": "Half the photo was usable",
+                     *           "resolvedAt": "2026-03-14T09:30:00.000Z",
+                     *           "currency": "TON"
+                     *         }
+                     *       },
+                     *       "task": {
+                     *         "id": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "status": "COMPLETED",
+                     *         "paymentStatus": "RELEASED"
+                     *       },
+                     *       "payout": {
+                     *         "amount": "4",
+                     *         "currency": "TON",
+                     *         "toAddress": "0QA9q04oVvvcDgRJnEHxFFY7Y1kfd0Xkm5K6fT4uVsHuy8n7",
+                     *         "txHash": "9e2f2ed7822a039405aca505864c2c2da1915458e0e56218f09186e450ed5af8",
+                     *         "status": "confirmed"
+                     *       },
+                     *       "fee": {
+                     *         "amount": "1.2",
+                     *         "currency": "TON",
+                     *         "toAddress": "0QCtWqllPGRJ1b0nGV8p3Jp5Up1sXu-6bI7txMTwm3caq7j6",
+                     *         "txHash": "fa0b89b906e78e39ea2726b53795060e3d9a58e0265f3f8a0b3897e62642e048",
+                     *         "status": "confirmed"
+                     *       },
+                     *       "refund": {
+                     *         "amount": "3.25",
+                     *         "destination": "agent_balance",
+                     *         "currency": "TON"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ResolveResult"];
                 };
             };
@@ -9247,6 +13529,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "workerAmount",
+                     *           "message": "must have required property 'workerAmount'"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -9257,6 +13550,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "unknown",
+                     *       "message": "Wrong token. Send the ADMIN_TOKEN as: Authorization: Bearer <ADMIN_TOKEN>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
@@ -9267,6 +13567,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Dispute not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -9277,6 +13582,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "This dispute is already resolved; a resolution is final",
+                     *       "disputeId": "dsp_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *       "resolution": {
+                     *         "workerAmount": "4",
+                     *         "platformFee": "1.2",
+                     *         "agentAmount": "3.25",
+                     *         "note": "Half the photo was usable",
+                     *         "resolvedAt": "2026-03-14T09:30:00.000Z",
+                     *         "currency": "TON"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -9303,6 +13622,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "fileUrl": "http://localhost:3000/files/upl_01jq7v01x4m2c8w6t0r9b5k3n1p7/town-hall.jpg",
+                     *       "fileName": "town-hall.jpg",
+                     *       "fileSize": 9,
+                     *       "mimeType": "image/jpeg"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UploadedFile"];
                 };
             };
@@ -9313,6 +13640,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "expires",
+                     *           "message": "must NOT have more than 400 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -9323,6 +13661,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -9333,6 +13676,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Upload not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -9343,6 +13691,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "This upload URL was already used; request a new one"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -9353,6 +13706,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Request body is too large (at most 1 MiB here); send files through the upload routes (POST /upload, or upload_file's uploadUrl)"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -9363,6 +13721,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "File storage is unavailable; nothing was stored; retry in 5 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -9397,6 +13760,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "id",
+                     *           "message": "must NOT have more than 100 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -9407,6 +13781,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "File not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -9417,6 +13796,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "File storage is unavailable; nothing was stored; retry in 5 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };

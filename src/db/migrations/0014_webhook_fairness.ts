@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 
-// Frozen once released. Fair webhook delivery (docs/decisions.md, "Webhook fairness"):
+// Frozen once released. Fair webhook delivery (docs/decisions/webhook-fairness.md):
 // - webhook_deliveries.origin: the endpoint (scheme://host:port of the URL) a delivery goes to,
 //   so the deliveries in flight to one endpoint can be counted;
 // - webhook_deliveries.claimed_until: set while an attempt is in flight (its lease), cleared when

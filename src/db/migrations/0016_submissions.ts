@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 
-// Frozen once released. Trust between agents and workers (issue 25, docs/decisions.md
-// "Submissions, review window and revisions"):
+// Frozen once released. Trust between agents and workers (issue 25,
+// docs/decisions/submissions-and-reviews.md):
 // - submissions: what a worker hands in for review, numbered per task (1, 2, ...); the unique
 //   (task_id, number) makes two racing submissions of one task impossible even before the task's
 //   compare-and-set. `status` PENDING | ACCEPTED | REVISION_REQUESTED | DISPUTED. Attachments are

@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 
-// Frozen once released. Disputes (issue 25, docs/decisions.md "Disputes"):
+// Frozen once released. Disputes (issue 25, docs/decisions/disputes.md):
 // - disputes: at most one per task, ever (unique task_id): a resolution always ends the task
 //   (COMPLETED or CANCELLED), so there is never a second. `status` OPEN | RESOLVED; the three
 //   `*_nano` amounts are the resolution's split (worker, platform fee, back to the agent), null

@@ -1,6 +1,6 @@
 import { type Kysely, PostgresAdapter, sql } from 'kysely';
 
-// Frozen once released. Currencies (issue 29, docs/decisions.md "USDT next to TON in the books"):
+// Frozen once released. Currencies (issue 29, docs/decisions/usdt-in-the-books.md):
 // - tasks, transactions, chain_transfers and disputes carry `currency` ('TON' | 'USDT', default 'TON', so
 //   every existing row stays what it was). Their `*_nano` amounts are integers of the smallest
 //   unit of that currency: nanotons for TON, micro-USDT (10^-6) for USDT. A ledger row and its

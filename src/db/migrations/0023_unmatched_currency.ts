@@ -1,7 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 
-// Frozen once released. USDT deposits by memo in network mode (issue 29, docs/decisions.md "USDT
-// deposits on the network"): a deposit nobody could be credited for may now be USDT, so
+// Frozen once released. USDT deposits by memo in network mode (issue 29, docs/decisions/usdt-deposits-on-the-network.md): a deposit nobody could be credited for may now be USDT, so
 // unmatched_deposits gains `currency` ('TON' | 'USDT', default 'TON': every existing row was TON),
 // and its `amount_nano` is in that currency's smallest unit. A jetton notification that is not
 // from the deposit address's own USDT wallet (a look-alike jetton, a forged notification) is kept

@@ -1,6 +1,6 @@
 import { type Kysely, PostgresAdapter, sql } from 'kysely';
 
-// Frozen once released. A task's money outcome, recorded once (issue 36, docs/decisions.md "One
+// Frozen once released. A task's money outcome, recorded once (issue 36, docs/decisions/settlement.md; "One
 // record of what a task paid"): when a task ends (COMPLETED or CANCELLED) the same UPDATE that
 // moves it writes what the worker was paid (`settlement_worker_nano`), the fee the platform took
 // (`settlement_fee_nano`), what went back to the agent's balance (`settlement_refunded_nano`),

@@ -131,8 +131,7 @@ export function listDisputeQueue(
 }
 
 /**
- * Disputes each agent lost: resolved with any payment to the worker (docs/decisions.md
- * "Disputes": an operator who pays the worker anything found the agent's refusal at least partly
+ * Disputes each agent lost: resolved with any payment to the worker (docs/decisions/disputes.md: an operator who pays the worker anything found the agent's refusal at least partly
  * wrong). One grouped query over the (agent_id, status) index.
  */
 export async function countDisputesLostBy(db: Executor, agentIds: string[]): Promise<Map<string, number>> {

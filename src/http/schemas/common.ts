@@ -98,11 +98,41 @@ export function nameSchemas(schemas: Record<string, TSchema>): void {
   for (const [name, schema] of Object.entries(schemas)) Object.assign(schema, { title: name });
 }
 
-/** Error responses a route can give, by status; each documents the shared error shape. */
-export function errors(...codes: number[]): Record<number, TSchema> {
+/**
+ * An example of what `schema` accepts, shown in the API reference (/docs) and checked against the
+ * schema by test/http/openapiExamples.test.ts: `example(Task, {...})`. A copy of the schema with
+ * `examples`, so a shared schema keeps no one route's example; TypeScript checks the value's shape.
+ * For a body or a response: `body: example(CreateTaskBody, {...})`, `200: example(Type.Object(...), {...})`.
+ */
+export function example<T extends TSchema>(schema: T, ...values: Static<T>[]): T {
+  const { $id: _id, ...rest } = schema as T & { $id?: string };
+  return { ...rest, examples: values } as unknown as T;
+}
+
+/** An error's example: its message, or the whole body when it carries more than `error`. */
+export type ErrorExample = string | ({ error: string } & Record<string, unknown>);
+
+/**
+ * Error responses a route can give, by status; each documents the shared error shape. Give the
+ * route's own errors an example as the last argument, by status:
+ * `errors(401, 403, { 404: 'Task not found', 409: { error: '...', currentStatus: 'ASSIGNED' } })`.
+ * Statuses whose body is the same on every route (400, 401, 403, 413, 415, 422, 429, 503) get a
+ * standard example from the document builder (openapi.ts) when the route gives none; a 404, 409
+ * or 402 needs the route's own (the examples test says which is missing).
+ */
+export function errors(
+  ...codes: (number | Partial<Record<number, ErrorExample>>)[]
+): Record<number, TSchema> {
   const out: Record<number, TSchema> = {};
+  const examples: Partial<Record<number, ErrorExample>> = {};
   for (const code of codes) {
-    out[code] = code === 400 ? ValidationErrorBody : code === 401 ? UnauthorizedBody : ErrorBody;
+    if (typeof code === 'object') Object.assign(examples, code);
+    else out[code] = code === 400 ? ValidationErrorBody : code === 401 ? UnauthorizedBody : ErrorBody;
+  }
+  for (const [status, given] of Object.entries(examples)) {
+    const code = Number(status);
+    const base = out[code] ?? ErrorBody;
+    out[code] = example(base, (typeof given === 'string' ? { error: given } : given) as Static<typeof base>);
   }
   return out;
 }

@@ -15,16 +15,43 @@ const DisputeEvent = Type.Object({
   resolution: Nullable(DisputeResolution),
 });
 
-/** The `data` of each webhook event, as the service sends it. */
-const EVENT_DATA: Record<EventType | 'webhook.test', { summary: string; data: TSchema }> = {
+const TASK = 'tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7';
+const AGENT = 'agt_01jq7v01x4m2c8w6t0r9b5k3n1p7';
+const WORKER = 'wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7';
+const WALLET = '0QA9q04oVvvcDgRJnEHxFFY7Y1kfd0Xkm5K6fT4uVsHuy8n7';
+const AT = '2026-03-14T09:30:00.000Z';
+
+/**
+ * The `data` of each webhook event, as the service sends it, with an example the API reference
+ * shows (test/http/openapiExamples.test.ts checks it against `data`).
+ */
+const EVENT_DATA: Record<EventType | 'webhook.test', { summary: string; data: TSchema; example: object }> = {
   'application.received': {
     summary: 'A worker applied to your task',
     data: Type.Object({ applicationId: Type.String(), taskId: Type.String(), applicant: Person }),
+    example: {
+      applicationId: 'app_01jq7v01x4m2c8w6t0r9b5k3n1p7',
+      taskId: TASK,
+      applicant: { id: WORKER, name: 'Ana' },
+    },
   },
-  'application.accepted': { summary: 'You accepted an application; the chat is open', data: WorkerEvent },
+  'application.accepted': {
+    summary: 'You accepted an application; the chat is open',
+    data: WorkerEvent,
+    example: {
+      taskId: TASK,
+      applicationId: 'app_01jq7v01x4m2c8w6t0r9b5k3n1p7',
+      worker: { id: WORKER, name: 'Ana' },
+    },
+  },
   'application.rejected': {
     summary: 'An application was rejected because you accepted another',
     data: WorkerEvent,
+    example: {
+      taskId: TASK,
+      applicationId: 'app_01jq7v01x4m2c8w6t0r9b5k3n1p7',
+      worker: { id: WORKER, name: 'Ana' },
+    },
   },
   'message.received': {
     summary: 'The worker sent a message',
@@ -35,11 +62,31 @@ const EVENT_DATA: Record<EventType | 'webhook.test', { summary: string; data: TS
       content: Type.String(),
       hasFile: Type.Boolean(),
     }),
+    example: {
+      chatId: 'cht_01jq7v01x4m2c8w6t0r9b5k3n1p7',
+      taskId: TASK,
+      messageId: 'msg_01jq7v02x4m2c8w6t0r9b5k3n1p7',
+      content: 'On it.',
+      hasFile: false,
+    },
   },
-  'offer.accepted': { summary: 'The worker accepted your direct offer', data: WorkerEvent },
+  'offer.accepted': {
+    summary: 'The worker accepted your direct offer',
+    data: WorkerEvent,
+    example: {
+      taskId: TASK,
+      applicationId: 'app_01jq7v01x4m2c8w6t0r9b5k3n1p7',
+      worker: { id: WORKER, name: 'Ana' },
+    },
+  },
   'offer.declined': {
     summary: 'The worker declined your direct offer; the task is open to all',
     data: WorkerEvent,
+    example: {
+      taskId: TASK,
+      applicationId: 'app_01jq7v01x4m2c8w6t0r9b5k3n1p7',
+      worker: { id: WORKER, name: 'Ana' },
+    },
   },
   'task.funded': {
     summary: 'The task was created and its total escrowed from your balance',
@@ -47,6 +94,7 @@ const EVENT_DATA: Record<EventType | 'webhook.test', { summary: string; data: TS
       taskId: Type.String(),
       deposit: Type.Object({ amount: Amount, txHash: Type.Null(), currency: Currency }),
     }),
+    example: { taskId: TASK, deposit: { amount: '8.45', txHash: null, currency: 'TON' } },
   },
   'task.completed': {
     summary:
@@ -58,19 +106,51 @@ const EVENT_DATA: Record<EventType | 'webhook.test', { summary: string; data: TS
         Type.Boolean({ description: 'true when the review window ended without your answer' }),
       ),
     }),
+    example: {
+      taskId: TASK,
+      payment: { amount: '6.5', toAddress: WALLET, currency: 'TON' },
+      autoReleased: false,
+    },
   },
   'task.submitted': {
     summary:
       'The worker submitted work for review: approve it (POST /tasks/:id/complete), ask for a revision or open a dispute before reviewDeadline, or it is approved for you',
     data: Type.Object({ taskId: Type.String(), reviewDeadline: Timestamp, submission: Submission }),
+    example: {
+      taskId: TASK,
+      reviewDeadline: '2026-03-16T09:30:00.000Z',
+      submission: {
+        id: 'sub_01jq7v01x4m2c8w6t0r9b5k3n1p7',
+        number: 1,
+        note: 'The front, from the square',
+        attachments: [
+          {
+            fileUrl: 'http://localhost:3000/files/upl_01jq7v01x4m2c8w6t0r9b5k3n1p7/town-hall.jpg',
+            name: 'town-hall.jpg',
+            contentType: 'image/jpeg',
+            size: 184320,
+          },
+        ],
+        location: { latitude: 52.5162, longitude: 13.3778, accuracyMeters: 12, withinArea: true },
+        createdAt: AT,
+        status: 'PENDING',
+        revisionReason: null,
+      },
+    },
   },
   'task.review_reminder': {
     summary: 'A quarter of the review window is left; at reviewDeadline the submission is approved for you',
     data: Type.Object({ taskId: Type.String(), submissionId: Type.String(), reviewDeadline: Timestamp }),
+    example: {
+      taskId: TASK,
+      submissionId: 'sub_01jq7v01x4m2c8w6t0r9b5k3n1p7',
+      reviewDeadline: '2026-03-16T09:30:00.000Z',
+    },
   },
   'task.expired': {
     summary: 'The worker missed the execution deadline; the task is open again',
     data: Type.Object({ taskId: Type.String(), workerId: Type.String() }),
+    example: { taskId: TASK, workerId: WORKER },
   },
   'payment.sent': {
     summary: 'The reward landed in the worker’s wallet on chain',
@@ -83,6 +163,15 @@ const EVENT_DATA: Record<EventType | 'webhook.test', { summary: string; data: TS
         currency: Currency,
       }),
     }),
+    example: {
+      taskId: TASK,
+      payment: {
+        amount: '6.5',
+        toAddress: WALLET,
+        txHash: '2acca358b136f6175fd2b96ea7b3d84fc3d44ae0468fdd786727b5b294ac1a6e',
+        currency: 'TON',
+      },
+    },
   },
   'refund.processed': {
     summary: 'The task was cancelled and its total returned to your balance',
@@ -95,6 +184,15 @@ const EVENT_DATA: Record<EventType | 'webhook.test', { summary: string; data: TS
         currency: Currency,
       }),
     }),
+    example: {
+      taskId: TASK,
+      refund: {
+        amount: '8.45',
+        destination: 'agent_balance',
+        reason: 'Not needed any more',
+        currency: 'TON',
+      },
+    },
   },
   'rating.received': {
     summary: 'The worker rated you',
@@ -107,6 +205,10 @@ const EVENT_DATA: Record<EventType | 'webhook.test', { summary: string; data: TS
         comment: Nullable(Type.String()),
       }),
     }),
+    example: {
+      taskId: TASK,
+      rating: { id: 'rat_01jq7v02x4m2c8w6t0r9b5k3n1p7', raterType: 'USER', score: 5, comment: 'Clear brief' },
+    },
   },
   'deposit.received': {
     summary: 'A deposit to your account was credited from the chain',
@@ -123,6 +225,14 @@ const EVENT_DATA: Record<EventType | 'webhook.test', { summary: string; data: TS
         currency: Currency,
       }),
     }),
+    example: {
+      deposit: {
+        amount: '50',
+        fromAddress: 'UQBvXq1o5MZ2d3h0ZCgL9vEo1x9n0N7nQYp6m8y3c1r4kVHt',
+        txHash: '02573877040365baa09e6fd331632f2d2493ebaf95eb82913b602fd3b05adc9d',
+        currency: 'USDT',
+      },
+    },
   },
   'webhook.endpoint_quarantined': {
     summary:
@@ -134,20 +244,61 @@ const EVENT_DATA: Record<EventType | 'webhook.test', { summary: string; data: TS
       lastError: Nullable(Type.String()),
       message: Type.String(),
     }),
+    example: {
+      origin: 'https://agent.example.com:443',
+      quarantinedUntil: '2026-03-14T10:00:00.000Z',
+      consecutiveTimeouts: 5,
+      lastError: 'Timed out after 10000 ms',
+      message:
+        'Your webhook endpoint took requests and did not answer in time, several times in a row. ' +
+        'Deliveries to it are held (none is lost or counted as an attempt) and resume by themselves ' +
+        'when the quarantine ends, one delivery first. Fix the receiver so it answers 2xx quickly ' +
+        '(queue slow work), then resume at once with POST /agents/webhooks/endpoints/resume.',
+    },
   },
   'dispute.opened': {
     summary:
       'A dispute was opened on your task (by you or the worker): the escrow stays locked and the review clock stops until an operator resolves it',
     data: Type.Object({ taskId: Type.String(), dispute: DisputeEvent }),
+    example: {
+      taskId: TASK,
+      dispute: {
+        id: 'dsp_01jq7v01x4m2c8w6t0r9b5k3n1p7',
+        status: 'OPEN',
+        openedBy: 'AGENT',
+        reason: 'The photo shows the back of the building',
+        createdAt: AT,
+        resolution: null,
+      },
+    },
   },
   'dispute.resolved': {
     summary:
       'An operator resolved the dispute: workerAmount goes to the worker on chain, the fee in proportion to the platform, agentAmount back to your balance',
     data: Type.Object({ taskId: Type.String(), dispute: DisputeEvent }),
+    example: {
+      taskId: TASK,
+      dispute: {
+        id: 'dsp_01jq7v01x4m2c8w6t0r9b5k3n1p7',
+        status: 'RESOLVED',
+        openedBy: 'AGENT',
+        reason: 'The photo shows the back of the building',
+        createdAt: AT,
+        resolution: {
+          workerAmount: '4',
+          platformFee: '1.2',
+          agentAmount: '3.25',
+          note: 'Half the photo was usable',
+          resolvedAt: AT,
+          currency: 'TON',
+        },
+      },
+    },
   },
   'webhook.test': {
     summary: 'Sent by POST /agents/webhooks to check your receiver',
     data: Type.Object({ agentId: Type.String(), message: Type.String() }),
+    example: { agentId: AGENT, message: 'This is a test delivery from Handoff' },
   },
 };
 
@@ -173,7 +324,7 @@ const HEADERS = [
 /** OpenAPI 3.1 `webhooks`: one entry per event the service posts to your webhook URL. */
 export function webhookDocs() {
   return Object.fromEntries(
-    Object.entries(EVENT_DATA).map(([event, { summary, data }]) => [
+    Object.entries(EVENT_DATA).map(([event, { summary, data, example }]) => [
       event,
       {
         post: {
@@ -192,6 +343,7 @@ export function webhookDocs() {
             content: {
               'application/json': {
                 schema: Type.Object({ event: Type.Literal(event), timestamp: Timestamp, data }),
+                example: { event, timestamp: AT, data: example },
               },
             },
           },

@@ -12,7 +12,7 @@ const manifestUrl = `${window.location.origin}/console/tonconnect-manifest.json`
  * The wallets list and icons come from the service (/tonconnect/wallets.json), not from
  * config.ton.org and the wallets' image hosts; TON Connect's analytics are off. Sign-in offers its
  * own list of wallets (pages/SignIn.tsx): nothing leaves for anyone else until the person chooses
- * one (docs/decisions.md says what goes where).
+ * one (docs/decisions/web-apps-third-parties-csp.md says what goes where).
  */
 const connector = new TonConnect({
   manifestUrl,
