@@ -2,7 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 // Test files run in parallel forks; each builds its own app on its own SQLite file or PostgreSQL
 // schema (see test/helpers/app.ts), so they never share state. The web apps are built once per
-// run first (skipped when their sources did not change), for the e2e tests.
+// run first (skipped when their sources did not change), for the e2e tests, and one migrated
+// database is made for the apps to copy (test/helpers/dbTemplate.ts).
 export default defineConfig({
   // In the repository the SDK (@handoff/sdk, a workspace) is its TypeScript source; outside it,
   // its built dist/ (see sdk/package.json's exports).
@@ -10,9 +11,13 @@ export default defineConfig({
   ssr: { resolve: { conditions: ['handoff-source'] } },
   test: {
     include: ['test/**/*.test.ts'],
-    globalSetup: ['test/e2e/globalSetup.ts'],
+    globalSetup: ['test/e2e/globalSetup.ts', 'test/helpers/dbTemplateSetup.ts'],
     pool: 'forks',
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // expect.poll waits for something a browser or a background loop does: 1 s (vitest's default)
+    // was missed on a loaded 2-core machine running both halves at once; a poll ends as soon as
+    // its condition holds, so a longer limit costs nothing when all is well.
+    expect: { poll: { timeout: 15_000 } },
   },
 });

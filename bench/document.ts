@@ -36,7 +36,6 @@ export interface Report {
 }
 
 /** Where the time went, by CPU profile: written by hand, kept in the report beside each run. */
-const PROFILE_NOTES = new URL('./profile-notes.md', import.meta.url);
 
 function pgbenchLine(r: Results): string {
   const p = r.pgbench;
@@ -258,7 +257,14 @@ ${cpuTable(cpuRows(r))}
   waits for a whole group before it goes on) while the backlog builds up; then it answers them
   and the loop empties the backlog with nothing else running: its capacity.
 
-${readFileSync(PROFILE_NOTES, 'utf8').trim()}
+### Profiling a request
+
+\`node --cpu-prof --import tsx bench/profile.ts <bare|sqlite|postgres> <get|post> 8\` runs one
+request scenario of this bench (same app, same autocannon thread, 50 connections) and writes the
+server thread's profile (\`*.0.001.cpuprofile\`); \`npx tsx bench/profileShares.ts <file>\` groups
+its self time by layer (SQLite, socket writes, Fastify, our hooks, ...). The eleven profiling
+passes of issue 11 (where a request's time went and what each lever saved) are in
+bench/profile-notes.md and in this file's git history.
 
 ## What the numbers mean, and what they do not
 

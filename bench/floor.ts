@@ -39,6 +39,8 @@ const BODY_SCHEMA = {
 export interface FloorDatabase {
   file: SqliteFile;
   agentId: string;
+  /** The floor agent's API key (its api_key_spend row counts each escrow, as the app's does). */
+  keyId: string;
   insertTask: Statement;
   /** The SQL text of the queries given to openFloorDatabase, as the app's dialect compiles them. */
   sql: string[];
@@ -78,12 +80,20 @@ export async function openFloorDatabase(
       'insert into agents (id, name, balance_nano, deposited_nano, created_at, updated_at) values (?, ?, ?, ?, ?, ?)',
     )
     .run(agentId, 'Floor agent', BALANCE_NANO, BALANCE_NANO, created, created);
+  // The key the app's POST /tasks is called with: its spend row is counted on every escrow.
+  const keyId = newId('apiKey');
+  file
+    .prepare(
+      'insert into api_keys (id, agent_id, key_hash, key_ciphertext, key_hint, created_at, revoked_at) values (?, ?, ?, ?, ?, ?, null)',
+    )
+    .run(keyId, agentId, `floor-${keyId}`, 'floor', 'floor', created);
   const insertTask = file.prepare(
     'insert into tasks (id, agent_id, title, description, reward_nano, fee_nano, total_nano, status, payment_status, execution_deadline_days, deadline, execution_deadline, webhook_url, worker_id, created_at, updated_at, assigned_at, completed_at, cancelled_at, cancel_reason) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
   );
   return {
     file,
     agentId,
+    keyId,
     insertTask,
     sql,
     close: async () => {
@@ -123,7 +133,7 @@ export function turnCommits(file: SqliteFile) {
 
 export async function startFloor(): Promise<FloorServer> {
   const database = await openFloorDatabase('handoff-floor-');
-  const { file, agentId, insertTask } = database;
+  const { file, agentId, keyId, insertTask } = database;
   const readAgent = file.prepare('select * from agents where id = ?');
   const lockFunds = file.prepare(
     'update agents set balance_nano = balance_nano - ?, locked_nano = locked_nano + ?, updated_at = ? where id = ? and balance_nano >= ? returning *',
@@ -133,6 +143,20 @@ export async function startFloor(): Promise<FloorServer> {
   );
   const insertEvent = file.prepare(
     'insert into events (id, agent_id, task_id, type, data_json, created_at) values (?, ?, ?, ?, ?, ?)',
+  );
+  // The key's spend counter, as keySpend.ts counts it (one upsert, its limits checked in SQL).
+  const countSpend = file.prepare(
+    `insert into api_key_spend (key_id, currency, max_task_nano, daily_limit_nano, monthly_limit_nano, approval_above_nano, day, day_spent_nano, month, month_spent_nano, updated_at)
+     values (?, 'TON', null, null, null, null, ?, ?, ?, ?, ?)
+     on conflict (key_id, currency) do update set
+       day_spent_nano = (case when api_key_spend.day = excluded.day then api_key_spend.day_spent_nano else 0 end) + excluded.day_spent_nano,
+       day = excluded.day,
+       month_spent_nano = (case when api_key_spend.month = excluded.month then api_key_spend.month_spent_nano else 0 end) + excluded.month_spent_nano,
+       month = excluded.month,
+       updated_at = excluded.updated_at
+     where (api_key_spend.max_task_nano is null or excluded.day_spent_nano <= api_key_spend.max_task_nano)
+       and (api_key_spend.daily_limit_nano is null or (case when api_key_spend.day = excluded.day then api_key_spend.day_spent_nano else 0 end) + excluded.day_spent_nano <= api_key_spend.daily_limit_nano)
+     returning key_id`,
   );
   const turn = turnCommits(file);
 
@@ -160,6 +184,7 @@ export async function startFloor(): Promise<FloorServer> {
     if (!lockFunds.get(TOTAL_NANO, TOTAL_NANO, at, agentId, TOTAL_NANO)) {
       throw new Error('the floor agent ran out of balance');
     }
+    countSpend.get(keyId, at.slice(0, 10), TOTAL_NANO, at.slice(0, 7), TOTAL_NANO, at);
     return { id: taskId, agentName: agent.name, at };
   };
 
@@ -183,6 +208,8 @@ export async function startFloor(): Promise<FloorServer> {
           createdAt: task.at,
           updatedAt: task.at,
           agent: { id: agentId, name: task.agentName },
+          // The floors serve a live agent's tasks (test mode's twins are not measured).
+          livemode: true,
         },
       });
     },

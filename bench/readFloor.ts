@@ -13,7 +13,7 @@ import Fastify from 'fastify';
 import { taskApplications } from '../src/db/repositories/applications.js';
 import { taskWithAgentNameQuery } from '../src/db/repositories/tasks.js';
 import { newId } from '../src/domain/ids.js';
-import { TASK_DETAIL_APPLICATIONS } from '../src/domain/taskQueries.js';
+import { TASK_DETAIL_APPLICATIONS } from '../src/domain/tasks/taskQueries.js';
 import { TASK_BODY } from './fixtures.js';
 import { type FloorServer, openFloorDatabase, serveFloor, taskValues, turnCommits } from './floor.js';
 import { TASK_ANSWER } from './servers.js';
@@ -69,6 +69,8 @@ export async function startReadFloor(): Promise<FloorServer> {
         createdAt: task.created_at,
         updatedAt: task.updated_at,
         agent: { id: task.agent_id, name: task.agent_name },
+        // The floors serve a live agent's tasks (test mode's twins are not measured).
+        livemode: true,
         applications: applications.map((a) => ({
           id: a.id,
           worker: { id: a.worker_id, username: a.worker_username },

@@ -64,6 +64,7 @@ export const TASK_ANSWER = {
     },
     worker: null,
     applications: [],
+    reviewHours: 72,
   },
 };
 

@@ -202,7 +202,7 @@ port.on('message', (message: ThreadMessage) => {
       // A new run: answers are held from now on when `hold` is set, while tasks are created.
       run = newRun();
       holding = message.hold === true;
-      produce(Number(message.seconds)).then((produced) =>
+      void produce(Number(message.seconds)).then((produced) =>
         port.postMessage({ type: 'produced', ...produced }),
       );
       break;

@@ -4,7 +4,7 @@
 // accepts them, asks in the chat for the result, waits on the live chat stream for a message
 // saying "done", completes the task (the reward goes to the worker's wallet on chain) and rates
 // the worker. Each step prints one line; the last line is a JSON summary.
-import { Handoff, type Message, unwrap } from '@handoff/sdk';
+import { createdTask, Handoff, type Message, unwrap } from '@handoff/sdk';
 
 const baseUrl = process.env.HANDOFF_URL || 'http://localhost:3000';
 const apiKey = process.env.HANDOFF_API_KEY ?? '';
@@ -41,15 +41,17 @@ async function main() {
 
   const { agent } = unwrap(await handoff.api.GET('/agents/me'));
   log(`agent ${agent.id}: balance ${agent.balance} TON`);
-  const { task } = unwrap(
-    await handoff.api.POST('/tasks', {
-      body: {
-        title: 'Photo of the town hall',
-        description: 'A daytime photo of the town hall from the main square. Reply "done" when it is sent.',
-        reward,
-        agentName: agent.name ?? 'Example agent',
-      },
-    }),
+  const { task } = createdTask(
+    unwrap(
+      await handoff.api.POST('/tasks', {
+        body: {
+          title: 'Photo of the town hall',
+          description: 'A daytime photo of the town hall from the main square. Reply "done" when it is sent.',
+          reward,
+          agentName: agent.name ?? 'Example agent',
+        },
+      }),
+    ),
   );
   log(`task ${task.id}: ${task.totalAmount} TON escrowed (reward ${task.reward} + fee ${task.platformFee})`);
 
@@ -73,6 +75,8 @@ async function main() {
   await waitForDone(handoff, task.id, asked, stop);
 
   const done = unwrap(await handoff.api.POST('/tasks/{id}/complete', { params: { path: { id: task.id } } }));
+  // Without an amount the whole reward is paid (200); only a partial amount answers 202 with an offer.
+  if (!('payment' in done)) throw new Error(`expected a payment, got ${JSON.stringify(done)}`);
   log(
     `paid ${done.payment.amount} TON to ${done.payment.toAddress} (tx ${done.payment.txHash ?? 'pending'})`,
   );

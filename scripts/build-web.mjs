@@ -40,6 +40,8 @@ function sourceHash(app) {
   const hash = createHash('sha256');
   for (const file of [
     ...filesOf(app.dir),
+    // Code both the server and the apps use (src/shared/money.ts), imported by relative path.
+    ...filesOf(path.join(ROOT, 'src', 'shared')),
     path.join(ROOT, 'package-lock.json'),
     fileURLToPath(import.meta.url),
   ]) {
@@ -58,12 +60,24 @@ export async function buildWebApps({ force = false, log = console.log } = {}) {
     if (!force && existsSync(stamp) && readFileSync(stamp, 'utf8') === hash) continue;
     log(`Building web/${app.name} into dist/web/${app.name}`);
     const { build } = await import('vite');
-    await build({
-      configFile: app.config,
-      root: app.dir,
-      logLevel: 'warn',
-      build: { outDir, emptyOutDir: true },
-    });
+    // Always React's production build, as people get it: Vite takes the build's NODE_ENV from the
+    // environment when it is set, and under the test runner it is "test", which built React's
+    // development code (slower, and StrictMode ran every effect twice), so the e2e tests drove
+    // a different app than `npm start` serves; and a dist/ built by the tests was then served.
+    const nodeEnv = process.env.NODE_ENV;
+    process.env.NODE_ENV = 'production';
+    try {
+      await build({
+        configFile: app.config,
+        root: app.dir,
+        mode: 'production',
+        logLevel: 'warn',
+        build: { outDir, emptyOutDir: true },
+      });
+    } finally {
+      if (nodeEnv === undefined) delete process.env.NODE_ENV;
+      else process.env.NODE_ENV = nodeEnv;
+    }
     writeFileSync(stamp, hash);
     built.push(app.name);
   }

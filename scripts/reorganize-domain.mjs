@@ -4,7 +4,7 @@
  * relative import that reaches a moved file, or that a moved file makes, in src/, test/, bench/,
  * scripts/, examples/ and sdk/. Moves and import changes only: no code changes, so the suite must
  * be green before and after. Mentions of the old paths in comments and Markdown
- * (`src/domain/money.ts`) are rewritten too, so the docs keep pointing at the files.
+ * (`src/domain/money/money.ts`) are rewritten too, so the docs keep pointing at the files.
  *
  *   node scripts/reorganize-domain.mjs --dry-run   what would move, and the files with no place
  *   node scripts/reorganize-domain.mjs             does it (then: npm run check, the suite)
@@ -107,7 +107,7 @@ function rewriteImports(text, from, to, moves) {
   });
 }
 
-/** `src/domain/money.ts` -> `src/domain/money/money.ts` in prose (comments, Markdown). */
+/** `src/domain/money/money.ts` -> `src/domain/money/money.ts` in prose (comments, Markdown). */
 function rewriteMentions(text, moves) {
   return text.replace(/\b((?:src\/)?domain\/)([A-Za-z0-9]+\.ts)\b/g, (all, prefix, name) => {
     const move = moves.get(path.join(DOMAIN, name));

@@ -1,14 +1,15 @@
 import path from 'node:path';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { Type } from 'typebox';
 import type { ChainGateway } from './chain/gateway.js';
 import { type Config, webhookSettings } from './config.js';
 import type { Db } from './db/database.js';
-import { ApiKeyCache } from './domain/apiKeyCache.js';
+import { ApiKeyCache } from './domain/agents/apiKeyCache.js';
 import { type Clock, systemClock } from './domain/clock.js';
 import type { DomainContext } from './domain/context.js';
 import { StatsCache } from './domain/stats.js';
+import { DEFAULT_RULES_FILE, Screen, type Screening } from './domain/trust/screening.js';
 import { InProcessFanout, type MessageFanout } from './events/fanout.js';
 import { AccessLog } from './http/accessLog.js';
 import { adminAuth, agentAuth, workerAuth } from './http/auth.js';
@@ -33,31 +34,41 @@ import {
 import { type Readiness, registerReadiness } from './http/readiness.js';
 import { registerRequestId, requestIdOf } from './http/requestId.js';
 import { registerResponseBatching } from './http/responseBatching.js';
+import { requireRouteScopes, scopeCheck } from './http/routeScopes.js';
 import { adminOverviewRoutes, adminRoutes } from './http/routes/admin.js';
 import { adminDisputeRoutes } from './http/routes/adminDisputes.js';
+import { adminKeyRoutes } from './http/routes/adminKeys.js';
+import { adminModerationRoutes } from './http/routes/adminModeration.js';
 import { agentRoutes } from './http/routes/agents.js';
 import { applicationRoutes } from './http/routes/applications.js';
+import { approvalRoutes } from './http/routes/approvals.js';
+import { batchRoutes } from './http/routes/batches.js';
+import { bonusRoutes } from './http/routes/bonuses.js';
 import { catalogRoutes } from './http/routes/catalog.js';
 import { chainAdminRoutes, chainAgentRoutes } from './http/routes/chain.js';
-import { consoleOwnerRoutes } from './http/routes/console.js';
+import { consoleApprovalRoutes, consoleOwnerRoutes } from './http/routes/console.js';
 import { consoleSessionRoutes, consoleSignInRoutes } from './http/routes/consoleAuth.js';
 import { conversationRoutes } from './http/routes/conversation.js';
 import { agentDisputeRoutes, workerDisputeRoutes } from './http/routes/disputes.js';
 import { fileRoutes } from './http/routes/files.js';
+import { workerPartialPaymentRoutes } from './http/routes/partialPayment.js';
+import { registerPolicyPage } from './http/routes/policy.js';
 import { agentSubmissionRoutes, workerSubmissionRoutes } from './http/routes/submissions.js';
 import { taskRoutes } from './http/routes/tasks.js';
 import { telegramRoutes } from './http/routes/telegram.js';
+import { testModeRoutes } from './http/routes/testMode.js';
 import { tonConnectRoutes } from './http/routes/tonconnect.js';
 import { serveTonConnectManifest, serveWebApp, WEB_APPS } from './http/routes/webApps.js';
 import { webhookRoutes } from './http/routes/webhooks.js';
 import { workerRoutes } from './http/routes/worker.js';
 import { workerInboxRoutes } from './http/routes/workerInbox.js';
+import { workerProtectionRoutes } from './http/routes/workerProtection.js';
 import type { RouteOptions, Routes } from './http/routeTypes.js';
 import { sharedSerializers } from './http/sharedSerializers.js';
 import { MemoryStreamSlots, StreamCounter } from './http/sse.js';
 import { registerTraceContext } from './http/traceHeader.js';
 import { registerNulGuard, registerValidation } from './http/validation.js';
-import { startBackgroundJobs } from './jobs.js';
+import { FailureLog, startBackgroundJobs } from './jobs.js';
 import { mcpRoutes } from './mcp/httpRoute.js';
 import { RouteTable } from './mcp/routeTable.js';
 import { attemptObserver } from './metrics/attempts.js';
@@ -126,6 +137,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const clock = deps.clock ?? systemClock;
   const redis = deps.redis ?? null;
   redis?.setLogger(app.log);
+  // A broken database connection is a warn line (then at most one a minute while it repeats),
+  // never the end of the process: requests answer 503 and GET /ready says so until it is back.
+  const connectionLoss = new FailureLog('database connection', app.log);
+  deps.db.onConnectionError((error) => connectionLoss.failed(error));
   const streamSlots = redis ? new RedisStreamSlots(redis) : new MemoryStreamSlots();
   if (streamSlots instanceof RedisStreamSlots) app.addHook('onClose', () => streamSlots.close());
   const rateLimitStore =
@@ -149,6 +164,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     observeAttempt: attemptObserver(app.log, metrics),
     // On exactly when the chain gateway has a jetton, with its master (the one USDT switch).
     usdt: usdtOnChain(config.usdt, deps.chain),
+    screening: screeningOf(config, clock, app.log),
+    approvalTtlMs: (config.approvalTtlHours ?? 24) * 3_600_000,
   };
   app.decorate('ctx', ctx);
   const options: RouteOptions = {
@@ -181,6 +198,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   routeTable.collect(app);
   app.decorateRequest('agentId', '');
   app.decorateRequest('workerId', '');
+  app.decorateRequest('apiKey', null);
   registerRequestTiming(app, metrics);
   registerRequestId(app);
   registerTraceContext(app, tracing?.requestSpanTraceparent);
@@ -209,6 +227,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     async () => ({ status: 'ok' as const }),
   );
   app.decorate('readiness', registerReadiness(app, ctx.db, redis));
+  if (ctx.screening) registerPolicyPage(app, ctx.screening.screen);
   const readings = new ScrapeReadings(ctx, metrics, (source, error) =>
     app.log.warn(
       { err: error, source },
@@ -222,38 +241,52 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     agentRoutes,
     catalogRoutes,
     taskRoutes,
+    batchRoutes,
+    approvalRoutes,
+    bonusRoutes,
     agentSubmissionRoutes,
     agentDisputeRoutes,
     applicationRoutes,
     webhookRoutes,
     conversationRoutes('agent'),
     chainAgentRoutes,
+    testModeRoutes,
   ];
+  // biome-ignore lint/nursery/noMisusedPromises: Fastify awaits an async plugin (FastifyPluginAsync); Biome reads register's callback overload
   await app.register(async (agentApi) => {
+    requireRouteScopes(agentApi);
     agentApi.addHook('onRequest', agentAuth(ctx, authThrottle));
+    agentApi.addHook('onRequest', scopeCheck);
     agentApi.addHook('onRequest', rateLimitHook({ ...rateLimits, keyOf: (r) => `agent:${r.agentId}` }));
     for (const routes of agentApiRoutes) await agentApi.register(routes, options);
   });
   await registerConsoleApi(app, options, rateLimits, agentApiRoutes);
+  // biome-ignore lint/nursery/noMisusedPromises: Fastify awaits an async plugin (FastifyPluginAsync); Biome reads register's callback overload
   await app.register(async (workerApi) => {
     workerApi.addHook('onRequest', workerAuth(ctx, config.telegramBotToken, authThrottle));
     workerApi.addHook('onRequest', rateLimitHook({ ...rateLimits, keyOf: (r) => `worker:${r.workerId}` }));
     await workerApi.register(workerRoutes, options);
     await workerApi.register(workerSubmissionRoutes, options);
     await workerApi.register(workerDisputeRoutes, options);
+    await workerApi.register(workerPartialPaymentRoutes, options);
     await workerApi.register(conversationRoutes('worker'), options);
     await workerApi.register(workerInboxRoutes, options);
+    await workerApi.register(workerProtectionRoutes, options);
   });
+  // biome-ignore lint/nursery/noMisusedPromises: Fastify awaits an async plugin (FastifyPluginAsync); Biome reads register's callback overload
   await app.register(async (adminApi) => {
     adminApi.addHook('onRequest', adminAuth(config.adminToken, authThrottle));
     await adminApi.register(adminRoutes, options);
     await adminApi.register(chainAdminRoutes, options);
     await adminApi.register(adminOverviewRoutes, options);
     await adminApi.register(adminDisputeRoutes, options);
+    await adminApi.register(adminKeyRoutes, options);
+    await adminApi.register(adminModerationRoutes, options);
   });
   await app.register(mcpRoutes, { routes: options, rateLimits, routeTable });
   await app.register(fileRoutes, options);
   const wallets = deps.wallets ?? new WalletsCatalog();
+  // biome-ignore lint/nursery/noMisusedPromises: Fastify awaits an async plugin (FastifyPluginAsync); Biome reads register's callback overload
   await app.register(async (web) => {
     for (const { name, prefix } of WEB_APPS) serveWebApp(web, name, prefix, () => wallets.bridgeOrigins());
     serveTonConnectManifest(web, config);
@@ -299,10 +332,12 @@ async function registerConsoleApi(
 ) {
   const { ctx } = options;
   await app.register(
+    // biome-ignore lint/nursery/noMisusedPromises: Fastify awaits an async plugin (FastifyPluginAsync); Biome reads register's callback overload
     async (consoleApi) => {
       consoleApi.addHook('onRoute', (route) => {
         route.schema = { ...route.schema, hide: true };
       });
+      // biome-ignore lint/nursery/noMisusedPromises: Fastify awaits an async plugin (FastifyPluginAsync); Biome reads register's callback overload
       await consoleApi.register(async (signIn) => {
         signIn.addHook('onSend', failedLoginThrottle(options.authThrottle));
         signIn.addHook(
@@ -311,6 +346,7 @@ async function registerConsoleApi(
         );
         await signIn.register(consoleSignInRoutes, options);
       });
+      // biome-ignore lint/nursery/noMisusedPromises: Fastify awaits an async plugin (FastifyPluginAsync); Biome reads register's callback overload
       await consoleApi.register(async (owned) => {
         owned.addHook(
           'onRequest',
@@ -322,7 +358,9 @@ async function registerConsoleApi(
         );
         await owned.register(consoleSessionRoutes, options);
         await owned.register(consoleOwnerRoutes, options);
+        await owned.register(consoleApprovalRoutes, options);
         await owned.register(
+          // biome-ignore lint/nursery/noMisusedPromises: Fastify awaits an async plugin (FastifyPluginAsync); Biome reads register's callback overload
           async (asAgent) => {
             asAgent.addHook('onRequest', ownedAgentAuth(ctx));
             for (const routes of agentApiRoutes) await asAgent.register(routes, options);
@@ -333,4 +371,23 @@ async function registerConsoleApi(
     },
     { prefix: '/console/api' },
   );
+}
+
+/**
+ * Screening of new tasks: the rules file (a bad one stops the start, saying what to fix), the
+ * freeze threshold and the optional classifier, whose failures are logged, never shown to agents.
+ */
+function screeningOf(config: Config, clock: Clock, log: FastifyBaseLogger): Screening {
+  const settings = config.screening ?? { rulesFile: DEFAULT_RULES_FILE, freezeAfter: 5 };
+  return {
+    screen: new Screen(settings.rulesFile, () => clock.now()),
+    freezeAfter: settings.freezeAfter,
+    ...(settings.reportsToHold ? { reportsToHold: settings.reportsToHold } : {}),
+    ...(settings.classifier ? { classifier: settings.classifier } : {}),
+    onClassifierFailure: (reason) =>
+      log.warn(
+        { reason },
+        'screening: the classifier did not answer; the task was screened by the rules alone',
+      ),
+  };
 }

@@ -10,7 +10,7 @@ import { signInitData } from './telegram/initData.js';
 const USAGE = `Usage: npm run cli -- <command> [options]
 
 Commands:
-  create-agent [--name NAME]        create an agent; prints its id and API key (shown once)
+  create-agent [--name NAME]        create an agent; prints its id, API key and test key (shown once)
   deposit <agentId> <amount> [USDT] top up an agent with <amount> TON (sandbox: a real chain transfer), or USDT
   agent <agentId>                   show an agent's balance
   audit                             recompute all balances from the ledger and report problems

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Address } from '@ton/core';
 import type { TonNetwork } from './chain/gateway.js';
+import { DEFAULT_RULES_FILE, type ScreeningSettings } from './domain/trust/screening.js';
 import type { WebhookSettings } from './events/dispatcher.js';
 import { OFFICIAL_WALLETS_URL } from './tonconnect/walletsRefresh.js';
 import { type UsdtConfig, usdtSettings } from './usdtConfig.js';
@@ -88,9 +89,13 @@ export interface Config {
   leaseSkewMs: number;
   /** Uploads in an S3-compatible bucket (S3_BUCKET); absent: on local disk in DATA_DIR/uploads. */
   s3?: S3Settings;
+  /** Screening at task creation (docs/decisions/screening.md); absent: the shipped rules, defaults. */
+  screening?: ScreeningSettings;
+  /** APPROVAL_TTL_HOURS: how long a task waits for its owner's approval (docs/decisions/approvals.md); absent: 24. */
+  approvalTtlHours?: number;
 }
 
-/** S3_BUCKET and its companions (README, "Configuration"). */
+/** S3_BUCKET and its companions (docs/configuration.md). */
 export interface S3Settings {
   bucket: string;
   /** MinIO, R2 or any S3-compatible store; absent: AWS S3 in `region`. */
@@ -209,6 +214,8 @@ export function loadConfig(env: Env = process.env): { config: Config; notices: C
     instanceId: instanceIdSetting(env),
     ...leaseSettings(env),
     ...observabilitySettings(env),
+    screening: screeningSettings(env),
+    approvalTtlHours: intSetting(env, 'APPROVAL_TTL_HOURS', 24, 1, 720),
   };
   if (config.tonNetwork !== 'sandbox') config.tonLive = tonLiveSettings(env, config.tonNetwork);
   config.usdt = usdtSettings(env, config.tonNetwork);
@@ -276,6 +283,15 @@ function instanceIdSetting(env: Env): string {
  * holder until TTL - skew after a renewal, so the skew must leave it at least one renewal's time:
  * at most a third of the TTL. A dead holder is replaced within TTL + skew + TTL/3 (25 s by default).
  */
+/** SCREENING_* (README, "Configuration"): the rules file and the freeze threshold. */
+function screeningSettings(env: Env): ScreeningSettings {
+  return {
+    rulesFile: env.SCREENING_RULES_FILE ? path.resolve(env.SCREENING_RULES_FILE) : DEFAULT_RULES_FILE,
+    freezeAfter: intSetting(env, 'SCREENING_FREEZE_AFTER', 5, 1, 10_000),
+    reportsToHold: intSetting(env, 'REPORTS_TO_HOLD', 3, 1, 1000),
+  };
+}
+
 function leaseSettings(env: Env): { leaseTtlMs: number; leaseSkewMs: number } {
   const leaseTtlMs = intSetting(env, 'LEASE_TTL_MS', 15_000, 1_000, 120_000);
   const leaseSkewMs = intSetting(env, 'LEASE_SKEW_MS', 5_000, 0, 40_000);
@@ -495,7 +511,7 @@ function tonLiveSettings(env: Env, network: 'testnet' | 'mainnet'): TonLiveConfi
   const words = (env.TON_WALLET_MNEMONIC ?? '').trim().split(/\s+/).filter(Boolean);
   if (words.length !== 24 || !words.every((w) => /^[a-z]+$/.test(w))) {
     throw new Error(
-      `TON_WALLET_MNEMONIC must be the 24 lowercase words of the hot wallet separated by spaces (got ${words.length} words) when TON_NETWORK=${network}; see "Going live on testnet" in the README`,
+      `TON_WALLET_MNEMONIC must be the 24 lowercase words of the hot wallet separated by spaces (got ${words.length} words) when TON_NETWORK=${network}; see docs/going-live.md`,
     );
   }
   const feeAddress = env.TON_FEE_ADDRESS?.trim() ?? '';

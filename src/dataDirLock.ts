@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { open, readFile, rename, rm, stat, utimes } from 'node:fs/promises';
 import path from 'node:path';
+import { type Holder, holderGone, type LeaseSettings } from './domain/chain/lease.js';
 import type { Clock } from './domain/clock.js';
-import { type Holder, holderGone, type LeaseSettings } from './domain/lease.js';
 
 /**
  * An exclusive lock file in DATA_DIR for the sandbox, whose chain state lives there: a second

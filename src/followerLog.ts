@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { SkippedTransactions, StuckTransaction } from './domain/followerProblems.js';
+import type { SkippedTransactions, StuckTransaction } from './domain/chain/followerProblems.js';
 
 export interface FollowerProblems {
   stuck: StuckTransaction | null;

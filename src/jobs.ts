@@ -1,14 +1,15 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { followWallet } from './domain/chainFollower.js';
-import { runChainSender } from './domain/chainSender.js';
+import { expireApprovals } from './domain/agents/approvals.js';
+import { followWallet } from './domain/chain/chainFollower.js';
+import { runChainSender } from './domain/chain/chainSender.js';
+import { readFollowerProblems } from './domain/chain/followerProblems.js';
+import { CHAIN_LEASE, Lease, type LeaseSettings, thisProcess } from './domain/chain/lease.js';
 import type { DomainContext } from './domain/context.js';
-import { expireOverdueTasks } from './domain/expiry.js';
-import { readFollowerProblems } from './domain/followerProblems.js';
 import { purgeExpiredKeys } from './domain/idempotency.js';
-import { sendDueJettonTransfers } from './domain/jettonTransfers.js';
-import { CHAIN_LEASE, Lease, type LeaseSettings, thisProcess } from './domain/lease.js';
-import { sendDueTransfers } from './domain/payouts.js';
-import { runReviewWindow } from './domain/reviewWindow.js';
+import { sendDueJettonTransfers } from './domain/money/jettonTransfers.js';
+import { sendDueTransfers } from './domain/money/payouts.js';
+import { expireOverdueTasks } from './domain/tasks/expiry.js';
+import { runReviewWindow } from './domain/trust/reviewWindow.js';
 import { followerProblemLog } from './followerLog.js';
 import { sendDueNotifications } from './outbox/notifications.js';
 import { startWebhookPump } from './outbox/webhookDeliveries.js';
@@ -23,6 +24,8 @@ const DEADLINE_POLL_MS = 30_000;
 const REVIEW_POLL_MS = 30_000;
 /** Telegram notifications go out within this after they are due. */
 const NOTIFICATION_POLL_MS = 1_000;
+/** Approvals past their time become EXPIRED within this. */
+const APPROVAL_POLL_MS = 30_000;
 /** Idempotency keys past their 24 hours are deleted within this. */
 const IDEMPOTENCY_PURGE_MS = 600_000;
 
@@ -93,6 +96,10 @@ export function startBackgroundJobs(
     pollLoop('review windows', REVIEW_POLL_MS, () => runReviewWindow(ctx, reviewFailed(log)), log, {
       firstDelayMs: 1_000,
     }),
+    // One approval that fails to expire is logged and skipped; the others still expire.
+    pollLoop('approval expiry', APPROVAL_POLL_MS, () => expireApprovals(ctx, approvalFailed(log)), log, {
+      done: (n) => `${n} approvals expired unanswered (approval.expired sent)`,
+    }),
     pollLoop('telegram notifications', NOTIFICATION_POLL_MS, () => sendDueNotifications(ctx, telegram), log),
     pollLoop('idempotency keys', IDEMPOTENCY_PURGE_MS, () => purgeExpiredKeys(ctx), log, {
       done: (n) => `${n} idempotency keys past their 24 hours deleted`,
@@ -106,6 +113,11 @@ export function startBackgroundJobs(
       await lease?.release().catch((error) => log.warn({ err: error }, 'releasing the chain lease failed'));
     },
   };
+}
+
+function approvalFailed(log: FastifyBaseLogger) {
+  return (approvalId: string, error: unknown) =>
+    log.warn({ err: error, background: 'approval expiry', approvalId }, 'expiring an approval failed');
 }
 
 /** One review that failed is logged with its task; the run goes on with the others. */

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { loadConfig } from './config.js';
 import { probePort } from './portProbe.js';
+import { readableLog, wantsReadableLog } from './readableLog.js';
 import { startupErrorLine } from './startupError.js';
 
 /** How long the close (after SHUTDOWN_DELAY_MS) may take before the process exits 1 anyway. */
@@ -40,11 +41,13 @@ async function serve(
   span('config');
   // The app's modules (Fastify, every route, the TON libraries) load only once the port is known
   // to be free; a failed start never pays for them.
-  const [{ buildApp }, { systemClock }, { closeServices, openServices }] = await Promise.all([
-    import('./app.js'),
-    import('./domain/clock.js'),
-    import('./services.js'),
-  ]);
+  const [{ buildApp }, { systemClock }, { closeServices, openServices }, { reloadScreeningRules }] =
+    await Promise.all([
+      import('./app.js'),
+      import('./domain/clock.js'),
+      import('./services.js'),
+      import('./domain/trust/screeningReload.js'),
+    ]);
   span('modules');
   // The chain opens before the app (and its JSON logger) exists: its lines wait for the logger.
   const chainLines: string[] = [];
@@ -56,7 +59,12 @@ async function serve(
     config,
     ...services,
     clock: systemClock,
-    logger: { level: process.env.LOG_LEVEL || 'info' },
+    logger: {
+      level: process.env.LOG_LEVEL || 'info',
+      ...(wantsReadableLog(config.production, process.stdout)
+        ? { stream: readableLog(process.stdout, true) }
+        : {}),
+    },
     jobs: true,
   });
   span('app');
@@ -103,6 +111,18 @@ async function serve(
     app.log.info('Closed cleanly');
     process.exit(0);
   };
+  // SIGHUP re-reads the screening rules file (docs/operating.md, "Moderation"); a bad file keeps
+  // the rules in force and says what is wrong in the log.
+  process.on('SIGHUP', () => {
+    try {
+      app.log.info(
+        { component: 'screening', ...reloadScreeningRules(app.ctx) },
+        'SIGHUP: screening rules reloaded',
+      );
+    } catch (error) {
+      app.log.error({ component: 'screening' }, `SIGHUP: ${(error as Error).message}`);
+    }
+  });
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
 

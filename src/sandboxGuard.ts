@@ -5,8 +5,8 @@ import type { JettonGateway, JettonTransferRequest } from './chain/jetton/gatewa
 import type { DataDirLock } from './dataDirLock.js';
 import type { LeaseRow } from './db/repositories/leases.js';
 import type { Database } from './db/schema.js';
+import { type Holder, Lease, type LeaseSettings, SANDBOX_LEASE_NAME } from './domain/chain/lease.js';
 import type { Clock } from './domain/clock.js';
-import { type Holder, Lease, type LeaseSettings, SANDBOX_LEASE_NAME } from './domain/lease.js';
 
 /**
  * The sandbox is one process by nature (its chain is an emulator in that process, saved in

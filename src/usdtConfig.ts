@@ -1,6 +1,6 @@
 import { Address } from '@ton/core';
 import type { ChainGateway, TonNetwork } from './chain/gateway.js';
-import { AmountFormatError, parseUnits } from './domain/money.js';
+import { AmountFormatError, parseUnits } from './domain/money/money.js';
 
 /** The official USDT (Tether) jetton master on TON mainnet. */
 export const MAINNET_USDT_MASTER = 'EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs';

@@ -24,6 +24,11 @@ export type Chat = JsonOf<'/chats', 'get'>['chats'][number];
 export type Message = JsonOf<'/chat/{taskId}/messages', 'get'>['messages'][number];
 export type WorkerListEntry = JsonOf<'/agents/workers', 'get'>['workers'][number];
 export type Submission = JsonOf<'/tasks/{id}/submissions', 'get'>['submissions'][number];
+export type Batch = JsonOf<'/batches/{id}', 'get'>['batch'];
+type BatchBody = NonNullable<paths['/batches']['post']['requestBody']>['content']['application/json'];
+type BonusBody = NonNullable<
+  paths['/tasks/{id}/bonus']['post']['requestBody']
+>['content']['application/json'];
 
 export interface HandoffOptions {
   /** The service, e.g. http://localhost:3000. */
@@ -94,6 +99,47 @@ export class Handoff {
       const page = unwrap(await this.api.GET('/agents/tasks', { params: { query } }));
       return { items: page.tasks, nextCursor: page.nextCursor };
     });
+  }
+
+  /** Your batches, newest first, every page (a batch's tasks: `tasks({ batchId })`). */
+  batches(): AsyncGenerator<Batch> {
+    return paginate(async (cursor) => {
+      const page = unwrap(await this.api.GET('/batches', { params: { query: { limit: PAGE, cursor } } }));
+      return { items: page.batches, nextCursor: page.nextCursor };
+    });
+  }
+
+  /**
+   * Posts up to 500 tasks at once, each funded from your balance, all or none. Pass the
+   * `idempotencyKey` you keep with the batch to retry safely after a lost answer or a restart
+   * (one is made per call otherwise, which covers only this call's own retries).
+   */
+  async createBatch(body: BatchBody, options: { idempotencyKey?: string } = {}) {
+    const headers = options.idempotencyKey ? { 'idempotency-key': options.idempotencyKey } : {};
+    return unwrap(await this.api.POST('/batches', { body, headers }));
+  }
+
+  /** One of your batches, with its tasks counted by status. */
+  async batch(batchId: string): Promise<Batch> {
+    return unwrap(await this.api.GET('/batches/{id}', { params: { path: { id: batchId } } })).batch;
+  }
+
+  /** Refunds every task of the batch still open; says which were not refunded and why. */
+  async cancelBatch(batchId: string) {
+    return unwrap(await this.api.POST('/batches/{id}/cancel', { params: { path: { id: batchId } } }));
+  }
+
+  /**
+   * Pays the worker of a completed task a bonus (plus the 30% fee, from your balance). The
+   * `idempotencyKey` is required and is yours to keep: the same key always answers with the bonus
+   * it paid, so sending it again after a lost answer or a restart never pays twice.
+   */
+  async payBonus(taskId: string, body: BonusBody, options: { idempotencyKey: string }) {
+    if (!options?.idempotencyKey) {
+      throw new TypeError('payBonus needs an idempotencyKey: keep one per bonus and reuse it when you retry');
+    }
+    const params = { path: { id: taskId }, header: { 'Idempotency-Key': options.idempotencyKey } };
+    return unwrap(await this.api.POST('/tasks/{id}/bonus', { params, body }));
   }
 
   /** Your ledger, newest first, every page. */

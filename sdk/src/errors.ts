@@ -22,3 +22,16 @@ export function unwrap<T>(result: { data?: T; error?: unknown; response: Respons
   }
   return result.data;
 }
+
+/**
+ * POST /tasks' data when the task was created (201). A task above the key's approvalAbove is
+ * answered 202 `{approval}` instead (it waits for the owner; follow GET /approvals/:id): that
+ * throws here, so code that expects a task never reads an approval as one.
+ */
+export function createdTask<T extends object>(data: T): Extract<T, { task: unknown }> {
+  if ('task' in data) return data as Extract<T, { task: unknown }>;
+  const approval = (data as { approval?: { id?: string } }).approval;
+  throw new Error(
+    `The task was not created: it waits for the owner's approval ${approval?.id ?? ''} (202); follow GET /approvals/:id`,
+  );
+}

@@ -1,6 +1,7 @@
 export type { ChatStreamOptions } from './chatStream.js';
 export {
   type Application,
+  type Batch,
   type Chat,
   Handoff,
   type HandoffOptions,
@@ -10,7 +11,7 @@ export {
   type Transaction,
   type WorkerListEntry,
 } from './client.js';
-export { HandoffError, unwrap } from './errors.js';
+export { createdTask, HandoffError, unwrap } from './errors.js';
 export type { components, paths, webhooks } from './generated/openapi.js';
 export { type Page, paginate } from './pagination.js';
 export { type RetryOptions, retryAfterMs, retryingFetch } from './retry.js';

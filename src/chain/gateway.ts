@@ -69,8 +69,8 @@ export interface ChainGateway {
 
   /**
    * Network mode only (testnet/mainnet): the provider client and the Highload payout wallet.
-   * Transfers are then sent in persisted batches by src/domain/chainSender.ts and confirmed by
-   * src/domain/chainFollower.ts, not through `transfer`.
+   * Transfers are then sent in persisted batches by src/domain/chain/chainSender.ts and confirmed by
+   * src/domain/chain/chainFollower.ts, not through `transfer`.
    */
   readonly live?: LiveChain;
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Address, contractAddress } from '@ton/core';
 import { signVerify } from '@ton/crypto';
 import { invalid } from '../domain/errors.js';
-import { formatAddress } from './address.js';
+import { formatAddress, payoutWorkchainProblem } from './address.js';
 import type { TonNetwork } from './gateway.js';
 import { parseStateInit, SUPPORTED_WALLETS, type WalletVersion, walletPublicKey } from './walletStateInit.js';
 
@@ -66,6 +66,9 @@ export function verifyTonProof(reply: TonProofReply, options: TonProofOptions): 
     throw invalid('network', `must be ${expectedChain}: this service runs on TON ${options.network}`);
   }
   const address = parseAddress(reply.address);
+  // Checked first: a valid proof of a masterchain wallet is still no wallet to pay (finding 2).
+  const workchainProblem = payoutWorkchainProblem(address);
+  if (workchainProblem) throw invalid('address', workchainProblem);
   checkDomain(reply.proof.domain, options.allowedDomains);
   const timestamp = checkTimestamp(reply.proof.timestamp, options);
 

@@ -13,6 +13,11 @@ export interface Db {
   db: Kysely<Database>;
   dialect: Dialect;
   close(): Promise<void>;
+  /**
+   * Where lost connections are reported (PostgreSQL: a client's socket closed or failed). Until a
+   * listener is set they are dropped: the next query fails and says so, and GET /ready answers 503.
+   */
+  onConnectionError(listener: (error: Error) => void): void;
 }
 
 export interface DatabaseOptions {
@@ -25,6 +30,13 @@ export interface DatabaseOptions {
   /** PostgreSQL pool size. */
   pgPoolSize?: number;
 }
+
+/**
+ * A new PostgreSQL connection that is not up within this fails (a host that drops packets would
+ * otherwise hold the request until the kernel gives up, minutes later): the request answers 503
+ * and GET /ready says why.
+ */
+export const PG_CONNECT_TIMEOUT_MS = 5_000;
 
 const PG_INT8_OID = 20;
 
@@ -69,13 +81,16 @@ function openSqlite(dataDir: string): Db {
     await checkpoints.stop();
     await db.destroy();
   };
-  return { db, dialect: 'sqlite', close };
+  return { db, dialect: 'sqlite', close, onConnectionError: () => {} };
 }
 
 function openPostgres(url: string, options: DatabaseOptions): Db {
   const pool = new pg.Pool({
     connectionString: url,
     max: options.pgPoolSize ?? 10,
+    connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS,
+    // A peer that vanished without closing (a failover, a cut cable) is noticed by the kernel.
+    keepAlive: true,
     ...(options.pgSchema ? { options: `-c search_path=${options.pgSchema}` } : {}),
     types: {
       // int8 as bigint, not the string pg returns by default; everything else as pg does.
@@ -85,9 +100,25 @@ function openPostgres(url: string, options: DatabaseOptions): Db {
           : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
     },
   });
+  // A connection that breaks emits 'error' on its client, and an 'error' nobody listens to ends
+  // the process (a PostgreSQL restart or failover took every instance down with it). The pool
+  // listens on idle clients only; this listener covers clients in use too. The broken client is
+  // not queryable any more: its query fails, the pool drops it and the next one connects anew.
+  let listener: (error: Error) => void = () => {};
+  const report = (error: Error) => listener(error);
+  pool.on('connect', (client) => client.on('error', report));
+  // The pool re-emits an idle client's error, already reported by the client's own listener.
+  pool.on('error', () => {});
   const db = new Kysely<Database>({
     dialect: new PostgresDialect({ pool }),
     plugins: [new BigintColumnsPlugin()],
   });
-  return { db, dialect: 'postgres', close: () => db.destroy() };
+  return {
+    db,
+    dialect: 'postgres',
+    close: () => db.destroy(),
+    onConnectionError: (next) => {
+      listener = next;
+    },
+  };
 }

@@ -21,6 +21,15 @@ import * as chatReadMarker from './migrations/0022_chat_read_marker.js';
 import * as unmatchedCurrency from './migrations/0023_unmatched_currency.js';
 import * as jettonPayouts from './migrations/0025_jetton_payouts.js';
 import * as taskSettlement from './migrations/0028_task_settlement.js';
+import * as keyPolicies from './migrations/0031_key_policies.js';
+import * as agentFreeze from './migrations/0032_agent_freeze.js';
+import * as moderation from './migrations/0033_moderation.js';
+import * as batches from './migrations/0035_batches.js';
+import * as partialOffers from './migrations/0037_partial_offers.js';
+import * as approvals from './migrations/0039_approvals.js';
+import * as workerProtection from './migrations/0040_worker_protection.js';
+import * as bonuses from './migrations/0041_bonuses.js';
+import * as testMode from './migrations/0042_test_mode.js';
 import type { Database } from './schema.js';
 
 // Migrations are listed here rather than read from disk, so they work the same from tsx, a
@@ -48,6 +57,17 @@ export const migrations: Record<string, Migration> = {
   '0023_unmatched_currency': unmatchedCurrency,
   '0025_jetton_payouts': jettonPayouts,
   '0028_task_settlement': taskSettlement,
+  '0031_key_policies': keyPolicies,
+  '0032_agent_freeze': agentFreeze,
+  '0037_partial_offers': partialOffers,
+  '0040_worker_protection': workerProtection,
+  '0035_batches': batches,
+  '0033_moderation': moderation,
+  '0039_approvals': approvals,
+  '0041_bonuses': bonuses,
+  // 0042, not the 0038 once reserved for it: Kysely refuses a migration that sorts before one a
+  // database has already applied (0039-0041 were applied first).
+  '0042_test_mode': testMode,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

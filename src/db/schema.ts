@@ -1,6 +1,6 @@
 import type { Generated } from 'kysely';
-import type { Currency } from '../domain/currency.js';
-import type { ApplicationStatus, PaymentStatus, TaskStatus } from '../domain/states.js';
+import type { Currency } from '../domain/money/currency.js';
+import type { ApplicationStatus, PaymentStatus, TaskStatus } from '../domain/tasks/states.js';
 
 /**
  * Table types. Conventions that hold on both SQLite and PostgreSQL:
@@ -32,6 +32,10 @@ export interface AgentTable {
   rating_count: Generated<number>;
   /** The owner who manages the agent in the web console; null for agents an operator created. */
   owner_id: Generated<string | null>;
+  /** 1: a live agent; 0: an agent's test twin, owner of what its test keys make (migration 0042). */
+  livemode: Generated<number>;
+  /** On a test twin: its live agent; null on live agents. */
+  live_agent_id: Generated<string | null>;
   created_at: string;
   updated_at: string;
 }
@@ -48,6 +52,36 @@ export interface ApiKeyTable {
   /** Updated at most once a minute (see touchApiKey), so a busy key does not write on every request. */
   last_used_at: Generated<string | null>;
   revoked_at: string | null;
+  /** Comma-separated scopes the key has (keyScopes.ts); null: every scope. */
+  scopes: Generated<string | null>;
+}
+
+/**
+ * A key's spend policy in one currency and what it escrowed this UTC day and month (migration
+ * 0031, src/domain/agents/keyPolicies.ts): limits and counters in one row, so one compare-and-set checks
+ * and counts a spend. A null limit is no limit.
+ */
+export interface ApiKeySpendTable {
+  key_id: string;
+  currency: Currency;
+  max_task_nano: bigint | null;
+  daily_limit_nano: bigint | null;
+  monthly_limit_nano: bigint | null;
+  approval_above_nano: bigint | null;
+  /** YYYY-MM-DD (UTC) of day_spent_nano; '' before the first spend. */
+  day: Generated<string>;
+  day_spent_nano: Generated<bigint>;
+  /** YYYY-MM (UTC) of month_spent_nano; '' before the first spend. */
+  month: Generated<string>;
+  month_spent_nano: Generated<bigint>;
+  updated_at: string;
+}
+
+/** An operator's freeze of an agent (migration 0032, src/domain/agents/agentFreeze.ts): every spend refused. */
+export interface AgentFreezeTable {
+  agent_id: string;
+  reason: string | null;
+  frozen_at: string;
 }
 
 /** An agent owner: a TON wallet that signed in to the console with a TON Connect proof. */
@@ -174,7 +208,7 @@ export interface TaskTable {
   location_label: Generated<string | null>;
   /**
    * The task's money outcome, written by the move that ends it and never again (migration 0028,
-   * src/domain/settlement.ts): paid to the worker, fee taken, returned to the agent (adding up to
+   * src/domain/money/settlement.ts): paid to the worker, fee taken, returned to the agent (adding up to
    * total_nano), who decided and when. All null while the task has not ended.
    */
   settlement_worker_nano: Generated<bigint | null>;
@@ -182,6 +216,105 @@ export interface TaskTable {
   settlement_refunded_nano: Generated<bigint | null>;
   settled_by: Generated<SettledBy | null>;
   settled_at: Generated<string | null>;
+  /** The API key that escrowed the task (its spend limits get a refund's room back); null: the owner, in the console. */
+  api_key_id: Generated<string | null>;
+  /**
+   * A graded approval's offer (migration 0037): part of the reward the agent offered for the
+   * waiting submission, its reason and when; set once, null when none was made.
+   */
+  partial_offer_nano: Generated<bigint | null>;
+  partial_offer_reason: Generated<string | null>;
+  partial_offered_at: Generated<string | null>;
+  /** The batch this task was created in (POST /batches, migration 0035); null for a single task. */
+  batch_id: Generated<string | null>;
+  /**
+   * Bonuses paid for this task after it ended (migration 0041, task_bonuses): how many, what the
+   * worker got and the fees on them, in the task's currency. Raised only by the compare-and-set
+   * that pays a bonus; never part of the settlement, which is the escrow's outcome.
+   */
+  bonus_count: Generated<number>;
+  bonus_nano: Generated<bigint>;
+  bonus_fee_nano: Generated<bigint>;
+  /** Screening (migration 0033): null when no rule held the task; workers see only null or APPROVED. */
+  moderation_status: Generated<ModerationStatus | null>;
+  /** The rule (or classifier) that held the task. */
+  moderation_rule: Generated<string | null>;
+}
+
+/** One bonus (POST /tasks/:id/bonus, migration 0041): paid once per agent and Idempotency-Key. */
+export interface TaskBonusTable {
+  id: string;
+  task_id: string;
+  agent_id: string;
+  worker_id: string;
+  currency: Currency;
+  /** What the worker gets, in the currency's smallest unit. */
+  amount_nano: bigint;
+  /** The platform's fee on it (the same percentage as on rewards). */
+  fee_nano: bigint;
+  reason: string;
+  idempotency_key: string;
+  /** The BONUS ledger row (its chain transfer pays the worker) and the BONUS_FEE row, if any. */
+  payout_txn_id: string;
+  fee_txn_id: string | null;
+  created_at: string;
+}
+
+/** One POST /batches (issue 40, docs/decisions/batches.md): its tasks name it in `tasks.batch_id`. */
+export interface BatchTable {
+  id: string;
+  agent_id: string;
+  currency: Currency;
+  task_count: number;
+  /** The sum of its tasks' totals (reward + fee), escrowed at creation. */
+  total_nano: bigint;
+  /** Tasks of this batch one worker may hold or have held; null: no limit. */
+  max_per_worker: number | null;
+  created_at: string;
+  updated_at: string;
+  /** Set once, when the batch's last open task ended (batch.completed). */
+  completed_at: string | null;
+}
+
+export type ApprovalStatus = 'PENDING' | 'APPROVED' | 'DECLINED' | 'EXPIRED' | 'FAILED';
+
+/** A task above its key's approvalAbove, waiting for the owner (migration 0039, docs/decisions/approvals.md). */
+export interface ApprovalTable {
+  id: string;
+  agent_id: string;
+  api_key_id: string;
+  currency: Currency;
+  /** The task's total (reward + fee), what approving it escrows. */
+  amount_nano: bigint;
+  /** The task body as posted (POST /tasks). */
+  body_json: string;
+  status: ApprovalStatus;
+  /** The task approving it created. */
+  task_id: string | null;
+  /** FAILED: why the task could not be created when it was approved, and that refusal's HTTP status. */
+  failure: string | null;
+  failure_status: number | null;
+  created_at: string;
+  expires_at: string;
+  decided_at: string | null;
+  updated_at: string;
+}
+
+export type ModerationStatus = 'PENDING' | 'APPROVED' | 'REJECTED';
+
+export type ModerationAction = 'refused' | 'held' | 'approved' | 'rejected' | 'frozen' | 'unfrozen';
+
+/** Every screening outcome and operator decision, with who and why (migration 0033). */
+export interface ModerationLogTable {
+  id: string;
+  agent_id: string;
+  task_id: string | null;
+  action: ModerationAction;
+  rule: string | null;
+  /** The operator who decided; null for the screen's own refusals and holds. */
+  operator: string | null;
+  note: string | null;
+  created_at: string;
 }
 
 /** Who decided how a task's money went: its agent (or owner), an operator, or the review clock. */
@@ -241,7 +374,8 @@ export interface TransactionTable {
   id: string;
   agent_id: string;
   task_id: string | null;
-  type: 'DEPOSIT' | 'TASK_ESCROW' | 'PAYOUT' | 'REFUND' | 'FEE';
+  /** TEST_FAUCET: test money credited to a test twin by POST /test/faucet (test mode, migration 0042). */
+  type: 'DEPOSIT' | 'TASK_ESCROW' | 'PAYOUT' | 'REFUND' | 'FEE' | 'BONUS' | 'BONUS_FEE' | 'TEST_FAUCET';
   /** The task's currency for task rows; a DEPOSIT's is what arrived. */
   currency: Currency;
   amount_nano: bigint;
@@ -260,13 +394,14 @@ export interface ChainTransferTable {
   to_address: string;
   /**
    * TON goes out as a plain transfer from the hot wallet; USDT as a jetton transfer, which only
-   * a jetton sender may send (the sandbox: src/domain/jettonTransfers.ts; networks: the chain
+   * a jetton sender may send (the sandbox: src/domain/money/jettonTransfers.ts; networks: the chain
    * sender's batches), never the TON sender (transfers.ts).
    */
   currency: Currency;
   amount_nano: bigint;
   comment: string;
-  status: 'pending' | 'sent';
+  /** failed: given up after MAX_TRANSFER_FAILURES (src/domain/money/failedTransfers.ts), still owed. */
+  status: 'pending' | 'sent' | 'failed';
   attempts: number;
   next_attempt_at: string;
   last_error: string | null;
@@ -279,7 +414,7 @@ export interface ChainTransferTable {
   /**
    * Network mode, USDT: the lt (decimal) of the hot wallet's transaction that sent the jetton
    * transfer in a landed batch; the jetton wallets' transactions after it say whether it was paid
-   * (src/domain/jettonConfirmations.ts). Null while not sent in a landed batch.
+   * (src/domain/chain/jettonConfirmations.ts). Null while not sent in a landed batch.
    */
   sent_lt: Generated<string | null>;
 }
@@ -476,6 +611,7 @@ export type NotificationKind =
   | 'application_rejected'
   | 'message'
   | 'payment_sent'
+  | 'payment_failed'
   | 'task_expired'
   | 'offer_withdrawn'
   | 'task_cancelled'
@@ -484,7 +620,9 @@ export type NotificationKind =
   | 'submission_received'
   | 'revision_requested'
   | 'review_reminder'
-  | 'auto_released';
+  | 'auto_released'
+  | 'partial_offered'
+  | 'bonus_paid';
 
 /** A transfer that reached the deposit wallet but was not credited: for the operator to settle. */
 export interface UncreditedDepositTable {
@@ -585,9 +723,13 @@ export interface DisputeStatementTable {
 export interface Database {
   agents: AgentTable;
   api_keys: ApiKeyTable;
+  api_key_spend: ApiKeySpendTable;
+  agent_freezes: AgentFreezeTable;
   workers: WorkerTable;
   worker_skills: WorkerSkillTable;
   tasks: TaskTable;
+  batches: BatchTable;
+  task_bonuses: TaskBonusTable;
   submissions: SubmissionTable;
   applications: ApplicationTable;
   chats: ChatTable;
@@ -615,4 +757,25 @@ export interface Database {
   uncredited_deposits: UncreditedDepositTable;
   disputes: DisputeTable;
   dispute_statements: DisputeStatementTable;
+  moderation_log: ModerationLogTable;
+  approvals: ApprovalTable;
+  task_reports: TaskReportTable;
+  worker_blocks: WorkerBlockTable;
+}
+
+/** A worker's report of a task (migration 0040): one per task and worker. */
+export interface TaskReportTable {
+  id: string;
+  task_id: string;
+  worker_id: string;
+  reason: string;
+  note: string | null;
+  created_at: string;
+}
+
+/** A worker blocked an agent (migration 0040): its tasks and offers no longer reach the worker. */
+export interface WorkerBlockTable {
+  worker_id: string;
+  agent_id: string;
+  created_at: string;
 }

@@ -5,8 +5,9 @@ import type { WebhookSettings } from '../events/dispatcher.js';
 import type { MessageFanout } from '../events/fanout.js';
 import type { AttemptObserver } from '../outbox/kind.js';
 import type { UsdtSettings } from '../usdtConfig.js';
-import type { ApiKeyCache } from './apiKeyCache.js';
+import type { ApiKeyCache } from './agents/apiKeyCache.js';
 import type { Clock } from './clock.js';
+import type { Screening } from './trust/screening.js';
 
 /** What domain functions need from the outside world; built once in app.ts. */
 export interface DomainContext {
@@ -27,4 +28,8 @@ export interface DomainContext {
   observeAttempt?: AttemptObserver;
   /** Whether USDT is enabled, its master and its deposit limits. */
   usdt: UsdtSettings;
+  /** Screening of new tasks (docs/decisions/screening.md); absent (contexts built by hand): none. */
+  screening?: Screening;
+  /** How long a task waiting for its owner's approval waits before it expires (APPROVAL_TTL_HOURS); absent: 24 h. */
+  approvalTtlMs?: number;
 }

@@ -10,6 +10,7 @@ import {
   relockIdempotencyKey,
   updateIdempotentResponse,
 } from '../db/repositories/idempotencyKeys.js';
+import { isDatabaseUnavailable } from '../db/unavailable.js';
 import type { DomainContext } from './context.js';
 import { conflict, DomainError } from './errors.js';
 import { forgetUnit, type Unit, withUnit } from './idempotencyUnit.js';
@@ -24,8 +25,11 @@ export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
  * the effect's transaction, so at most one of them commits.
  */
 const LOCK_MS = 60_000;
-/** Key syntax: what Stripe accepts (up to 255 characters); a UUID is the usual choice. */
-export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+/**
+ * Key syntax: what Stripe accepts (up to 255 visible ASCII characters, 0x21-0x7e, written as the
+ * range ! to ~ because MCP's tools/list repeats it); a UUID is the usual choice.
+ */
+export const IDEMPOTENCY_KEY_PATTERN = /^[!-~]{1,255}$/;
 
 export interface IdempotencyRequest {
   /** Whose key it is: `agent:agt_...`, `worker:wrk_...`, `admin`. Keys of different callers never meet. */
@@ -101,7 +105,7 @@ export async function idempotent<R>(
   try {
     result = await effect({ ...ctx, db });
   } catch (error) {
-    if (!unit.bound) await releaseIdempotencyKey(ctx.db, { ...keyOf(request), token });
+    if (!unit.bound) await releaseKey(ctx.db, { ...keyOf(request), token });
     throw error;
   } finally {
     // Settled: work the effect left running (a timer it set) must not bind the key now.
@@ -119,6 +123,30 @@ export async function idempotent<R>(
 }
 
 const keyOf = (request: IdempotencyRequest) => ({ scope: request.scope, key: request.key });
+
+/** How often a failed run's key release is tried again while the database is away. */
+const RELEASE_RETRY_MS = 1_000;
+
+/**
+ * Releases the key of a run that failed. When the database is away (most likely why the run
+ * failed) the release is tried again each second in the background until the lock would lapse
+ * anyway, so the caller's retry with the same key runs as soon as the database is back instead of
+ * answering 409 for a minute. Safe to repeat: the release deletes only a running key that still
+ * holds this run's token (a run whose commit did land completed the key in that commit).
+ */
+async function releaseKey(db: Executor, row: { scope: string; key: string; token: string }) {
+  try {
+    await releaseIdempotencyKey(db, row);
+  } catch (error) {
+    if (!isDatabaseUnavailable(error)) throw error;
+    let left = Math.ceil(LOCK_MS / RELEASE_RETRY_MS);
+    const retry = () => {
+      if (left-- <= 0) return;
+      releaseIdempotencyKey(db, row).catch(() => setTimeout(retry, RELEASE_RETRY_MS).unref());
+    };
+    setTimeout(retry, RELEASE_RETRY_MS).unref();
+  }
+}
 
 type Claim = { token: string } | { replay: StoredResponse };
 

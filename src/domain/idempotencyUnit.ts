@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Executor } from '../db/repositories/executor.js';
 import type { Database } from '../db/schema.js';
-import { passTrace } from './traceContext.js';
+import { passTrace } from './events/traceContext.js';
 
 // Apart from idempotency.ts so that inTransaction (which binds keys) and idempotent() (which runs
 // effects in transactions) do not import each other.

@@ -21,6 +21,13 @@ export const ID_PREFIX = {
   dispute: 'dsp',
   disputeStatement: 'dst',
   submission: 'sub',
+  /** A batch of tasks (POST /batches); `cbt` is a chain batch. */
+  taskBatch: 'bat',
+  moderation: 'mod',
+  taskReport: 'rpt',
+  approval: 'apr',
+  /** A bonus paid for a completed task (POST /tasks/:id/bonus). */
+  bonus: 'bon',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -3,9 +3,9 @@ import { balanceOf } from '../db/repositories/balances.js';
 import { ledgerTotals } from '../db/repositories/ledger.js';
 import { countTasksByStatus } from '../db/repositories/tasks.js';
 import type { DomainContext } from './context.js';
-import { type Currency, formatAmount } from './currency.js';
 import { notFound } from './errors.js';
-import { TASK_STATUSES } from './states.js';
+import { type Currency, formatAmount } from './money/currency.js';
+import { TASK_STATUSES } from './tasks/states.js';
 
 export const STATS_TTL_MS = 5 * 60_000;
 /** Bounds the cache's memory: past this many agents the oldest entry goes. */

@@ -2,8 +2,8 @@ import type { Kysely, Transaction } from 'kysely';
 import { whileRunning } from '../db/atOnce.js';
 import type { Database } from '../db/schema.js';
 import { GROUP_UNDONE_CODE } from '../db/sqliteDriver.js';
+import { passTrace } from './events/traceContext.js';
 import { bindIdempotencyKey, markIdempotencyKeyBound } from './idempotencyUnit.js';
-import { passTrace } from './traceContext.js';
 
 const MAX_ATTEMPTS = 5;
 /**

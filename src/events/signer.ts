@@ -5,6 +5,8 @@ export interface Envelope {
   event: string;
   timestamp: string;
   data: unknown;
+  /** false for a test twin's events (test mode); absent on bodies built before it was known. */
+  livemode?: boolean;
 }
 
 /**
@@ -12,7 +14,10 @@ export interface Envelope {
  * same body and the same signature.
  */
 export function envelopeBody(envelope: Envelope): string {
-  return JSON.stringify({ event: envelope.event, timestamp: envelope.timestamp, data: envelope.data });
+  const { event, timestamp, data, livemode } = envelope;
+  return JSON.stringify(
+    livemode === undefined ? { event, timestamp, data } : { event, timestamp, livemode, data },
+  );
 }
 
 /** Hex HMAC-SHA256 of the raw body with the agent's API key (X-Service-Signature). */

@@ -1,8 +1,9 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
-import { authenticateApiKey } from '../domain/agents.js';
-import { looksLikeApiKey, safeEqual } from '../domain/apiKeys.js';
+import { authenticateApiKey } from '../domain/agents/agents.js';
+import type { KeyIdentity } from '../domain/agents/apiKeyCache.js';
+import { looksLikeApiKey, safeEqual } from '../domain/agents/apiKeys.js';
 import type { DomainContext } from '../domain/context.js';
-import { signInWorker } from '../domain/workerProfile.js';
+import { signInWorker } from '../domain/workers/workerProfile.js';
 import { verifyInitData } from '../telegram/initData.js';
 import { type AuthFailureThrottle, throttleFailure } from './authThrottle.js';
 
@@ -10,6 +11,11 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set by the agent auth hook on agent routes. */
     agentId: string;
+    /**
+     * The API key that called (its id for spend limits, its scopes), set by the agent auth hook;
+     * null when the owner acts as their agent in the console (no key: no key's limits apply).
+     */
+    apiKey: KeyIdentity | null;
     /** Set by the worker auth hook on worker routes. */
     workerId: string;
   }
@@ -60,21 +66,22 @@ export function agentAuth(ctx: DomainContext, throttle: AuthFailureThrottle) {
     const found = authenticateApiKey(ctx, key);
     // Only a key the cache does not hold waits, and only then is a function made for it.
     if (found instanceof Promise)
-      found.then((agentId) => admitAgent(agentId, request, reply, done, throttle), done);
+      found.then((identity) => admitAgent(identity, request, reply, done, throttle), done);
     else admitAgent(found, request, reply, done, throttle);
   };
 }
 
 /** Lets the request on as the key's agent, or answers 401 for a key nobody holds. */
 function admitAgent(
-  agentId: string | null,
+  identity: KeyIdentity | null,
   request: FastifyRequest,
   reply: FastifyReply,
   done: HookHandlerDoneFunction,
   throttle: AuthFailureThrottle,
 ): void {
-  if (agentId) {
-    request.agentId = agentId;
+  if (identity) {
+    request.agentId = identity.agentId;
+    request.apiKey = identity;
     done();
     return;
   }
@@ -128,7 +135,7 @@ export function anyTokenAuth(tokens: string[], hint: string, throttle: AuthFailu
     // Every token is compared (no early exit), in constant time each.
     const matches = tokens.map((known) => safeEqual(token, known));
     if (!matches.includes(true)) {
-      if (throttleFailure(throttle, request, reply)) return reply;
+      if (await throttleFailure(throttle, request, reply)) return reply;
       return unauthorized(reply, 'unknown', `Wrong token. ${hint}`);
     }
   };

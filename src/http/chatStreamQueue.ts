@@ -1,5 +1,5 @@
 import type { ChatRow, MessageRow, Position } from '../db/repositories/executor.js';
-import { messagesSince, REPLAY_MAX } from '../domain/chat.js';
+import { messagesSince, REPLAY_MAX } from '../domain/chat/chat.js';
 import type { DomainContext } from '../domain/context.js';
 import type { PublishedMessage } from '../events/fanout.js';
 

@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { safeEqual } from '../domain/apiKeys.js';
+import { safeEqual } from '../domain/agents/apiKeys.js';
 import type { DomainContext } from '../domain/context.js';
-import { requireOwnedAgent } from '../domain/ownerAgents.js';
-import { findOwnerSession, type OwnerSession } from '../domain/ownerSessions.js';
+import { requireOwnedAgent } from '../domain/owners/ownerAgents.js';
+import { findOwnerSession, type OwnerSession } from '../domain/owners/ownerSessions.js';
 import { type AuthFailureThrottle, throttledAnswer, throttleFailure } from './authThrottle.js';
 
 declare module 'fastify' {

@@ -1,6 +1,6 @@
 import type { DisputeRow, DisputeStatementRow } from '../db/repositories/executor.js';
-import { resolutionView } from '../domain/disputeResolution.js';
-import type { Attachment, DisputeWithStatements } from '../domain/disputeStatements.js';
+import { resolutionView } from '../domain/disputes/disputeResolution.js';
+import type { Attachment, DisputeWithStatements } from '../domain/disputes/disputeStatements.js';
 
 /** Attachments as stored (JSON text we wrote); anything unreadable shows as none, never a 500. */
 export function attachmentsOf(json: string): Attachment[] {

@@ -68,6 +68,13 @@ td.name { font-family: ui-monospace, monospace; white-space: nowrap; }
 .status { font-weight: 600; font-family: ui-monospace, monospace; }
 details { margin: 4px 0; } summary { cursor: pointer; }
 .nested { margin-left: 18px; border-left: 2px solid #eef0f3; padding-left: 8px; }
+.search { position: sticky; top: -16px; background: #f5f6f8; padding: 8px 0; }
+.search input { width: 100%; padding: 6px 8px; font: inherit; border: 1px solid #c9cdd6; border-radius: 6px; }
+.search p { margin: 4px 0 0; }
+.snippet { margin: 6px 0 10px; }
+.snippet .label { font-size: 12px; color: #6a7080; margin-bottom: 2px; }
+pre { margin: 0; padding: 10px 12px; background: #f5f6f8; border: 1px solid #e3e5ea; border-radius: 6px; overflow: auto; font-size: 12.5px; line-height: 1.45; }
+pre code { font-size: inherit; }
 `;
 
 // Plain browser JavaScript, served as is: it builds the page with DOM calls and textContent only,
@@ -89,6 +96,12 @@ const SCRIPT = `
       schema = Object.assign({ 'x-name': name }, doc.components.schemas[name]);
     }
     return schema || {};
+  }
+  // A parameter may be a reference to a shared one (the Idempotency-Key header): show it by name.
+  function parameter(p) {
+    var seen = 0;
+    while (p && p.$ref && seen++ < 20) p = (doc.components.parameters || {})[p.$ref.split('/').pop()] || {};
+    return p || {};
   }
   function typeOf(schema) {
     var s = resolve(schema);
@@ -117,6 +130,14 @@ const SCRIPT = `
       return objs.length === 1 ? objs[0] : null;
     }
     return s.properties ? s : null;
+  }
+  // A response that is one of several objects lists each with its fields.
+  function variantsOf(schema) {
+    var s = resolve(schema);
+    var branches = s.anyOf || s.oneOf;
+    if (!branches) return null;
+    var objects = branches.filter(function (b) { return objectOf(b); });
+    return objects.length > 1 ? branches : null;
   }
   // The document's texts are markdown-ish: \`code\` becomes a <code> element (built with
   // textContent like everything else); an unmatched backtick stays as typed.
@@ -149,15 +170,97 @@ const SCRIPT = `
   function schemaBlock(schema) {
     var table = fields(schema, 0);
     if (table) return table;
+    var variants = variantsOf(schema);
+    if (variants) {
+      return el('div', {}, [el('p', { class: 'meta', text: 'One of ' + variants.length + ':' })].concat(variants.map(function (v, i) {
+        var r = resolve(v);
+        return el('details', { open: '' }, [
+          el('summary', {}, [el('span', { class: 'type', text: r['x-name'] || r.title || 'variant ' + (i + 1) }), r.description ? ' · ' : '', r.description ? prose(r.description) : null]),
+          el('div', { class: 'nested' }, [schemaBlock(v)]),
+        ]);
+      })));
+    }
     var s = resolve(schema);
     return el('p', { class: 'meta' }, [el('span', { class: 'type', text: typeOf(schema) }), s.description ? ' · ' : '', s.description ? prose(s.description) : null]);
   }
-  function operation(path, method, op, anchor) {
+  // Examples and snippets. Backslashes and newlines are made with fromCharCode: this script is
+  // served from a template string, where they would need escaping twice.
+  var BS = String.fromCharCode(92);
+  var NL = String.fromCharCode(10);
+  var AUTH = {
+    agentKey: 'Authorization: Bearer $HANDOFF_API_KEY',
+    adminToken: 'Authorization: Bearer $ADMIN_TOKEN',
+    telegramInitData: 'Authorization: tma $INIT_DATA',
+  };
+  function exampleOf(content) {
+    if (!content) return undefined;
+    if (content.example !== undefined) return content.example;
+    var first = content.examples && Object.keys(content.examples)[0];
+    return first ? content.examples[first].value : undefined;
+  }
+  function shellQuote(text) {
+    return "'" + text.split("'").join("'" + '"' + "'" + '"' + "'") + "'";
+  }
+  function schemeOf(op) {
+    return op.security && op.security[0] ? Object.keys(op.security[0])[0] : null;
+  }
+  function curlSnippet(path, method, op, params, body) {
+    var url = '$BASE' + path.replace(/[{]([A-Za-z]+)[}]/g, function (_, name) { return '$' + name.toUpperCase(); });
+    var lines = ['curl -sS -X ' + method.toUpperCase() + ' "' + url + '"'];
+    if (AUTH[schemeOf(op)]) lines.push('-H "' + AUTH[schemeOf(op)] + '"');
+    params.forEach(function (p) {
+      if (p.in === 'header' && p.name === 'Idempotency-Key') lines.push('-H "Idempotency-Key: $(uuidgen)"');
+    });
+    if (body !== undefined) {
+      lines.push("-H 'content-type: application/json'");
+      lines.push('-d ' + shellQuote(JSON.stringify(body)));
+    }
+    return lines.join(' ' + BS + NL + '  ');
+  }
+  function sdkSnippet(path, method, params, body) {
+    var inPath = params.filter(function (p) { return p.in === 'path'; }).map(function (p) { return p.name; });
+    var inQuery = params.filter(function (p) { return p.in === 'query'; }).map(function (p) { return p.name; });
+    var groups = [];
+    if (inPath.length) groups.push('path: { ' + inPath.join(', ') + ' }');
+    if (inQuery.length) groups.push('query: { /* ' + inQuery.join(', ') + ' */ }');
+    var options = [];
+    if (groups.length) options.push('params: { ' + groups.join(', ') + ' }');
+    if (body !== undefined) options.push('body: ' + JSON.stringify(body));
+    return 'const { data, error } = await handoff.api.' + method.toUpperCase() + "('" + path + "'" +
+      (options.length ? ', { ' + options.join(', ') + ' }' : '') + ');';
+  }
+  function codeBlock(label, text, kind) {
+    return el('div', { class: 'snippet' }, [el('div', { class: 'label', text: label }), el('pre', { class: kind }, [el('code', { text: text })])]);
+  }
+  // The search box: every word typed must occur in an operation's method, path, summary,
+  // description, operationId, tag or parameter names; the rest are hidden, in the list and the page.
+  function searchBox(groups) {
+    var input = el('input', { type: 'search', id: 'search', placeholder: 'Search: path, summary, field…', 'aria-label': 'Search the operations', autocomplete: 'off' });
+    var count = el('p', { class: 'meta', id: 'search-count', 'aria-live': 'polite' });
+    var total = groups.reduce(function (n, g) { return n + g.entries.length; }, 0);
+    input.addEventListener('input', function () {
+      var words = input.value.toLowerCase().split(' ').filter(Boolean);
+      var shown = 0;
+      groups.forEach(function (g) {
+        var any = false;
+        g.entries.forEach(function (e) {
+          var hit = words.every(function (w) { return e.text.indexOf(w) >= 0; });
+          e.link.style.display = hit ? '' : 'none';
+          e.section.style.display = hit ? '' : 'none';
+          if (hit) { shown++; any = true; }
+        });
+        g.heads.forEach(function (h) { h.style.display = any ? '' : 'none'; });
+      });
+      count.textContent = words.length ? (shown ? shown + ' of ' + total + ' match' : 'Nothing matches “' + input.value + '”') : '';
+    });
+    return el('div', { class: 'search' }, [input, count]);
+  }
+  function operation(path, method, op, anchor, hook) {
     var parts = [el('h3', { id: anchor }, [el('span', { class: 'method ' + method, text: method.toUpperCase() }), el('span', { class: 'path', text: path })])];
     if (op.summary) parts.push(el('p', {}, [prose(op.summary)]));
     if (op.description) parts.push(el('p', { class: 'meta' }, [prose(op.description)]));
     parts.push(el('p', { class: 'meta' }, ['operationId ', el('code', { text: op.operationId || '?' }), op.security && op.security.length ? ' · auth: ' + op.security.map(function (x) { return Object.keys(x)[0]; }).join(', ') : ' · no auth']));
-    var params = op.parameters || [];
+    var params = (op.parameters || []).map(parameter);
     if (params.length) {
       parts.push(el('h4', { text: 'Parameters' }));
       parts.push(el('table', {}, [el('tr', {}, [el('th', { text: 'name' }), el('th', { text: 'in' }), el('th', { text: 'type' }), el('th', { text: 'meaning' })])].concat(params.map(function (p) {
@@ -166,19 +269,30 @@ const SCRIPT = `
       }))));
     }
     var body = op.requestBody && op.requestBody.content;
+    var bodyExample;
     if (body) {
       Object.keys(body).forEach(function (type) {
         parts.push(el('h4', {}, ['Request body ', el('span', { class: 'meta', text: type })]));
         parts.push(schemaBlock(body[type].schema || {}));
+        var example = exampleOf(body[type]);
+        if (example !== undefined && type === 'application/json') bodyExample = example;
+        if (example !== undefined) parts.push(codeBlock(hook ? 'Example payload' : 'Example request body', JSON.stringify(example, null, 2), 'json'));
       });
+    }
+    if (!hook) {
+      parts.push(el('h4', { text: 'Call it' }));
+      parts.push(codeBlock('curl', curlSnippet(path, method, op, params, bodyExample), 'curl'));
+      if (schemeOf(op) === 'agentKey') parts.push(codeBlock('TypeScript SDK (@handoff/sdk)', sdkSnippet(path, method, params, bodyExample), 'sdk'));
     }
     parts.push(el('h4', { text: 'Responses' }));
     Object.keys(op.responses || {}).forEach(function (status) {
       var res = op.responses[status];
       var content = res.content && (res.content['application/json'] || res.content[Object.keys(res.content)[0]]);
+      var example = exampleOf(content);
       parts.push(el('details', status.charAt(0) === '2' ? { open: '' } : {}, [
         el('summary', {}, [el('span', { class: 'status', text: status }), ' ', prose(res.description)]),
         content && content.schema ? el('div', { class: 'nested' }, [schemaBlock(content.schema)]) : null,
+        example !== undefined ? el('div', { class: 'nested' }, [codeBlock('Example', JSON.stringify(example, null, 2), 'json')]) : null,
       ]));
     });
     return el('section', { class: 'op' }, parts);
@@ -202,26 +316,42 @@ const SCRIPT = `
     });
     var order = (doc.tags || []).map(function (t) { return t.name; });
     Object.keys(byTag).forEach(function (t) { if (order.indexOf(t) < 0) order.push(t); });
+    var groups = [];
+    var list = el('div', { id: 'ops' });
+    function searchable(o, tag) {
+      var names = (o.op.parameters || []).map(parameter).map(function (p) { return p.name; });
+      return [o.method, o.path, o.op.summary, o.op.description, o.op.operationId, tag].concat(names).join(' ').toLowerCase();
+    }
+    function group(tag, title, headingId, info, entries, hook) {
+      var navHead = el('h2', { text: tag });
+      var mainHead = el('h2', { id: headingId, text: title });
+      var g = { heads: [navHead, mainHead], entries: [] };
+      list.appendChild(navHead);
+      main.appendChild(mainHead);
+      if (info && info.description) {
+        var about = el('p', { class: 'meta' }, [prose(info.description)]);
+        g.heads.push(about);
+        main.appendChild(about);
+      }
+      entries.forEach(function (o) {
+        var link = el('a', { href: '#' + o.anchor, title: o.op.summary || '' }, [el('span', { class: 'method ' + o.method, text: hook ? 'EVENT' : o.method.toUpperCase() }), o.path]);
+        var section = operation(o.path, o.method, o.op, o.anchor, hook);
+        list.appendChild(link);
+        main.appendChild(section);
+        g.entries.push({ link: link, section: section, text: searchable(o, tag) });
+      });
+      groups.push(g);
+    }
     order.filter(function (t) { return byTag[t]; }).forEach(function (tag) {
       var info = (doc.tags || []).filter(function (t) { return t.name === tag; })[0];
-      nav.appendChild(el('h2', { text: tag }));
-      main.appendChild(el('h2', { id: 'tag-' + tag, text: tag }));
-      if (info && info.description) main.appendChild(el('p', { class: 'meta' }, [prose(info.description)]));
-      byTag[tag].forEach(function (o) {
-        nav.appendChild(el('a', { href: '#' + o.anchor, title: o.op.summary || '' }, [el('span', { class: 'method ' + o.method, text: o.method.toUpperCase() }), o.path]));
-        main.appendChild(operation(o.path, o.method, o.op, o.anchor));
-      });
+      group(tag, tag, 'tag-' + tag, info, byTag[tag], false);
     });
-    var hooks = Object.keys(doc.webhooks || {});
-    if (hooks.length) {
-      nav.appendChild(el('h2', { text: 'Webhooks' }));
-      main.appendChild(el('h2', { id: 'webhooks', text: 'Webhooks (posted to your URL)' }));
-      hooks.forEach(function (name) {
-        var op = doc.webhooks[name].post;
-        nav.appendChild(el('a', { href: '#hook-' + name, text: name }));
-        main.appendChild(operation(name, 'post', op, 'hook-' + name));
-      });
-    }
+    var hooks = Object.keys(doc.webhooks || {}).map(function (name) {
+      return { path: name, method: 'post', op: doc.webhooks[name].post, anchor: 'hook-' + name };
+    });
+    if (hooks.length) group('Webhooks', 'Webhooks (posted to your URL)', 'webhooks', null, hooks, true);
+    nav.appendChild(searchBox(groups));
+    nav.appendChild(list);
     if (location.hash) { var target = document.getElementById(location.hash.slice(1)); if (target) target.scrollIntoView(); }
   }
   fetch('/openapi.json').then(function (r) { return r.json(); }).then(function (d) { doc = d; render(); }).catch(function (e) {

@@ -26,7 +26,7 @@ export function registerBodyDrain(app: FastifyInstance): void {
     reply.header('connection', 'close');
     // A declared length past the bound would not be read to its end anyway: answer at once.
     if (Number(request.headers['content-length']) > DRAIN_MAX_BYTES) return done(null, payload);
-    drain(raw).then(() => done(null, payload));
+    void drain(raw).then(() => done(null, payload));
   });
 }
 

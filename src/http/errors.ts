@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { DATABASE_RETRY_AFTER_S, isDatabaseUnavailable } from '../db/unavailable.js';
 import { DomainError, type DomainErrorKind } from '../domain/errors.js';
 import { StorageUnavailableError } from '../storage/fileStorage.js';
 
@@ -64,6 +65,23 @@ export function frameworkErrors(error: FastifyError, _request: FastifyRequest, r
 }
 
 /**
+ * The database is away (PostgreSQL restarting, a network cut, SQLite's disk full): nothing was
+ * committed (a transaction that broke is rolled back), so the caller may send the same request
+ * again, with the same Idempotency-Key for a write. One warn line per request, without a stack:
+ * the outage itself is logged by the pool's listener and by GET /ready.
+ */
+export function databaseUnavailable(error: unknown, request: FastifyRequest, reply: FastifyReply) {
+  const message = error instanceof Error ? error.message : String(error);
+  request.log.warn({ reason: message }, 'the database is unavailable; answered 503');
+  return reply
+    .status(503)
+    .header('retry-after', DATABASE_RETRY_AFTER_S)
+    .send({
+      error: `The database is unavailable; nothing was changed; retry in ${DATABASE_RETRY_AFTER_S} s (with the same Idempotency-Key for a write)`,
+    });
+}
+
+/**
  * A 400 names every bad field (the validators run with allErrors), up to this many; the rest are
  * counted in `detailsOmitted`. A 500-item array of wrong items was a 501-line answer.
  */
@@ -116,6 +134,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) return reply.status(status).send({ error: error.message });
+    if (isDatabaseUnavailable(error)) return databaseUnavailable(error, request, reply);
     request.log.error({ err: error }, 'unhandled error');
     return reply.status(500).send({ error: 'Internal server error; the request was not completed' });
   });

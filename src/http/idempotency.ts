@@ -14,6 +14,8 @@ import { tracedContext } from './traceHeader.js';
 /** The routes that honour Idempotency-Key (documented in the OpenAPI document). */
 export const IDEMPOTENT_ROUTES = [
   'POST /tasks',
+  'POST /batches',
+  'POST /batches/{id}/cancel',
   'POST /tasks/{id}/complete',
   'POST /tasks/{id}/refund',
   'POST /tasks/{id}/revisions',
@@ -31,7 +33,25 @@ export const IDEMPOTENT_ROUTES = [
   'POST /worker/tasks/{id}/dispute',
   'POST /worker/tasks/{id}/dispute/statements',
   'POST /admin/disputes/{id}/resolve',
+  'POST /worker/tasks/{id}/partial/accept',
+  'POST /tasks/{id}/bonus',
 ] as const;
+
+/** The routes that refuse a call without an Idempotency-Key: a retry of theirs must never pay twice. */
+export const KEY_REQUIRED_ROUTES = ['POST /tasks/{id}/bonus'] as const;
+
+/** Why a KEY_REQUIRED_ROUTES call (or an MCP tool that mirrors one) without a key is refused. */
+export const KEY_REQUIRED_MESSAGE =
+  'is required here: send a new one (a UUID) for each bonus, and the same one when you retry, so a retry never pays twice';
+
+/** Refuses (400) a call of a KEY_REQUIRED_ROUTES route without an Idempotency-Key; returns the key. */
+export function requiredIdempotencyKey(request: FastifyRequest): string {
+  const key = idempotencyRequestOf(request)?.key;
+  if (key === undefined) {
+    throw invalid('Idempotency-Key', KEY_REQUIRED_MESSAGE);
+  }
+  return key;
+}
 
 /** JSON with object keys sorted, so the same body always has the same fingerprint. */
 function canonical(value: unknown): string {

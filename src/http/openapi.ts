@@ -2,7 +2,7 @@ import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { registerDocsPage } from './docsPage.js';
 import { registerFavicon } from './favicon.js';
-import { IDEMPOTENT_ROUTES } from './idempotency.js';
+import { IDEMPOTENT_ROUTES, KEY_REQUIRED_ROUTES } from './idempotency.js';
 import { keptExample, standardErrorExample } from './openapiExamples.js';
 import { webhookDocs } from './schemas/events.js';
 
@@ -14,12 +14,21 @@ const TAGS = [
     name: 'Tasks',
     description: 'Create, follow, complete and refund tasks; money is escrowed and paid on chain',
   },
+  {
+    name: 'Batches',
+    description: 'Many tasks in one call: escrowed together, followed and refunded together',
+  },
   { name: 'Applications', description: 'Workers’ applications to your tasks' },
   { name: 'Ratings', description: 'Ratings after a completed task' },
   { name: 'Chat', description: 'Messages and files between an agent and the assigned worker' },
   { name: 'Webhooks', description: 'Where events are posted, and the delivery log' },
   { name: 'Transactions', description: 'Your ledger: deposits, escrows, payouts, fees and refunds' },
   { name: 'Worker', description: 'The worker side (Telegram Mini App): profile, wallet, tasks, offers' },
+  {
+    name: 'Test mode',
+    description:
+      'Test keys (hr_test_...): a separate world with test money, where no real worker or chain is reached (test keys only)',
+  },
   { name: 'Operator', description: 'The operator API (ADMIN_TOKEN): agents, deposits, audit' },
   { name: 'Files', description: 'Uploaded files and signed upload URLs' },
   { name: 'Service', description: 'Health' },
@@ -41,7 +50,8 @@ const STATUS_TEXT: Record<string, string> = {
   '415': 'Unsupported content type',
   '422': 'This Idempotency-Key was used with a different request',
   '429': 'Rate limited; retry after `Retry-After` seconds',
-  '503': 'The service is shutting down; retry on another instance',
+  '503':
+    'The service is shutting down (retry on another instance), or its database or file storage is unavailable (retry after `Retry-After` seconds)',
 };
 
 const IDEMPOTENCY_KEY = {
@@ -119,6 +129,7 @@ type OpenApiDoc = Json;
 export function refineDocument(doc: OpenApiDoc): OpenApiDoc {
   const components: Record<string, Json> = { ...(doc.components?.schemas ?? {}) };
   const idempotent = new Set<string>(IDEMPOTENT_ROUTES);
+  const keyRequired = new Set<string>(KEY_REQUIRED_ROUTES);
   for (const [path, item] of Object.entries<Json>(doc.paths ?? {})) {
     for (const [method, operation] of Object.entries<Json>(item)) {
       for (const [status, response] of Object.entries<Json>(operation.responses ?? {})) {
@@ -141,6 +152,10 @@ export function refineDocument(doc: OpenApiDoc): OpenApiDoc {
         }
       }
       const body = operation.requestBody?.content?.['application/json'];
+      // A body that may be null (POST /tasks/:id/refund, /complete) may be left out altogether.
+      if (body?.schema?.anyOf?.some((branch: Json) => branch?.type === 'null')) {
+        operation.requestBody.required = false;
+      }
       if (body && body.example === undefined && body.examples === undefined) {
         const given = keptExample(operation.operationId, 'request');
         if (given !== undefined) body.example = given;
@@ -150,9 +165,10 @@ export function refineDocument(doc: OpenApiDoc): OpenApiDoc {
         idempotent.has(`${method.toUpperCase()} ${path}`),
       );
       if (idempotent.has(`${method.toUpperCase()} ${path}`)) {
+        const required = keyRequired.has(`${method.toUpperCase()} ${path}`);
         operation.parameters = [
           ...(operation.parameters ?? []),
-          { $ref: '#/components/parameters/IdempotencyKey' },
+          { $ref: `#/components/parameters/${required ? 'IdempotencyKeyRequired' : 'IdempotencyKey'}` },
         ];
       }
     }
@@ -162,7 +178,14 @@ export function refineDocument(doc: OpenApiDoc): OpenApiDoc {
   doc.components = {
     ...doc.components,
     schemas: components,
-    parameters: { IdempotencyKey: IDEMPOTENCY_KEY },
+    parameters: {
+      IdempotencyKey: IDEMPOTENCY_KEY,
+      IdempotencyKeyRequired: {
+        ...IDEMPOTENCY_KEY,
+        required: true,
+        description: `Required: without it the call is a 400, so that no retry can pay twice. ${IDEMPOTENCY_KEY.description}`,
+      },
+    },
     headers: {
       RequestId: REQUEST_ID,
       IdempotentReplayed: {

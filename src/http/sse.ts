@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ChatRow, MessageRow } from '../db/repositories/executor.js';
-import { resumePosition, streamStart } from '../domain/chat.js';
+import { resumePosition, streamStart } from '../domain/chat/chat.js';
 import type { DomainContext } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
 import { ChatStreamQueue } from './chatStreamQueue.js';

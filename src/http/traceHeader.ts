@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { DomainContext } from '../domain/context.js';
-import { traceIdOf, validTraceparent, withTrace } from '../domain/traceContext.js';
+import { traceIdOf, validTraceparent, withTrace } from '../domain/events/traceContext.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

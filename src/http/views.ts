@@ -10,13 +10,15 @@ import type {
   TransactionRow,
   WorkerRow,
 } from '../db/repositories/executor.js';
-import type { AgentReputation } from '../domain/agentReputation.js';
-import { type Currency, formatAmount } from '../domain/currency.js';
-import { DEFAULT_LANGUAGE } from '../domain/language.js';
-import { taskLocationOf } from '../domain/location.js';
-import { formatTon } from '../domain/money.js';
-import { submissionView } from '../domain/submissions.js';
-import { reviewHoursOf } from '../domain/taskCreation.js';
+import { isLiveAgent, type TaskOwner } from '../domain/agents/testMode.js';
+import { type Currency, formatAmount } from '../domain/money/currency.js';
+import { formatTon } from '../domain/money/money.js';
+import { reviewHoursOf } from '../domain/tasks/taskCreation.js';
+import type { AgentReputation } from '../domain/trust/agentReputation.js';
+import { taskLocationOf } from '../domain/trust/location.js';
+import { type Grading, partialOfferView } from '../domain/trust/partialPayment.js';
+import { submissionView } from '../domain/trust/submissions.js';
+import { DEFAULT_LANGUAGE } from '../domain/workers/language.js';
 import type { DisputeView } from './disputeViews.js';
 import { settlementField, workerSettlementField } from './settlementView.js';
 
@@ -39,6 +41,7 @@ export function agentMeView(agent: AgentRow, taskCount: number) {
     taskCount,
     avgRating: avg(agent.rating_sum, agent.rating_count),
     ratingCount: agent.rating_count,
+    livemode: isLiveAgent(agent),
   };
 }
 
@@ -73,9 +76,9 @@ function reviewFields(task: TaskRow) {
 }
 
 /**
- * Whether the agent's view of a task shows the review fields (and `submission`): once the task
- * uses them — created with reviewHours or a location, or work was submitted. A task of an agent
- * that never uses them answers exactly as the agent API spec says (docs/decisions/submissions-and-reviews.md).
+ * Whether the agent's view of a task shows the other review fields (and `submission`): once the
+ * task uses them — created with reviewHours or a location, or work was submitted
+ * (docs/decisions/submissions-and-reviews.md). `reviewHours` itself is on every view.
  */
 function showsReview(task: TaskRow): boolean {
   return task.review_hours !== null || task.location_latitude !== null || task.submission_count > 0;
@@ -83,7 +86,7 @@ function showsReview(task: TaskRow): boolean {
 
 export function taskView(
   task: TaskRow,
-  agentName: string | null,
+  owner: TaskOwner,
   worker: WorkerNames | null,
   applications?: ReturnType<typeof applicationView>[],
   submission?: SubmissionRow | null,
@@ -105,10 +108,19 @@ export function taskView(
     webhookUrl: task.webhook_url,
     createdAt: task.created_at,
     updatedAt: task.updated_at,
-    agent: { id: task.agent_id, name: agentName },
+    agent: { id: task.agent_id, name: owner.name },
+    // The owning agent's world: false for a task a test key made (test mode, issue 37).
+    livemode: owner.livemode,
     worker: worker ? workerRefView(worker) : null,
     ...settlementField(task),
+    ...partialOfferField(task),
+    ...(task.batch_id ? { batchId: task.batch_id } : {}),
+    ...(task.moderation_status
+      ? { moderation: { status: task.moderation_status, rule: task.moderation_rule ?? '' } }
+      : {}),
     ...(applications ? { applications } : {}),
+    // Always, like currency: an agent reads its own review window even when it chose none (72).
+    reviewHours: reviewHoursOf(task),
     ...(showsReview(task) ? reviewFields(task) : {}),
     ...(submission !== undefined && showsReview(task)
       ? { submission: submission ? submissionView(submission) : null }
@@ -116,6 +128,12 @@ export function taskView(
     // Shown with `submission`: a dispute is only ever about submitted work.
     ...(dispute !== undefined && showsReview(task) ? { dispute } : {}),
   };
+}
+
+/** A graded approval's offer while it waits for the worker; absent otherwise (issue 40). */
+function partialOfferField(task: TaskRow) {
+  const partialOffer = partialOfferView(task);
+  return partialOffer ? { partialOffer } : {};
 }
 
 /** What a worker sees of a task: no fee, no webhook, no applications; the agent's reputation. */
@@ -139,6 +157,7 @@ export function workerTaskView(
     agent,
     ...reviewFields(task),
     ...workerSettlementField(task),
+    ...partialOfferField(task),
     ...(submission !== undefined ? { submission: submission ? submissionView(submission) : null } : {}),
     ...(dispute !== undefined ? { dispute } : {}),
   };
@@ -341,6 +360,20 @@ export function completionView(done: {
   };
 }
 
+/** POST /tasks/:id/complete's answer: the payment (200), or the offer of part of the reward (202). */
+export function gradingView(graded: Grading): { status: 200 | 202; body: Record<string, unknown> } {
+  if (graded.kind === 'paid') return { status: 200, body: completionView(graded.completion) };
+  const { task } = graded;
+  return {
+    status: 202,
+    body: {
+      success: true,
+      task: { id: task.id, status: task.status, paymentStatus: task.payment_status },
+      partialOffer: partialOfferView(task),
+    },
+  };
+}
+
 export function cancelView(task: TaskRow, refundNano: bigint) {
   return {
     success: true,
@@ -382,9 +415,11 @@ export function webhookConfigView(agent: AgentRow) {
 export function createdTaskView(created: {
   task: TaskRow;
   agentName: string | null;
+  livemode: boolean;
   offeredWorker: WorkerRow | null;
 }) {
-  const task = taskView(created.task, created.agentName, created.offeredWorker);
+  const owner = { name: created.agentName, livemode: created.livemode };
+  const task = taskView(created.task, owner, created.offeredWorker);
   if (!created.offeredWorker) return { task };
   return {
     task,
@@ -397,11 +432,11 @@ export function createdTaskView(created: {
 export function revisionView(result: {
   task: TaskRow;
   submission: SubmissionRow;
-  agentName: string | null;
+  owner: TaskOwner;
   worker: WorkerNames | null;
 }) {
   return {
     submission: submissionView(result.submission),
-    task: taskView(result.task, result.agentName, result.worker, undefined, result.submission),
+    task: taskView(result.task, result.owner, result.worker, undefined, result.submission),
   };
 }

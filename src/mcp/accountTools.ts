@@ -1,16 +1,16 @@
 import { Readable } from 'node:stream';
 import { Type } from 'typebox';
-import { getAgent, updateAgent } from '../domain/agents.js';
-import { browseCatalog, getWorkerDetail } from '../domain/catalog.js';
-import { listChatMessages, listChats, type Party, postMessage } from '../domain/chat.js';
-import { depositInfo } from '../domain/depositInfo.js';
+import { getAgent, updateAgent } from '../domain/agents/agents.js';
+import { listChatMessages, listChats, type Party, postMessage } from '../domain/chat/chat.js';
+import { createUploadUrl, storeUpload } from '../domain/chat/uploads.js';
 import { invalid } from '../domain/errors.js';
-import { listTransactions } from '../domain/transactions.js';
-import { createUploadUrl, storeUpload } from '../domain/uploads.js';
-import { listEndpoints, resumeEndpoints } from '../domain/webhookEndpoints.js';
-import { listDeliveries, redeliver, sendTestWebhook, setAgentWebhook } from '../domain/webhooks.js';
+import { listEndpoints, resumeEndpoints } from '../domain/events/webhookEndpoints.js';
+import { listDeliveries, redeliver, sendTestWebhook, setAgentWebhook } from '../domain/events/webhooks.js';
+import { depositInfo } from '../domain/money/depositInfo.js';
+import { listTransactions } from '../domain/money/transactions.js';
+import { browseCatalog, catalogWorker } from '../domain/workers/catalog.js';
 import { pageView } from '../http/pageView.js';
-import { deliveryView, endpointView } from '../http/routes/webhooks.js';
+import { deliveryView, deliveryViewIn, endpointView } from '../http/routes/webhooks.js';
 import { Amount, Currency } from '../http/schemas/common.js';
 import {
   agentMeView,
@@ -63,12 +63,11 @@ export const accountTools: ToolDef[] = [
     name: 'search_workers',
     title: 'Search workers',
     description:
-      'Workers you can hire (with a wallet, a headline and skills), filtered by skills, country, time zone, ' +
-      'hourly rate and availability; most completed tasks first, or best rated with sort "rating".',
+      'Workers you can hire, filtered by skills, country, time zone, hourly rate and availability.',
     route: 'GET /agents/workers',
     annotations: READ_ONLY,
     run: async (env, args) => {
-      const result = await browseCatalog(env.ctx, args as never);
+      const result = await browseCatalog(env.ctx, args as never, env.apiKey?.livemode ?? true);
       return { ...pageView(result, 'workers', workerListEntryView), total: result.total };
     },
   },
@@ -79,7 +78,9 @@ export const accountTools: ToolDef[] = [
     route: 'GET /agents/workers/:id',
     rename: { id: 'workerId' },
     annotations: READ_ONLY,
-    run: async (env, args) => ({ worker: workerDetailView(await getWorkerDetail(env.ctx, args.workerId)) }),
+    run: async (env, args) => ({
+      worker: workerDetailView(await catalogWorker(env.ctx, args.workerId, env.apiKey?.livemode ?? true)),
+    }),
   },
   {
     name: 'list_chats',
@@ -108,8 +109,8 @@ export const accountTools: ToolDef[] = [
     name: 'send_message',
     title: 'Send a chat message',
     description:
-      'Send a message to the worker of your task, optionally with a file uploaded first with upload_file ' +
-      '(pass its fileUrl). Not idempotent: a repeat sends the message again.',
+      'Send a message to the worker of your task, optionally with a fileUrl from upload_file. Not ' +
+      'idempotent: a repeat sends the message again.',
     route: 'POST /chat/:taskId/messages',
     keyed: { view: (m: Awaited<ReturnType<typeof postMessage>>) => ({ message: messageView(m) }) },
     annotations: writes({ destructive: false, idempotent: false }),
@@ -122,9 +123,9 @@ export const accountTools: ToolDef[] = [
     name: 'upload_file',
     title: 'Upload a file',
     description:
-      'Store a file (at most 20 MiB) to attach to a chat message. A file of at most 512 KiB may come inline as ' +
-      'contentBase64: it is stored at once and its fileUrl returned. Without contentBase64 you get a signed ' +
-      'uploadUrl to PUT the bytes to within 15 minutes (any size up to 20 MiB), and the fileUrl they will have.',
+      'Store a file (at most 20 MiB) for a chat message: up to 512 KiB inline as contentBase64 (stored at ' +
+      'once, its fileUrl returned); otherwise a signed uploadUrl to PUT the bytes to within 15 minutes, and ' +
+      'the fileUrl they will have.',
     route: 'POST /upload',
     extraInput: {
       type: 'object',
@@ -150,8 +151,8 @@ export const accountTools: ToolDef[] = [
     name: 'configure_webhook',
     title: 'Set your webhook URL',
     description:
-      'Set the URL that receives signed event webhooks (applications, messages, payments); null turns ' +
-      'webhooks off. Replaces the previous URL.',
+      'Set the URL that receives signed event webhooks (applications, messages, payments), replacing the ' +
+      'previous one; null turns them off.',
     route: 'PATCH /agents/webhooks',
     annotations: writes({ destructive: true, idempotent: true }),
     run: async (env, args) => webhookConfigView(await setAgentWebhook(env.ctx, env.agentId, args.url)),
@@ -173,7 +174,7 @@ export const accountTools: ToolDef[] = [
     annotations: READ_ONLY,
     run: async (env, args) => {
       const result = await listDeliveries(env.ctx, env.agentId, args as never);
-      return pageView(result, 'deliveries', deliveryView);
+      return pageView(result, 'deliveries', deliveryViewIn(env.apiKey?.livemode ?? true));
     },
   },
   {
@@ -184,15 +185,18 @@ export const accountTools: ToolDef[] = [
     rename: { id: 'deliveryId' },
     annotations: writes({ destructive: false, idempotent: false, openWorld: true }),
     run: async (env, args) => ({
-      delivery: deliveryView(await redeliver(env.ctx, env.agentId, args.deliveryId)),
+      delivery: deliveryView(
+        await redeliver(env.ctx, env.agentId, args.deliveryId),
+        env.apiKey?.livemode ?? true,
+      ),
     }),
   },
   {
     name: 'list_webhook_endpoints',
     title: 'List webhook endpoints',
     description:
-      'Your webhook endpoints that ever timed out, with their state: a quarantined endpoint gets nothing ' +
-      'until its quarantine ends (deliveries are held, not lost).',
+      'Your webhook endpoints that ever timed out, with their state: a quarantined one gets nothing until ' +
+      'its quarantine ends (deliveries are held, not lost).',
     route: 'GET /agents/webhooks/endpoints',
     annotations: READ_ONLY,
     run: async (env) => ({ endpoints: (await listEndpoints(env.ctx, env.agentId)).map(endpointView) }),
@@ -201,7 +205,7 @@ export const accountTools: ToolDef[] = [
     name: 'resume_webhook_endpoints',
     title: 'Resume quarantined webhook endpoints',
     description:
-      'End the quarantine of your webhook endpoints now (all, or the one origin) once the receiver is ' +
+      'End the quarantine of your webhook endpoints now (all, or one origin) once the receiver is ' +
       'fixed: held deliveries go out, one first as a probe.',
     route: 'POST /agents/webhooks/endpoints/resume',
     annotations: writes({ destructive: false, idempotent: true, openWorld: true }),
@@ -233,7 +237,7 @@ export const accountTools: ToolDef[] = [
     name: 'get_deposit_info',
     title: 'How to top up',
     description:
-      'Where to send TON, or USDT with currency "USDT", to top up your balance (address, memo, link), and your current balance of that currency.',
+      'Where to send TON (or USDT with currency "USDT") to top up your balance: address, memo, link, and your balance of it.',
     extraInput: {
       type: 'object',
       properties: {

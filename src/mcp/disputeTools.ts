@@ -1,5 +1,5 @@
-import { openDispute } from '../domain/disputeOpening.js';
-import { addStatement } from '../domain/disputeStatements.js';
+import { openDispute } from '../domain/disputes/disputeOpening.js';
+import { addStatement } from '../domain/disputes/disputeStatements.js';
 import { disputeView, statementView } from '../http/disputeViews.js';
 import { type ToolDef, writes } from './tool.js';
 
@@ -14,11 +14,10 @@ export const disputeTools: ToolDef[] = [
     name: 'open_dispute',
     title: 'Open a dispute',
     description:
-      'Contest the worker’s submitted work instead of approving it (complete_task) or asking for changes ' +
-      '(request_revision): while a submission is PENDING, or after you asked for a revision. An operator ' +
-      'judges and decides how the reward is split: the worker gets 0 to all of it, the fee is taken in ' +
-      'proportion, the rest returns to your balance. Meanwhile the review clock stops and nothing else moves ' +
-      'the task. reason: 1-2,000 characters. At most one dispute per task; a repeat is refused.',
+      'Contest the submitted work (PENDING, or after you asked for a revision) instead of complete_task or ' +
+      'request_revision. An operator decides the split: the worker gets 0 to all of the reward, the fee in ' +
+      'proportion, the rest back to your balance. Meanwhile nothing else moves the task. One dispute per ' +
+      'task; a repeat is refused.',
     route: 'POST /tasks/:id/dispute',
     rename: TASK_ID,
     keyed: { view: (r: Opened) => ({ dispute: disputeView(r.dispute, []) }) },
@@ -29,9 +28,8 @@ export const disputeTools: ToolDef[] = [
     name: 'add_dispute_statement',
     title: 'Add to a dispute',
     description:
-      'Give the operator your side of the task’s open dispute: text (1-4,000 characters) and up to 10 ' +
-      'attachments (fileUrls of files you uploaded). At most 20 statements per side. Not safe to retry ' +
-      'blindly: a repeat adds a second statement. get_task shows the dispute with both sides’ statements.',
+      'Give the operator your side of the task’s open dispute, with attachments. Not safe to retry blindly: ' +
+      'a repeat adds a second statement. get_task shows both sides’ statements.',
     route: 'POST /tasks/:id/dispute/statements',
     rename: TASK_ID,
     keyed: {

@@ -112,7 +112,13 @@ export const mcpRoutes: FastifyPluginAsync<McpRouteOptions> = async (
     }
     const [{ createMcpServer }, { StreamableHTTPServerTransport }] = await loadSdk();
     reply.hijack();
-    const env = { ctx: tracedContext(request, ctx), agentId: request.agentId, stats, storage };
+    const env = {
+      ctx: tracedContext(request, ctx),
+      agentId: request.agentId,
+      apiKey: request.apiKey,
+      stats,
+      storage,
+    };
     const server = createMcpServer(
       catalog!,
       env,
@@ -120,7 +126,7 @@ export const mcpRoutes: FastifyPluginAsync<McpRouteOptions> = async (
         count,
         logError: (error, tool) => request.log.error({ err: error, tool }, 'MCP tool failed'),
       },
-      { toolsets },
+      { toolsets, scopes: request.apiKey?.scopes ?? null },
     );
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,

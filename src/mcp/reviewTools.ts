@@ -1,5 +1,5 @@
-import { requestRevision } from '../domain/revisions.js';
-import { listSubmissionsForAgent, submissionView } from '../domain/submissions.js';
+import { requestRevision } from '../domain/trust/revisions.js';
+import { listSubmissionsForAgent, submissionView } from '../domain/trust/submissions.js';
 import { revisionView } from '../http/views.js';
 import { READ_ONLY, type ToolDef, writes } from './tool.js';
 
@@ -11,9 +11,8 @@ export const reviewTools: ToolDef[] = [
     name: 'list_submissions',
     title: 'List submitted work',
     description:
-      'The work the worker submitted for your task, newest first: note, files (fileUrl, name, type, size), ' +
-      'location (withinArea when the task has one) and status (PENDING waits for your review). While one is ' +
-      'PENDING, approve it with complete_task or ask for changes with request_revision before the task’s ' +
+      'The work submitted for your task, newest first: note, files, location (withinArea) and status. ' +
+      'Approve a PENDING one with complete_task or ask for changes with request_revision before the task’s ' +
       'reviewDeadline: after it the work is approved and paid automatically.',
     route: 'GET /tasks/:id/submissions',
     rename: TASK_ID,
@@ -26,10 +25,9 @@ export const reviewTools: ToolDef[] = [
     name: 'request_revision',
     title: 'Request a revision',
     description:
-      'Send the PENDING submission back to the worker with what to change (reason, 1-2,000 characters). The ' +
-      'task returns to IN_PROGRESS, the review clock stops and the worker gets at least 24 hours more. At most ' +
-      '3 per task; after that approve with complete_task or open a dispute. Not safe to retry blindly: a ' +
-      'repeat is refused once nothing waits for review.',
+      'Send the PENDING submission back with what to change (reason). The task returns to IN_PROGRESS, the ' +
+      'review clock stops, the worker gets at least 24 hours more. At most 3 per task. A repeat is refused ' +
+      'once nothing waits for review.',
     route: 'POST /tasks/:id/revisions',
     rename: TASK_ID,
     keyed: { view: revisionView },

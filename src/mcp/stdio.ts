@@ -64,8 +64,13 @@ export async function serveStdio(settings: StdioSettings): Promise<void> {
   const server = new Server(info, { capabilities: { tools: {} }, ...(instructions ? { instructions } : {}) });
   server.setRequestHandler(ListToolsRequestSchema, (request) => upstream.listTools(request.params));
   const { tools } = await upstream.listTools();
+  // A tool that requires the key (pay_bonus) gets none made up: only the caller's own key makes
+  // the caller's retry safe, so a call without one is refused with the reason.
   const keyed = new Set(
-    tools.filter((t) => 'idempotencyKey' in (t.inputSchema.properties ?? {})).map((t) => t.name),
+    tools
+      .filter((t) => 'idempotencyKey' in (t.inputSchema.properties ?? {}))
+      .filter((t) => !t.inputSchema.required?.includes('idempotencyKey'))
+      .map((t) => t.name),
   );
   server.setRequestHandler(CallToolRequestSchema, (request) => callOnce(upstream, keyed, request.params));
   server.onclose = () => void upstream.close();

@@ -1,18 +1,27 @@
-import { acceptApplication, listApplications } from '../domain/applications.js';
-import { cancelTask } from '../domain/cancellation.js';
-import { completeTask } from '../domain/completion.js';
-import { getTaskRatings, rateWorker } from '../domain/ratings.js';
-import { createTask } from '../domain/taskCreation.js';
-import { getAgentTask, listTasksOfAgent, taskParties, taskPartiesForPage } from '../domain/taskQueries.js';
-import { patchAgentTask } from '../domain/taskStatus.js';
+import { Type } from 'typebox';
+import { isApproval, type PostedTask, postTask } from '../domain/agents/approvals.js';
+import { amountText } from '../domain/money/currency.js';
+import { acceptApplication, listApplications } from '../domain/tasks/applications.js';
+import { cancelTask } from '../domain/tasks/cancellation.js';
+import {
+  getAgentTask,
+  listTasksOfAgent,
+  taskParties,
+  taskPartiesForPage,
+} from '../domain/tasks/taskQueries.js';
+import { patchAgentTask } from '../domain/tasks/taskStatus.js';
+import { type Grading, gradeTask } from '../domain/trust/partialPayment.js';
+import { getTaskRatings, rateWorker } from '../domain/trust/ratings.js';
+import { approvalView } from '../http/approvalViews.js';
 import { disputeOrNull } from '../http/disputeViews.js';
 import { pageView } from '../http/pageView.js';
+import { CompleteResult, PartialOfferResult } from '../http/schemas/task.js';
 import {
   acceptedView,
   applicationView,
   cancelView,
-  completionView,
   createdTaskView,
+  gradingView,
   ratingView,
   taskView,
 } from '../http/views.js';
@@ -26,16 +35,14 @@ export const taskTools: ToolDef[] = [
     name: 'create_task',
     title: 'Create a task',
     description:
-      'Post a task for human workers. The reward plus the 30% platform fee is escrowed from your balance at ' +
-      'once (fails with "Insufficient balance" otherwise). With assignToUserId it is a direct offer to one ' +
-      'worker (see search_workers), assigned when they accept. currency is TON (default) or USDT: reward, fee ' +
-      'and total are in it and escrowed from your balance of it; amounts are decimal strings such as "6.5" ' +
-      '(TON up to 9 decimals, USDT up to 6); every result with an amount names its currency. ' +
-      'Not safe to retry blindly: check list_tasks first, a repeat creates (and escrows) a second task.',
+      'Post a task for human workers; reward + 30% fee is escrowed from your balance at once. ' +
+      'assignToUserId: a direct offer (search_workers). Amounts are decimal strings ("6.5"). ' +
+      'Without idempotencyKey a repeat escrows a second task. ' +
+      "Above your key's approvalAbove: a PENDING approval for your owner, nothing escrowed.",
     route: 'POST /tasks',
-    keyed: { view: createdTaskView },
+    keyed: { view: postedView },
     annotations: writes({ destructive: false, idempotent: false }),
-    run: (env, args) => createTask(env.ctx, env.agentId, args as never),
+    run: (env, args) => postTask(env.ctx, env.agentId, args as never, env.apiKey?.keyId ?? null),
   },
   {
     name: 'get_task',
@@ -45,7 +52,7 @@ export const taskTools: ToolDef[] = [
     rename: TASK_ID,
     annotations: READ_ONLY,
     run: async (env, args) => {
-      const { task, applications, agentName, worker, submission, dispute } = await getAgentTask(
+      const { task, applications, owner, worker, submission, dispute } = await getAgentTask(
         env.ctx,
         env.agentId,
         args.taskId,
@@ -53,7 +60,7 @@ export const taskTools: ToolDef[] = [
       return {
         task: taskView(
           task,
-          agentName,
+          owner,
           worker,
           applications.map(applicationView),
           submission,
@@ -71,15 +78,14 @@ export const taskTools: ToolDef[] = [
     run: async (env, args) => {
       const result = await listTasksOfAgent(env.ctx, env.agentId, args as never);
       const parties = await taskPartiesForPage(env.ctx.db, env.agentId, result.items);
-      return pageView(result, 'tasks', (t) => taskView(t, parties.agentName, parties.workerOf(t.worker_id)));
+      return pageView(result, 'tasks', (t) => taskView(t, parties.owner, parties.workerOf(t.worker_id)));
     },
   },
   {
     name: 'update_task_status',
     title: 'Update a task',
     description:
-      'Move an assigned task to IN_PROGRESS or REVIEW, or change executionDeadlineDays of a task nobody is ' +
-      'assigned to yet.',
+      'Move an assigned task to IN_PROGRESS or REVIEW, or change executionDeadlineDays of an unassigned task.',
     route: 'PATCH /tasks/:id',
     rename: TASK_ID,
     // A status only moves forward, and a new deadline replaces the old one.
@@ -88,28 +94,30 @@ export const taskTools: ToolDef[] = [
       const { taskId, ...patch } = args;
       const task = await patchAgentTask(env.ctx, env.agentId, taskId, patch);
       const parties = await taskParties(env.ctx.db, task);
-      return { task: taskView(task, parties.agentName, parties.worker) };
+      return { task: taskView(task, parties.owner, parties.worker) };
     },
   },
   {
     name: 'complete_task',
     title: 'Approve the work and pay',
     description:
-      'Approve the work (the PENDING submission, if any: see list_submissions) and complete the task: the ' +
-      'reward is sent to the worker’s TON wallet and the fee to the platform, on chain. Irreversible. Safe to ' +
-      'retry: a task pays once, a repeat is refused because the task is COMPLETED.',
+      'Approve the PENDING submission and complete the task: the reward goes to the worker’s wallet on ' +
+      'chain. Irreversible; safe to retry (a task pays once). amount below the reward, with a reason: a ' +
+      'partialOffer instead (see amount).',
     route: 'POST /tasks/:id/complete',
     rename: TASK_ID,
-    keyed: { view: completionView },
+    output: Type.Union([CompleteResult, PartialOfferResult]),
+    keyed: { view: (graded: Grading) => gradingView(graded).body },
     annotations: writes({ destructive: true, idempotent: true, openWorld: true }),
-    run: (env, args) => completeTask(env.ctx, env.agentId, args.taskId),
+    run: (env, args) =>
+      gradeTask(env.ctx, env.agentId, args.taskId, { amount: args.amount, reason: args.reason }),
   },
   {
     name: 'cancel_task',
     title: 'Cancel an unassigned task',
     description:
-      'Cancel a task nobody is assigned to (OPEN, FUNDED or OFFERED); its total returns to your balance. ' +
-      'For an assigned task use refund_task. Safe to retry: a repeat is refused because the task is CANCELLED.',
+      'Cancel a task nobody is assigned to (OPEN, FUNDED or OFFERED; else refund_task); its total returns ' +
+      'to your balance. Safe to retry: a repeat is refused (CANCELLED).',
     route: 'DELETE /tasks/:id',
     rename: TASK_ID,
     keyed: { view: (r: Awaited<ReturnType<typeof cancelTask>>) => cancelView(r.task, r.refundNano) },
@@ -121,7 +129,7 @@ export const taskTools: ToolDef[] = [
     title: 'Refund a task',
     description:
       'Cancel any task that is not completed, assigned or not; its total returns to your balance. Safe to ' +
-      'retry: a repeat is refused because the task is CANCELLED.',
+      'retry: a repeat is refused (CANCELLED).',
     route: 'POST /tasks/:id/refund',
     rename: TASK_ID,
     keyed: { view: (r: Awaited<ReturnType<typeof cancelTask>>) => cancelView(r.task, r.refundNano) },
@@ -146,7 +154,7 @@ export const taskTools: ToolDef[] = [
     title: 'Accept an application',
     description:
       'Assign the task to this applicant: a chat opens and the other pending applications are rejected. ' +
-      'Safe to retry: a repeat is refused because the application is no longer PENDING.',
+      'Safe to retry: a repeat is refused (no longer PENDING).',
     route: 'PATCH /applications/:id',
     rename: { id: 'applicationId' },
     omit: ['status'],
@@ -184,3 +192,13 @@ export const taskTools: ToolDef[] = [
     },
   },
 ];
+
+/** create_task's result: the task, or the approval it waits for, with a sentence the model can pass on. */
+function postedView(posted: PostedTask): Record<string, unknown> {
+  if (!isApproval(posted)) return createdTaskView(posted);
+  const approval = approvalView(posted.approval);
+  return {
+    approval,
+    message: `Not created yet: its total ${amountText(posted.approval.currency, posted.approval.amount_nano)} is above this key's approvalAbove, so it waits for your owner's approval until ${approval.expiresAt}; nothing is escrowed. Tell the user; approval.approved (with the taskId) or approval.declined/expired/failed follows.`,
+  };
+}

@@ -1,5 +1,6 @@
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { TSchema } from 'typebox';
+import type { KeyIdentity } from '../domain/agents/apiKeyCache.js';
 import type { DomainContext } from '../domain/context.js';
 import type { StatsCache } from '../domain/stats.js';
 import type { FileStorage } from '../storage/fileStorage.js';
@@ -9,6 +10,8 @@ import type { JsonSchema } from './jsonSchema.js';
 export interface ToolEnv {
   ctx: DomainContext;
   agentId: string;
+  /** The API key that called: its id (spend limits) and scopes. */
+  apiKey: KeyIdentity | null;
   stats: StatsCache;
   storage: FileStorage;
 }
@@ -41,8 +44,15 @@ export interface ToolDef {
    * returns the domain's result and `view` turns it into the tool's output, so the output can be
    * stored with the key in the effect's own transaction (see `runKeyed` in catalog.ts).
    */
-  // biome-ignore lint/suspicious/noExplicitAny: each keyed tool's view takes its own domain result
-  keyed?: { view(result: any): Record<string, unknown> };
+  keyed?: {
+    // biome-ignore lint/suspicious/noExplicitAny: each keyed tool's view takes its own domain result
+    view(result: any): Record<string, unknown>;
+    /**
+     * The key is required, as its REST route requires Idempotency-Key (KEY_REQUIRED_ROUTES: a
+     * retry must never pay twice), and `run` gets it as `args.idempotencyKey`.
+     */
+    keyRequired?: true;
+  };
   run(env: ToolEnv, args: Args): Promise<object>;
 }
 

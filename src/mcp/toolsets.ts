@@ -7,7 +7,7 @@
 export const TOOLSETS = {
   tasks: {
     about:
-      'Post tasks and see them through: create, follow, hire an applicant, complete (pays), cancel, refund',
+      'Post tasks (one or a batch) and see them through: create, follow, hire an applicant, complete (pays), bonus, cancel, refund',
     tools: [
       'create_task',
       'get_task',
@@ -18,6 +18,10 @@ export const TOOLSETS = {
       'refund_task',
       'list_applications',
       'accept_application',
+      'create_batch',
+      'get_batch',
+      'cancel_batch',
+      'pay_bonus',
     ],
   },
   workers: {

@@ -1,7 +1,7 @@
 import { outboxBacklog, pendingPayouts } from '../db/repositories/backlog.js';
 import { readChainState } from '../db/repositories/chainState.js';
 import type { OutboxTable } from '../db/repositories/outbox.js';
-import { SYNCED_KEY } from '../domain/chainSender.js';
+import { SYNCED_KEY } from '../domain/chain/chainSender.js';
 import type { DomainContext } from '../domain/context.js';
 import type { Metrics } from './metrics.js';
 

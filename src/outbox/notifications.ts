@@ -1,7 +1,7 @@
 import type { NotificationRow } from '../db/repositories/executor.js';
 import { findNotificationData, listDueNotifications } from '../db/repositories/notifications.js';
 import type { DomainContext } from '../domain/context.js';
-import { labelsFor, offerReplacedBy } from '../domain/notifications.js';
+import { labelsFor, offerReplacedBy } from '../domain/workers/notifications.js';
 import {
   renderStored,
   type SendResult,

@@ -1,5 +1,6 @@
 import type { Executor } from '../db/repositories/executor.js';
 import { claimDue, settleClaimed } from '../db/repositories/outbox.js';
+import { isDatabaseUnavailable } from '../db/unavailable.js';
 import type { Clock } from '../domain/clock.js';
 import { clipText } from '../domain/text.js';
 import { inTransaction } from '../domain/transaction.js';
@@ -13,6 +14,28 @@ import type { AttemptObserver, DueRow, OutboxKind, Outcome } from './kind.js';
  */
 export const LEASE_MARGIN_MS = 5_000;
 const MAX_ERROR_LENGTH = 500;
+/** How long an attempt's outcome is kept trying to reach a database that went away meanwhile. */
+export const SETTLE_RETRY_WINDOW_MS = 30_000;
+const SETTLE_RETRY_MS = 250;
+
+/**
+ * Runs `write` again while it fails because the database is away, for up to
+ * SETTLE_RETRY_WINDOW_MS. An attempt made (a webhook received, a message sent) whose outcome
+ * could not be recorded would otherwise be made again once its claim lapsed; the write is a
+ * compare-and-set on the claim, so repeating it (even after a commit whose answer was lost) never
+ * records anything twice.
+ */
+async function whileDatabaseAway<T>(write: () => Promise<T>): Promise<T> {
+  const giveUpAt = Date.now() + SETTLE_RETRY_WINDOW_MS;
+  for (;;) {
+    try {
+      return await write();
+    } catch (error) {
+      if (!isDatabaseUnavailable(error) || Date.now() >= giveUpAt) throw error;
+      await new Promise((resolve) => setTimeout(resolve, SETTLE_RETRY_MS));
+    }
+  }
+}
 
 export interface OutboxContext {
   db: Executor;
@@ -188,13 +211,15 @@ async function recordAttempt<Row extends DueRow, Result>(
     : failed
       ? onFailed && ((trx) => onFailed(trx, row))
       : undefined;
-  const written = alongside
-    ? await inTransaction(ctx.db, async (trx) => {
-        const settled = await settle(trx);
-        if (settled) await alongside(trx);
-        return settled;
-      })
-    : await settle(ctx.db);
+  const written = await whileDatabaseAway(() =>
+    alongside
+      ? inTransaction(ctx.db, async (trx) => {
+          const settled = await settle(trx);
+          if (settled) await alongside(trx);
+          return settled;
+        })
+      : settle(ctx.db),
+  );
   ctx.observeAttempt?.({
     kind: kind.name,
     table: kind.table,

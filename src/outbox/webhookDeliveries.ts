@@ -1,8 +1,9 @@
 import { findSigningKey } from '../db/repositories/apiKeys.js';
 import { type DueDelivery, listDueDeliveriesFairly } from '../db/repositories/webhookEndpoints.js';
-import { decryptApiKey } from '../domain/apiKeys.js';
+import { decryptApiKey } from '../domain/agents/apiKeys.js';
+import { isTestKey } from '../domain/agents/testMode.js';
 import type { DomainContext } from '../domain/context.js';
-import { eventPayload } from '../domain/events.js';
+import { eventPayload } from '../domain/events/events.js';
 import { postWebhook, type WebhookSettings } from '../events/dispatcher.js';
 import type { Envelope } from '../events/signer.js';
 import { listedPolicy, type OutboxKind } from './kind.js';
@@ -53,7 +54,13 @@ export function webhookDeliveryKind(ctx: DomainContext, settings: WebhookSetting
       const key = await signingKey(delivery.agent_id);
       if (!key) return { ok: false, error: 'the agent has no API key to sign with', final: true };
       const { data, traceparent } = eventPayload(delivery.event_data_json);
-      const envelope: Envelope = { event: delivery.event_type, timestamp: delivery.event_created_at, data };
+      // A twin's events are signed with its test key (test mode), so the key says the world.
+      const envelope: Envelope = {
+        event: delivery.event_type,
+        timestamp: delivery.event_created_at,
+        livemode: !isTestKey(key),
+        data,
+      };
       const sent = await postWebhook(delivery.url, envelope, key, delivery.id, settings, ctx.clock.now(), {
         traceparent,
       });

@@ -10,7 +10,7 @@ import {
   recordTimeout,
   startQuarantine,
 } from '../db/repositories/webhookEndpoints.js';
-import { recordEvent } from '../domain/events.js';
+import { recordEvent } from '../domain/events/events.js';
 import { inTransaction } from '../domain/transaction.js';
 
 /**

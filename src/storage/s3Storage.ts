@@ -204,7 +204,7 @@ class PartUploader extends Writable {
 
   /**
    * Frees the parts of a refused upload. Best effort: a store that cannot abort (s3rver) or an
-   * outage leaves them to the bucket's AbortIncompleteMultipartUpload lifecycle rule (README).
+   * outage leaves them to the bucket's AbortIncompleteMultipartUpload lifecycle rule (docs/operating.md).
    */
   async abort(): Promise<void> {
     this.chunks = [];

@@ -1,5 +1,6 @@
 import IntlMessageFormat from 'intl-messageformat';
-import { DEFAULT_LANGUAGE, isLanguage, type Language } from '../domain/language.js';
+import { DEFAULT_LANGUAGE, isLanguage, type Language } from '../domain/workers/language.js';
+import { type Currency, formatMoney } from '../shared/money.js';
 import { BOT_LOCALES } from './locales/index.js';
 
 /**
@@ -48,15 +49,12 @@ export function botText(language: string | null | undefined, key: string, values
   return String(format.format(values));
 }
 
-/** "1,234.5" / "1 234,5": a decimal TON string grouped in the reader's language, no digit rounded. */
-export function botAmount(language: string | null | undefined, amount: string): string {
-  const match = /^(-?)(\d+)(?:\.(\d+))?$/.exec(amount.trim());
-  if (!match) return amount;
-  const [, sign, whole = '0', fraction] = match;
-  const parts = new Intl.NumberFormat(readerLanguage(language)).formatToParts(12345.6);
-  const group = parts.find((p) => p.type === 'group')?.value ?? ',';
-  const decimal = parts.find((p) => p.type === 'decimal')?.value ?? '.';
-  return `${sign}${whole.replace(/\B(?=(\d{3})+(?!\d))/g, group)}${fraction ? decimal + fraction : ''}`;
+/**
+ * "1,234.5 TON" / "1 234,5 USDT": an amount with its currency in the reader's language, by the
+ * one money formatter (src/shared/money.ts) the API and both web apps use.
+ */
+export function botAmount(language: string | null | undefined, amount: string, currency: Currency): string {
+  return formatMoney(amount, currency, readerLanguage(language));
 }
 
 /**

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { validate } from '@telegram-apps/init-data-node';
 import { isBlank, withoutControlCharacters } from '../domain/text.js';
-import type { TelegramUser } from '../domain/workerProfile.js';
+import type { TelegramUser } from '../domain/workers/workerProfile.js';
 
 /** Init data older than this is refused, as Telegram's docs advise against replay. */
 export const INIT_DATA_MAX_AGE_MS = 24 * 3600_000;

@@ -84,12 +84,15 @@ const OPENS_TASK: NotificationKind[] = [
   'application_accepted',
   'message',
   'payment_sent',
+  'payment_failed',
   'dispute_opened',
   'dispute_resolved',
   'submission_received',
   'revision_requested',
   'review_reminder',
   'auto_released',
+  'partial_offered',
+  'bonus_paid',
 ];
 
 /** The message a notification becomes, from its stored data and the task's current labels. */
@@ -120,10 +123,9 @@ interface Parts {
   t: (key: string, values?: Record<string, string | number>) => string;
 }
 
-/** An amount from the data, grouped for the reader and escaped. */
-/** "1 234,5 TON" / "12.5 USDT": the amount in the reader's number style with its currency. */
+/** "1 234,5 TON" / "12.5 USDT": an amount from the data in the reader's style with its currency, escaped. */
 function amountOf(p: Parts, value: string | null, data: Record<string, unknown>): string {
-  return escapeHtml(`${value === null ? '?' : botAmount(p.reader.language, value)} ${unit(data)}`);
+  return escapeHtml(value === null ? `? ${unit(data)}` : botAmount(p.reader.language, value, unit(data)));
 }
 
 /** A moment from the data in the reader's zone (named), escaped; null when the data has none. */
@@ -167,6 +169,12 @@ function renderKind(kind: NotificationKind, data: Record<string, unknown>, p: Pa
         t('payment.sent', { amount: amountOf(p, field(data, 'amount'), data), title }),
         t('payment.transaction', { hash: escapeHtml(field(data, 'txHash') ?? t('common.unknown')) }),
       );
+    case 'payment_failed':
+      return plain(
+        t('payment.failed', { amount: amountOf(p, field(data, 'amount'), data), title }),
+        t('payment.failedWallet', { address: escapeHtml(field(data, 'toAddress') ?? t('common.unknown')) }),
+        t('payment.stillOwed'),
+      );
     case 'task_expired':
       return plain(t('expired', { title }));
     case 'offer_withdrawn':
@@ -189,6 +197,21 @@ function renderKind(kind: NotificationKind, data: Record<string, unknown>, p: Pa
     case 'review_reminder':
     case 'auto_released':
       return reviewText(kind, data, p);
+    case 'partial_offered':
+      return plain(
+        t('partial.offered', {
+          title,
+          amount: amountOf(p, field(data, 'amount'), data),
+          reward: amountOf(p, field(data, 'reward'), data),
+        }),
+        reasonLine(data, p),
+        t('partial.answer', { time: timeOf(p, field(data, 'acceptBy')) ?? t('common.unknown') }),
+      );
+    case 'bonus_paid':
+      return plain(
+        t('bonus.paid', { title, amount: amountOf(p, field(data, 'amount'), data), agent: p.agent }),
+        reasonLine(data, p),
+      );
   }
 }
 
@@ -221,7 +244,7 @@ function reviewText(
       );
     case 'auto_released':
       return plain(
-        t('review.autoReleased', { title }),
+        t(data.partial === true ? 'partial.autoAccepted' : 'review.autoReleased', { title }),
         t('review.onItsWay', { amount: amountOf(p, field(data, 'amount'), data) }),
       );
   }

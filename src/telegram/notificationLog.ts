@@ -2,7 +2,7 @@ import { listNotifications } from '../db/repositories/notifications.js';
 import type { NotificationTable } from '../db/schema.js';
 import type { DomainContext } from '../domain/context.js';
 import { decodePosition, page, positionCursor } from '../domain/cursor.js';
-import { labelsFor } from '../domain/notifications.js';
+import { labelsFor } from '../domain/workers/notifications.js';
 import { renderStored } from './notifier.js';
 
 export interface NotificationLogQuery {

@@ -3,9 +3,9 @@ import { type Bot, type Context, type Filter, InlineKeyboard } from 'grammy';
 import { findWorkerByTelegramId } from '../db/repositories/workers.js';
 import type { DomainContext } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
-import { languageOf } from '../domain/language.js';
-import { acceptOffer, declineOffer } from '../domain/offers.js';
+import { acceptOffer, declineOffer } from '../domain/tasks/offers.js';
 import { clipText } from '../domain/text.js';
+import { languageOf } from '../domain/workers/language.js';
 import { botText } from './i18n.js';
 import { type OfferAction, parseOfferCallback } from './messages.js';
 

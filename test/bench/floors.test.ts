@@ -114,7 +114,8 @@ describe("POST /tasks' floor (bench/floor.ts)", () => {
     const floorAdded = added(floorBefore, floorRowCounts(floor, tables));
 
     expect(floorAdded).toEqual(appAdded);
-    expect(appAdded).toEqual({ events: 1, tasks: 1, transactions: 1 });
+    // api_key_spend: the calling key's spend counter (issue 38), one row per key and currency.
+    expect(appAdded).toEqual({ api_key_spend: 1, events: 1, tasks: 1, transactions: 1 });
     // The reward and the 30% fee: 0.5 + 0.15 TON.
     expect(appBalanceBefore - appBalanceAfter).toBe(650_000_000n);
     expect(floorBalanceBefore - floorBalance(floor)).toBe(appBalanceBefore - appBalanceAfter);

@@ -1,10 +1,10 @@
 import { Address, toNano } from '@ton/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LiveChain } from '../../src/chain/liveChain.js';
-import { CURSOR_KEY, followWallet } from '../../src/domain/chainFollower.js';
-import { runChainSender } from '../../src/domain/chainSender.js';
+import { CURSOR_KEY, followWallet } from '../../src/domain/chain/chainFollower.js';
+import { runChainSender } from '../../src/domain/chain/chainSender.js';
+import { type Holder, Lease } from '../../src/domain/chain/lease.js';
 import { ManualClock } from '../../src/domain/clock.js';
-import { type Holder, Lease } from '../../src/domain/lease.js';
 import { ok } from '../helpers/agentApi.js';
 import { agentMe, assignedTask, createAgent } from '../helpers/fixtures.js';
 import { createLiveTestApp, createLiveWorker, type LiveTestApp, roundsUntil } from '../helpers/liveChain.js';

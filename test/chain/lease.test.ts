@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Holder, Lease, LeaseLost, processAlive } from '../../src/domain/chain/lease.js';
 import { ManualClock } from '../../src/domain/clock.js';
-import { type Holder, Lease, LeaseLost, processAlive } from '../../src/domain/lease.js';
 import { inTransaction } from '../../src/domain/transaction.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 

@@ -1,7 +1,7 @@
 import { Address, toNano } from '@ton/core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readChainState } from '../../src/db/repositories/chainState.js';
-import { PAUSE_KEY, USDT_PAUSE_KEY } from '../../src/domain/chainSender.js';
+import { PAUSE_KEY, USDT_PAUSE_KEY } from '../../src/domain/chain/chainSender.js';
 import { ok } from '../helpers/agentApi.js';
 import {
   agentMe,

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { type Address, beginCell, type Cell, comment as textComment, toNano } from '@ton/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_AGENT_DEPOSITED_NANO } from '../../src/domain/agents.js';
-import { formatTon } from '../../src/domain/money.js';
+import { MAX_AGENT_DEPOSITED_NANO } from '../../src/domain/agents/agents.js';
+import { formatTon } from '../../src/domain/money/money.js';
 import { agentMe, createAgent, expectBooksBalanced, type TestAgent } from '../helpers/fixtures.js';
 import { chainRound, createLiveTestApp, type LiveTestApp, roundsUntil } from '../helpers/liveChain.js';
 

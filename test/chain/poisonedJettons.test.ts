@@ -5,8 +5,8 @@ import { computeJettonWalletAddress } from '../../src/chain/jetton/contracts.js'
 import { JETTON_OP } from '../../src/chain/jetton/messages.js';
 import { USDT_METADATA_URI } from '../../src/chain/jetton/sandboxMaster.js';
 import { readChainState } from '../../src/db/repositories/chainState.js';
-import { CURSOR_KEY } from '../../src/domain/chainFollower.js';
-import { formatTon } from '../../src/domain/money.js';
+import { CURSOR_KEY } from '../../src/domain/chain/chainFollower.js';
+import { formatTon } from '../../src/domain/money/money.js';
 import { createAgent, expectBooksBalanced, type TestAgent } from '../helpers/fixtures.js';
 import { createLiveTestApp, type LiveTestApp, roundsUntil } from '../helpers/liveChain.js';
 

@@ -3,7 +3,7 @@ import { toNano } from '@ton/core';
 import { keyPairFromSeed } from '@ton/crypto';
 import { WalletContractV4 } from '@ton/ton';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { creditChainDeposit } from '../../src/domain/agents.js';
+import { creditChainDeposit } from '../../src/domain/agents/agents.js';
 import { ok } from '../helpers/agentApi.js';
 import { agentMe, assignedTask, createAgent, type TestAgent } from '../helpers/fixtures.js';
 import {

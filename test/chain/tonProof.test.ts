@@ -56,9 +56,11 @@ describe('verifyTonProof accepts real TON Connect proofs', () => {
     });
   }
 
-  it('of a masterchain wallet (workchain -1, signed as int32 big-endian)', () => {
+  it('but not of a masterchain wallet (workchain -1): a valid proof, and still no wallet to pay (issue 35, finding 2)', () => {
     const wallet = newTonWallet('v4r2', -1);
-    expect(verifyTonProof(proofOf(wallet), OPTIONS).address).toBe(formatAddress(wallet.address, 'sandbox'));
+    const refused = refusal(proofOf(wallet));
+    expect(refused.path).toBe('address');
+    expect(refused.message).toMatch(/workchain 0/);
   });
 
   it('for any allowed domain, compared case-insensitively, with a port', () => {

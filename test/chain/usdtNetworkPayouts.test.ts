@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jettonPayoutMessage } from '../../src/chain/jetton/payout.js';
 import { readChainState } from '../../src/db/repositories/chainState.js';
 import { listTaskEvents } from '../../src/db/repositories/events.js';
-import { PAUSE_KEY, prepareBatch, USDT_PAUSE_KEY } from '../../src/domain/chainSender.js';
+import { PAUSE_KEY, prepareBatch, USDT_PAUSE_KEY } from '../../src/domain/chain/chainSender.js';
 import { ok } from '../helpers/agentApi.js';
 import { agentMe, assignedTask, createAgent, expectBooksBalanced } from '../helpers/fixtures.js';
 import {

@@ -1,9 +1,9 @@
 import { type Address, toNano } from '@ton/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readChainState } from '../../src/db/repositories/chainState.js';
-import { CURSOR_KEY, followWallet } from '../../src/domain/chainFollower.js';
-import { WALK_KEY } from '../../src/domain/chainWalk.js';
-import { formatTon } from '../../src/domain/money.js';
+import { CURSOR_KEY, followWallet } from '../../src/domain/chain/chainFollower.js';
+import { WALK_KEY } from '../../src/domain/chain/chainWalk.js';
+import { formatTon } from '../../src/domain/money/money.js';
 import { agentMe, createAgent, expectBooksBalanced, type TestAgent } from '../helpers/fixtures.js';
 import { createLiveTestApp, type LiveTestApp, roundsUntil } from '../helpers/liveChain.js';
 

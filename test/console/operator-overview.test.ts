@@ -60,7 +60,42 @@ describe('GET /admin/overview', () => {
     expect(o.deposits).toEqual({ unmatched: 0 });
     expect(o.transfers).toEqual({ pending: 0, failed: 0 });
     expect(o.openTransfers).toEqual([]);
+    expect(o.approvals).toEqual({ pending: 0 });
     expect(Number(o.chain.hotWalletBalance)).toBeGreaterThan(0);
+  });
+
+  it('counts the approvals waiting for owners (issue 38)', async () => {
+    const owner = await signInOwner(t);
+    const { agent, apiKey } = await consoleOk(t, owner, 'POST', '/agents', { name: 'Asker' }, 201);
+    await consoleOk(t, owner, 'POST', `/agents/${agent.id}/faucet`, { amount: '20' }, 201);
+    const { keys } = await consoleOk(t, owner, 'GET', `/agents/${agent.id}`);
+    await consoleOk(t, owner, 'PATCH', `/agents/${agent.id}/keys/${keys[0].id}`, {
+      spendPolicy: { TON: { approvalAbove: '1' } },
+    });
+    const asked = await t.app.inject({
+      method: 'POST',
+      url: '/tasks',
+      headers: { authorization: `Bearer ${apiKey}` },
+      payload: { title: 'Count the lamps', description: 'In the hall', reward: '2' },
+    });
+    expect(asked.statusCode, asked.body).toBe(202);
+    const o = (await t.app.inject({ method: 'GET', url: '/admin/overview', headers: t.admin })).json();
+    expect(o.approvals).toEqual({ pending: 1 });
+  });
+
+  it('lists a USDT deposit in USDT: 50 USDT, never 0.05 TON (issue 36)', async () => {
+    const admin = await t.app.inject({ method: 'POST', url: '/admin/agents', headers: t.admin, payload: {} });
+    const agentId = admin.json().agent.id;
+    const deposit = await t.app.inject({
+      method: 'POST',
+      url: `/admin/agents/${agentId}/deposits`,
+      headers: t.admin,
+      payload: { amount: '50', currency: 'USDT' },
+    });
+    expect(deposit.statusCode, deposit.body).toBe(201);
+    const o = (await t.app.inject({ method: 'GET', url: '/admin/overview', headers: t.admin })).json();
+    expect(o.recentDeposits[0]).toMatchObject({ agentId, amount: '50', currency: 'USDT' });
+    expect(o.recentDeposits.slice(1).every((d: { currency: string }) => d.currency === 'TON')).toBe(true);
   });
 });
 

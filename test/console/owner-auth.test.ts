@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OWNER_SESSION_TTL_MS } from '../../src/domain/ownerSessions.js';
+import { OWNER_SESSION_TTL_MS } from '../../src/domain/owners/ownerSessions.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import {
   challengePayload,

@@ -1,6 +1,9 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueOwnerChallenge, MAX_OPEN_CHALLENGES_PER_CLIENT } from '../../src/domain/ownerSessions.js';
+import {
+  issueOwnerChallenge,
+  MAX_OPEN_CHALLENGES_PER_CLIENT,
+} from '../../src/domain/owners/ownerSessions.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { loginWithProof, setCookieOf } from '../helpers/consoleApi.js';
 import { newTonWallet, signTonProof, unixSeconds } from '../helpers/tonConnect.js';

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { MAX_PLATFORM_DEPOSITED_NANO } from '../../src/domain/agents.js';
-import { NANO_PER_TON } from '../../src/domain/money.js';
+import { MAX_PLATFORM_DEPOSITED_NANO } from '../../src/domain/agents/agents.js';
+import { amountText } from '../../src/domain/money/currency.js';
+import { NANO_PER_TON } from '../../src/domain/money/money.js';
 import {
   FAUCET_OPERATOR_RESERVE_NANO,
   MAX_AGENTS_CREATED_PER_OWNER_PER_HOUR,
@@ -9,8 +10,8 @@ import {
   MAX_KEYS_CREATED_PER_OWNER_PER_HOUR,
   MAX_OFFERS_FROM_OWNER_PER_WORKER_PER_DAY,
   MAX_OFFERS_TO_WORKER_PER_DAY,
-} from '../../src/domain/ownerLimits.js';
-import { MAX_OFFERS_PER_WORKER_PER_DAY } from '../../src/domain/taskCreation.js';
+} from '../../src/domain/owners/ownerLimits.js';
+import { MAX_OFFERS_PER_WORKER_PER_DAY } from '../../src/domain/tasks/taskCreation.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { consoleCall, consoleOk, signInOwner, type TestOwner } from '../helpers/consoleApi.js';
 import { createAgent, createWorker, deposit, type TestAgent, type TestWorker } from '../helpers/fixtures.js';
@@ -25,6 +26,8 @@ afterAll(() => t.close());
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
 const ton = (nano: bigint) => (nano / NANO_PER_TON).toString();
+// How the API's sentences write an amount: the one money formatter.
+const tonText = (nano: bigint) => amountText('TON', nano);
 
 function expectRateLimited(res: { statusCode: number; headers: Record<string, unknown>; json(): unknown }) {
   expect(res.statusCode, JSON.stringify(res.json())).toBe(429);
@@ -193,7 +196,7 @@ describe('the sandbox faucet is capped per owner and never fills the platform', 
     expect(first.statusCode, first.body).toBe(201);
     const over = expectRateLimited(await faucet(owner, b.id, ton((cap * 5n) / 10n)));
     expect(over.error).toBe(
-      `The sandbox faucet gives one owner at most ${ton(cap)} TON in 24 hours; ${ton((cap * 4n) / 10n)} TON is left now; ask for less or retry in ${over.retryAfter} s`,
+      `The sandbox faucet gives one owner at most ${tonText(cap)} in 24 hours; ${tonText((cap * 4n) / 10n)} is left now; ask for less or retry in ${over.retryAfter} s`,
     );
     const rest = await faucet(owner, b.id, ton((cap * 4n) / 10n));
     expect(rest.statusCode, rest.body).toBe(201);
@@ -223,7 +226,7 @@ describe('the sandbox faucet is capped per owner and never fills the platform', 
     const refused = await faucet(owner, mine.id, '1');
     expect(refused.statusCode, refused.body).toBe(409);
     expect(refused.json().error).toBe(
-      `The sandbox faucet is closed: the platform's deposits reached ${ton(room)} TON, and the last ${ton(FAUCET_OPERATOR_RESERVE_NANO)} TON of its ${ton(MAX_PLATFORM_DEPOSITED_NANO)} TON cap are kept for the operator`,
+      `The sandbox faucet is closed: the platform's deposits reached ${tonText(room)}, and the last ${tonText(FAUCET_OPERATOR_RESERVE_NANO)} of its ${tonText(MAX_PLATFORM_DEPOSITED_NANO)} cap are kept for the operator`,
     );
     // The operator can still deposit.
     await deposit(t, mine.id, '1');

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Db, openDatabase } from '../../src/db/database.js';
 import { migrations } from '../../src/db/migrate.js';
 import type { Database } from '../../src/db/schema.js';
-import { runReviewWindow } from '../../src/domain/reviewWindow.js';
+import { runReviewWindow } from '../../src/domain/trust/reviewWindow.js';
 import { call, ok } from '../helpers/agentApi.js';
 import { DIALECT, TEST_DATABASE_URL, type TestApp } from '../helpers/app.js';
 import { disputedTask, resolve } from '../helpers/disputeApi.js';

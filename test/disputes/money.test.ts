@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { autoReleaseTask } from '../../src/domain/completion.js';
-import { sendDueTransfers } from '../../src/domain/payouts.js';
-import { runReviewWindow } from '../../src/domain/reviewWindow.js';
+import { sendDueTransfers } from '../../src/domain/money/payouts.js';
+import { autoReleaseTask } from '../../src/domain/tasks/completion.js';
+import { runReviewWindow } from '../../src/domain/trust/reviewWindow.js';
 import { eventsOfType } from '../helpers/agentApi.js';
 import { DIALECT, type TestApp } from '../helpers/app.js';
 import { dispute, disputedTask, resolve } from '../helpers/disputeApi.js';

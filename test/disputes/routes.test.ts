@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { expireOverdueTasks } from '../../src/domain/expiry.js';
-import { runReviewWindow } from '../../src/domain/reviewWindow.js';
+import { expireOverdueTasks } from '../../src/domain/tasks/expiry.js';
+import { runReviewWindow } from '../../src/domain/trust/reviewWindow.js';
 import { eventsOfType, getTask, unknownId } from '../helpers/agentApi.js';
 import { createTestApp, type TestApp, workerAuth } from '../helpers/app.js';
 import { dispute, disputedTask, disputeOk, resolve, statement } from '../helpers/disputeApi.js';

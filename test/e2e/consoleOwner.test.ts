@@ -311,7 +311,7 @@ describe('the owner console for people who pay', () => {
         await page.getByRole('button', { name: 'Cancel task' }).click();
         await page
           .getByRole('region', { name: 'Confirm cancellation' })
-          .getByText(/1\.95 TON \(reward and fee\)/)
+          .getByText(/1\.95\sTON \(reward and fee\)/)
           .waitFor();
         await page.getByRole('button', { name: 'Cancel the task' }).click();
         await page

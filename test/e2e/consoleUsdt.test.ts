@@ -101,7 +101,7 @@ describe('USDT in the owner console', () => {
         const row = page
           .getByRole('table', { name: 'Tasks' })
           .getByRole('row', { name: /Check the price of milk/ });
-        await row.getByText('5.00 USDT', { exact: true }).waitFor();
+        await row.getByText('5 USDT', { exact: true }).waitFor();
 
         // Checked before the top-up: after it, TON Connect's own toast (a close button without a
         // name, not ours) is on the page for a few seconds.

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sendDueTransfers } from '../../src/domain/payouts.js';
+import { sendDueTransfers } from '../../src/domain/money/payouts.js';
 import { ok } from '../helpers/agentApi.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createAgent, createTask, type TestAgent } from '../helpers/fixtures.js';

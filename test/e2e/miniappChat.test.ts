@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sendDueTransfers } from '../../src/domain/payouts.js';
+import { sendDueTransfers } from '../../src/domain/money/payouts.js';
 import type { TestApp } from '../helpers/app.js';
 import { FaultyChain } from '../helpers/faultyChain.js';
 import {

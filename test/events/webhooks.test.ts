@@ -51,7 +51,9 @@ function expectAuthentic(receiver: Receiver, apiKey: string) {
     expect(request.headers['content-type']).toMatch(/^application\/json/);
     expect(verifySignature(request.rawBody, request.headers['x-service-signature'], apiKey)).toBe(true);
     const envelope = JSON.parse(request.rawBody.toString('utf8'));
-    expect(Object.keys(envelope).sort()).toEqual(['data', 'event', 'timestamp']);
+    expect(Object.keys(envelope).sort()).toEqual(['data', 'event', 'livemode', 'timestamp']);
+    // A live key's events (test mode, issue 37: a test key's say false).
+    expect(envelope.livemode).toBe(true);
     expect(typeof envelope.event).toBe('string');
     expect(envelope.timestamp).toMatch(ISO);
     expect(typeof envelope.data).toBe('object');

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
+import { inject } from 'vitest';
 import { type AppDeps, buildApp } from '../../src/app.js';
 import type { ChainGateway } from '../../src/chain/gateway.js';
 import { createSandboxGateway } from '../../src/chain/sandboxGateway.js';
@@ -13,6 +14,7 @@ import type { DomainContext } from '../../src/domain/context.js';
 import { RedisLink } from '../../src/redis/link.js';
 import { closeServices, openServices, type Services } from '../../src/services.js';
 import { signInitData } from '../../src/telegram/initData.js';
+import { copyDbTemplate, type DbTemplate } from './dbTemplate.js';
 
 /**
  * One app per test (or per file): its own SQLite file, or its own PostgreSQL schema when
@@ -95,6 +97,15 @@ export interface TestAppOptions {
   };
 }
 
+/** The run's migrated database (test/helpers/dbTemplateSetup.ts), if there is one. */
+function dbTemplate(): DbTemplate | null {
+  try {
+    return inject('dbTemplate') ?? null;
+  } catch {
+    return null;
+  }
+}
+
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const previous = options.reopen;
   const shared = options.sharedWith;
@@ -113,7 +124,11 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       : TEST_DATABASE_URL
         ? `t_${randomBytes(6).toString('hex')}`
         : undefined;
-  if (TEST_DATABASE_URL && pgSchema && !previous && !shared) await adminQuery(`create schema ${pgSchema}`);
+  if (!previous && !shared) {
+    const template = dbTemplate();
+    if (template) await copyDbTemplate(template, { dataDir, databaseUrl: TEST_DATABASE_URL, pgSchema });
+    else if (TEST_DATABASE_URL && pgSchema) await adminQuery(`create schema ${pgSchema}`);
+  }
   const config: Config = previous
     ? previous.config
     : {

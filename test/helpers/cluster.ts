@@ -1,6 +1,15 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+} from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { type Launched, launch } from './launch.js';
@@ -38,8 +47,18 @@ export async function serverBuild(): Promise<string> {
   }
   const dir = path.join(CACHE, hash.digest('hex').slice(0, 16));
   const main = path.join(dir, 'main.js');
-  if (existsSync(main)) return main;
   mkdirSync(CACHE, { recursive: true });
+  // The build finds the files it ships beside src/ (config/screening-rules.json) one level above
+  // its own directory, as dist/ finds them in the repository: CACHE/config is the repository's.
+  const config = path.join(CACHE, 'config');
+  if (!existsSync(config)) {
+    try {
+      symlinkSync(path.join(ROOT, 'config'), config, 'dir');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error; // a concurrent run made it
+    }
+  }
+  if (existsSync(main)) return main;
   // Built aside and renamed when complete, so a concurrent run never starts half a build.
   const partial = `${dir}.partial-${process.pid}`;
   rmSync(partial, { recursive: true, force: true });
@@ -57,7 +76,7 @@ export async function serverBuild(): Promise<string> {
   // Builds of older sources are not needed again; one of the last hour may still be running.
   for (const entry of readdirSync(CACHE)) {
     const other = path.join(CACHE, entry);
-    if (other !== dir && Date.now() - statSync(other).mtimeMs > 3_600_000) {
+    if (other !== dir && other !== config && Date.now() - statSync(other).mtimeMs > 3_600_000) {
       rmSync(other, { recursive: true, force: true });
     }
   }

@@ -5,7 +5,7 @@ import type { TestAgent } from './fixtures.js';
 
 /**
  * Money checks the tests make from the outside, through the HTTP API only. They deliberately do
- * not reuse src/domain/money.ts or the audit: a bug there must not be able to hide itself.
+ * not reuse src/domain/money/money.ts or the audit: a bug there must not be able to hide itself.
  */
 
 const NANO_PER_TON = 1_000_000_000n;
@@ -81,7 +81,7 @@ export interface ApiTask {
 
 export interface ApiTransaction {
   id: string;
-  type: 'DEPOSIT' | 'TASK_ESCROW' | 'PAYOUT' | 'REFUND' | 'FEE';
+  type: 'DEPOSIT' | 'TASK_ESCROW' | 'PAYOUT' | 'REFUND' | 'FEE' | 'BONUS' | 'BONUS_FEE';
   amount: string;
   status: string;
   task: { id: string } | null;
@@ -280,17 +280,33 @@ function checkCurrencyBooks(
       FEE: of('FEE'),
     };
     expect(actual, `${who} ledger of ${task.status} task ${task.id}`).toEqual(expected);
+    // Bonuses (issue 40): only on COMPLETED tasks, each with its 30% fee, summed in the settlement.
+    const bonuses = of('BONUS');
+    const bonusFees = of('BONUS_FEE');
+    expect(bonusFees, `${who} bonus fees of task ${task.id}`).toEqual(
+      bonuses.map((b) => expectedFee(b)).filter((f) => f > 0n),
+    );
+    if (bonuses.length > 0) {
+      expect(task.status, `${who} bonus on a ${task.status} task`).toBe('COMPLETED');
+      const shown = (task as { settlement?: { bonuses?: { count: number; amount: string; fee: string } } })
+        .settlement?.bonuses;
+      expect(shown?.count, `${who} bonus count of task ${task.id}`).toBe(bonuses.length);
+      expect(toNano(shown?.amount ?? '0'), `${who} bonuses of task ${task.id}`).toBe(
+        bonuses.reduce((x, y) => x + y, 0n),
+      );
+    }
     const paymentStatus =
       task.status === 'COMPLETED' ? 'RELEASED' : task.status === 'CANCELLED' ? 'REFUNDED' : 'DEPOSITED';
     expect(task.paymentStatus, `${who} paymentStatus of ${task.status} task`).toBe(paymentStatus);
   }
   expect(money.balanceNano >= 0n, `${who} balance ${money.balanceNano} is negative`).toBe(true);
   expect(money.lockedNano, `${who} lockedByTasks vs its tasks`).toBe(locked);
-  expect(money.balanceNano, `${who} balance vs ledger (deposits - escrows + refunds)`).toBe(
-    deposited - sumOf(transactions, 'TASK_ESCROW') + sumOf(transactions, 'REFUND'),
+  const bonusNano = sumOf(transactions, 'BONUS') + sumOf(transactions, 'BONUS_FEE');
+  expect(money.balanceNano, `${who} balance vs ledger (deposits - escrows + refunds - bonuses)`).toBe(
+    deposited - sumOf(transactions, 'TASK_ESCROW') + sumOf(transactions, 'REFUND') - bonusNano,
   );
-  expect(deposited, `${who} conservation: deposits = balance + locked + completed`).toBe(
-    money.balanceNano + money.lockedNano + completed,
+  expect(deposited, `${who} conservation: deposits = balance + locked + completed + bonuses`).toBe(
+    money.balanceNano + money.lockedNano + completed + bonusNano,
   );
 }
 

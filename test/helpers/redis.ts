@@ -36,7 +36,8 @@ export async function keysUnder(prefix: string, url = TEST_REDIS_URL): Promise<s
 }
 
 /**
- * A TCP proxy between the app and Redis, to lose Redis for real: `cut()` closes every connection
+ * A TCP proxy between the app and Redis (or PostgreSQL: `start(TEST_DATABASE_URL)`, then
+ * `url(databaseUrl)`), to lose it for real: `cut()` closes every connection
  * and refuses new ones (as a Redis host that went away), `restore()` listens again on the same port.
  */
 export class TcpProxy {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decryptApiKey } from '../../src/domain/apiKeys.js';
+import { decryptApiKey } from '../../src/domain/agents/apiKeys.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { agentMe, createAgent, createTask, expectBooksBalanced } from '../helpers/fixtures.js';
 import { call } from '../helpers/workerApi.js';
@@ -67,6 +67,7 @@ describe('POST /admin/agents', () => {
       taskCount: 0,
       avgRating: null,
       ratingCount: 0,
+      livemode: true,
     });
 
     const me = await call(t, 'GET', '/agents/me', { authorization: `Bearer ${apiKey}` });

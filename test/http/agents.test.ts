@@ -41,7 +41,10 @@ describe('GET /agents/me', () => {
         taskCount: 0,
         avgRating: null,
         ratingCount: 0,
+        livemode: true,
       },
+      // The calling key, its scopes and spend policy (issue 38; test/owners covers them).
+      apiKey: expect.objectContaining({ id: expect.stringMatching(/^key_/) }),
     });
     expect(agent.id).toMatch(/^agt_/);
 
@@ -272,7 +275,7 @@ describe('GET /transactions', () => {
 
     const bad = await t.app.inject({
       method: 'GET',
-      url: '/transactions?type=BONUS',
+      url: '/transactions?type=GIFT',
       headers: agent.headers,
     });
     expect(bad.statusCode).toBe(400);

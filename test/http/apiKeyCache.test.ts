@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ApiKeyCache } from '../../src/domain/apiKeyCache.js';
+import { ApiKeyCache } from '../../src/domain/agents/apiKeyCache.js';
 import { call } from '../helpers/agentApi.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createAgent } from '../helpers/fixtures.js';
@@ -48,25 +48,27 @@ describe('API key cache', () => {
   });
 });
 
+const key = (agentId: string) => ({ agentId, keyId: `key_${agentId}`, scopes: null, livemode: true });
+
 describe('ApiKeyCache bounds', () => {
   it('keeps at most maxEntries, dropping the oldest', () => {
     const cache = new ApiKeyCache(10_000, 2);
-    cache.remember('a', 'agt_a', 0);
-    cache.remember('b', 'agt_b', 0);
-    cache.remember('c', 'agt_c', 0);
-    expect([cache.agentOf('a', 1), cache.agentOf('b', 1), cache.agentOf('c', 1)]).toEqual([
-      null,
-      'agt_b',
-      'agt_c',
-    ]);
+    cache.remember('a', key('agt_a'), 0);
+    cache.remember('b', key('agt_b'), 0);
+    cache.remember('c', key('agt_c'), 0);
+    expect([
+      cache.keyOf('a', 1)?.agentId ?? null,
+      cache.keyOf('b', 1)?.agentId ?? null,
+      cache.keyOf('c', 1)?.agentId ?? null,
+    ]).toEqual([null, 'agt_b', 'agt_c']);
   });
 
   it('a TTL of 0 caches nothing, and a clock that went back distrusts the entry', () => {
     const off = new ApiKeyCache(0);
-    off.remember('a', 'agt_a', 0);
-    expect(off.agentOf('a', 0)).toBeNull();
+    off.remember('a', key('agt_a'), 0);
+    expect(off.keyOf('a', 0)?.agentId ?? null).toBeNull();
     const on = new ApiKeyCache(10_000);
-    on.remember('a', 'agt_a', 5_000);
-    expect(on.agentOf('a', 4_999)).toBeNull();
+    on.remember('a', key('agt_a'), 5_000);
+    expect(on.keyOf('a', 4_999)?.agentId ?? null).toBeNull();
   });
 });

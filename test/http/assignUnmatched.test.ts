@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertUnmatchedDeposit } from '../../src/db/repositories/unmatchedDeposits.js';
-import { creditChainDeposit } from '../../src/domain/agents.js';
+import { creditChainDeposit } from '../../src/domain/agents/agents.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { agentMe, createAgent, expectBooksBalanced, type TestAgent } from '../helpers/fixtures.js';
 

@@ -29,6 +29,8 @@ function fakeDocument() {
         return child;
       },
       scrollIntoView() {},
+      addEventListener() {},
+      style: {},
     };
     Object.defineProperty(node, 'textContent', {
       set(value: string) {

@@ -108,7 +108,12 @@ describe('the OpenAPI document', () => {
   it('documents Idempotency-Key on exactly the idempotent routes, and X-Request-Id on every response', () => {
     const withKey = operations(doc)
       .filter(({ op }) =>
-        (op.parameters ?? []).some((p: Json) => p.$ref === '#/components/parameters/IdempotencyKey'),
+        (op.parameters ?? []).some((p: Json) =>
+          [
+            '#/components/parameters/IdempotencyKey',
+            '#/components/parameters/IdempotencyKeyRequired',
+          ].includes(p.$ref),
+        ),
       )
       .map(({ id }) => id)
       .sort();

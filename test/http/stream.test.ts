@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { expireOverdueTasks } from '../../src/domain/expiry.js';
+import { expireOverdueTasks } from '../../src/domain/tasks/expiry.js';
 import type { InProcessFanout } from '../../src/events/fanout.js';
 import { KEEP_ALIVE_MS } from '../../src/http/sse.js';
 import { createTestApp, type TestApp, workerAuth } from '../helpers/app.js';

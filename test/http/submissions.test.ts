@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runReviewWindow } from '../../src/domain/reviewWindow.js';
+import { runReviewWindow } from '../../src/domain/trust/reviewWindow.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import {
   assignedTask,
@@ -85,11 +85,14 @@ describe('POST /worker/tasks/:id/submissions', () => {
     await expectBooksBalanced(t);
   });
 
-  it('uses the default window of 72 hours, and answers the agent API as before until work is submitted', async () => {
+  it('uses the default window of 72 hours, shows it on every view, and the other review fields once work is submitted', async () => {
     const { agent, worker } = await pair();
     const { taskId } = await assignedTask(t, agent, worker);
     const before = await agentTask(t, agent, taskId);
-    for (const key of ['reviewHours', 'reviewDeadline', 'revisionCount', 'location', 'submission']) {
+    expect(before.reviewHours).toBe(72);
+    const listed = (await call(t, 'GET', '/agents/tasks', agent.headers)).json();
+    expect(listed.tasks.find((x: { id: string }) => x.id === taskId).reviewHours).toBe(72);
+    for (const key of ['reviewDeadline', 'revisionCount', 'location', 'submission']) {
       expect(before).not.toHaveProperty(key);
     }
     const now = t.clock.now().getTime();

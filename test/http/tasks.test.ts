@@ -74,7 +74,9 @@ describe('POST /tasks', () => {
         createdAt: now,
         updatedAt: now,
         agent: { id: agent.id, name: 'Creator' },
+        livemode: true,
         worker: null,
+        reviewHours: 72,
       },
     });
     expect(await agentMe(t, agent)).toMatchObject({ balance: '91.55', lockedByTasks: '8.45', taskCount: 1 });

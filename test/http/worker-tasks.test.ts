@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { disputedTask, resolve } from '../helpers/disputeApi.js';
 import {
   assignedTask,
   createAgent,
@@ -351,6 +352,35 @@ describe('GET /worker/applications and GET /worker/assignments', () => {
     expect(done.statusCode, done.body).toBe(200);
     const after = (await call(t, 'GET', '/worker/assignments', worker.headers)).json().tasks;
     expect(after).toEqual([expect.objectContaining({ id: taskId, status: 'COMPLETED' })]);
+    await expectBooksBalanced(t);
+  });
+
+  it('keeps the tasks that ended against the worker: a lost dispute, a cancel after assignment (issue 36)', async () => {
+    const agent = await createAgent(t, { deposit: '100' });
+    const worker = await createWorker(t);
+    const lost = await disputedTask(t, agent, worker, { title: 'Lost', reward: '3' });
+    expect((await resolve(t, lost.dispute.id, '0', 'The photos show another street')).statusCode).toBe(200);
+    t.clock.advance(1000);
+    const { taskId: cancelled } = await assignedTask(t, agent, worker, { title: 'Cancelled' });
+    expect((await call(t, 'POST', `/tasks/${cancelled}/refund`, agent.headers, {})).statusCode).toBe(200);
+    t.clock.advance(1000);
+    // An offer withdrawn before the worker accepted it was never theirs: it stays out.
+    const offered = (await offerTo(t, agent, worker, { title: 'Withdrawn offer' })).task;
+    expect((await call(t, 'DELETE', `/tasks/${offered.id}`, agent.headers)).statusCode).toBe(200);
+
+    const tasks = (await call(t, 'GET', '/worker/assignments', worker.headers)).json().tasks;
+    expect(tasks).toEqual([
+      expect.objectContaining({
+        id: cancelled,
+        status: 'CANCELLED',
+        settlement: { workerAmount: '0', decidedBy: 'agent', currency: 'TON' },
+      }),
+      expect.objectContaining({
+        id: lost.taskId,
+        status: 'CANCELLED',
+        settlement: { workerAmount: '0', decidedBy: 'operator', currency: 'TON' },
+      }),
+    ]);
     await expectBooksBalanced(t);
   });
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sendDueTransfers } from '../../src/domain/payouts.js';
+import { sendDueTransfers } from '../../src/domain/money/payouts.js';
 import { completedTask } from '../helpers/agentApi.js';
 import type { TestApp } from '../helpers/app.js';
 import { FaultyChain } from '../helpers/faultyChain.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sendDueTransfers } from '../../src/domain/payouts.js';
+import { sendDueTransfers } from '../../src/domain/money/payouts.js';
 import { completedTask } from '../helpers/agentApi.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createAgent, createWorker, type TestAgent } from '../helpers/fixtures.js';

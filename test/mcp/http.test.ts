@@ -43,7 +43,7 @@ describe('MCP over Streamable HTTP', () => {
       string,
       unknown
     >;
-    expect(create).toEqual(JSON.parse(JSON.stringify(CreateTaskBody.properties)));
+    expect(create).toEqual(asListed(JSON.parse(JSON.stringify(CreateTaskBody.properties)), true));
     // Tools that create something or move money take the REST routes' Idempotency-Key.
     expect(idempotencyKey).toMatchObject({ type: 'string' });
     expect(byName.get('get_task')!.inputSchema.properties).not.toHaveProperty('idempotencyKey');
@@ -315,3 +315,20 @@ describe('MCP over Streamable HTTP', () => {
     expect(worker.worker.id).toBe(found.workers[0].id);
   });
 });
+
+/**
+ * A route's schema as tools/list shows it (src/mcp/compactTools.ts): without shape titles,
+ * `additionalProperties: false` and empty `required`; `properties` maps keep their field names.
+ */
+function asListed(schema: unknown, fields = false): unknown {
+  if (Array.isArray(schema)) return schema.map((item) => asListed(item));
+  if (!schema || typeof schema !== 'object') return schema;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (!fields && key === 'title') continue;
+    if (!fields && key === 'additionalProperties' && value === false) continue;
+    if (!fields && key === 'required' && Array.isArray(value) && value.length === 0) continue;
+    out[key] = asListed(value, !fields && key === 'properties');
+  }
+  return out;
+}

@@ -28,7 +28,7 @@ describe('MCP review tools', () => {
     const { tools } = await client.listTools();
     const byName = new Map(tools.map((x) => [x.name, x]));
     expect(byName.get('request_revision')!.inputSchema.required?.sort()).toEqual(['reason', 'taskId']);
-    expect(byName.get('complete_task')!.description).toMatch(/^Approve the work/);
+    expect(byName.get('complete_task')!.description).toMatch(/^Approve the PENDING submission/);
     expect(byName.get('list_submissions')!.annotations?.readOnlyHint).toBe(true);
 
     const { taskId, submission } = await submittedTask(t, agent, worker);

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { validTraceparent } from '../../src/domain/traceContext.js';
+import { validTraceparent } from '../../src/domain/events/traceContext.js';
 import { FailureLog } from '../../src/jobs.js';
 import { dispatchDueDeliveries } from '../../src/outbox/webhookDeliveries.js';
 import { createTestApp, DIALECT, type TestApp } from '../helpers/app.js';

@@ -2,7 +2,7 @@ import { Address, toNano as tonToNano } from '@ton/core';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readTextComment } from '../../src/chain/sandboxTx.js';
-import { expireOverdueTasks } from '../../src/domain/expiry.js';
+import { expireOverdueTasks } from '../../src/domain/tasks/expiry.js';
 import { DIALECT, type TestApp, workerAuth } from '../helpers/app.js';
 import type { FakeToncenter } from '../helpers/fakeToncenter.js';
 import { startFakeToncenter } from '../helpers/fakeToncenter.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChainGateway, TransferRequest, TransferResult } from '../../src/chain/gateway.js';
 import { listTaskEvents } from '../../src/db/repositories/events.js';
-import { attemptTransfer, sendDueTransfers } from '../../src/domain/payouts.js';
+import { attemptTransfer, sendDueTransfers } from '../../src/domain/money/payouts.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { FaultyChain } from '../helpers/faultyChain.js';
 import { assignedTask, createAgent, createWorker, expectBooksBalanced } from '../helpers/fixtures.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GroupCommitSqliteAdapter } from '../../src/db/sqliteDriver.js';
-import { creditChainDeposit } from '../../src/domain/agents.js';
+import { creditChainDeposit } from '../../src/domain/agents/agents.js';
 import { DIALECT, type TestApp, workerAuth } from '../helpers/app.js';
 import {
   assignedTask,

@@ -1,9 +1,9 @@
 import { Address, toNano } from '@ton/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listTaskEvents } from '../../src/db/repositories/events.js';
-import { sendDueJettonTransfers } from '../../src/domain/jettonTransfers.js';
-import { sendDueTransfers } from '../../src/domain/payouts.js';
-import { reconcileUsdt } from '../../src/domain/reconciliation.js';
+import { reconcileUsdt } from '../../src/domain/chain/reconciliation.js';
+import { sendDueJettonTransfers } from '../../src/domain/money/jettonTransfers.js';
+import { sendDueTransfers } from '../../src/domain/money/payouts.js';
 import { MAINNET_USDT_MASTER, USDT_DEFAULTS } from '../../src/usdtConfig.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { disputeOk } from '../helpers/disputeApi.js';
@@ -215,7 +215,7 @@ describe('USDT in the books', () => {
         const res = await task(t, rich, body);
         expect(res.statusCode, res.body).toBe(402);
         expect(res.json()).toMatchObject({ currentBalance: '0', currency: 'USDT' });
-        expect(res.json().message).toContain('USDT balance is 0 USDT');
+        expect(res.json().message).toContain('USDT balance is 0\u00a0USDT');
       }
       expect(await books(t, rich)).toEqual(before);
 
@@ -230,7 +230,7 @@ describe('USDT in the books', () => {
           currentBalance: '0',
           requiredAmount: '1.3',
           currency: 'TON',
-          message: expect.stringContaining('your TON balance is 0 TON'),
+          message: expect.stringContaining('your TON balance is 0\u00a0TON'),
         });
       }
       expect(await books(t, usdtOnly)).toEqual(usdtBefore);

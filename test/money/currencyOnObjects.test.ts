@@ -1,4 +1,4 @@
-import { Handoff, unwrap } from '@handoff/sdk';
+import { createdTask, Handoff, unwrap } from '@handoff/sdk';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listTaskEvents } from '../../src/db/repositories/events.js';
@@ -46,10 +46,12 @@ describe('currency on every object with an amount', () => {
 
     for (const currency of ['TON', 'USDT'] as const) {
       // Created through the SDK, the task names its currency; so does a direct offer (MCP).
-      const created = unwrap(
-        await sdk.api.POST('/tasks', {
-          body: { title: `Photo ${currency}`, description: 'Of the bridge', reward: '1', currency },
-        }),
+      const created = createdTask(
+        unwrap(
+          await sdk.api.POST('/tasks', {
+            body: { title: `Photo ${currency}`, description: 'Of the bridge', reward: '1', currency },
+          }),
+        ),
       );
       expect(created.task).toMatchObject({ currency, reward: '1', totalAmount: '1.3' });
       const offer = await tool(client, 'create_task', {

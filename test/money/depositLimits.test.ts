@@ -30,7 +30,7 @@ describe('deposit limits', { timeout: 180_000 }, () => {
       expect(res.statusCode, res.body).toBe(400);
       expect(res.json()).toMatchObject({
         error: 'Validation failed',
-        details: [{ path: 'amount', message: expect.stringContaining('1000000000 TON') }],
+        details: [{ path: 'amount', message: expect.stringContaining('1,000,000,000\u00a0TON') }],
       });
     }
     const small = await deposit(agent.id, '0.01');

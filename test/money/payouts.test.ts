@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listTaskEvents } from '../../src/db/repositories/events.js';
-import { sendDueTransfers } from '../../src/domain/payouts.js';
+import { sendDueTransfers } from '../../src/domain/money/payouts.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { FaultyChain } from '../helpers/faultyChain.js';
 import { assignedTask, createAgent, createWorker, expectBooksBalanced } from '../helpers/fixtures.js';

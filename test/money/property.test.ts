@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runReviewWindow } from '../../src/domain/reviewWindow.js';
-import { MAX_OFFERS_PER_WORKER_PER_DAY } from '../../src/domain/taskCreation.js';
+import { MAX_OFFERS_PER_WORKER_PER_DAY } from '../../src/domain/tasks/taskCreation.js';
+import { runReviewWindow } from '../../src/domain/trust/reviewWindow.js';
 import { DIALECT, type TestApp, workerAuth } from '../helpers/app.js';
 import { createAgent, createWorker, type TestAgent, type TestWorker } from '../helpers/fixtures.js';
 import {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { autoReleaseTask } from '../../src/domain/completion.js';
-import { runReviewWindow } from '../../src/domain/reviewWindow.js';
+import { autoReleaseTask } from '../../src/domain/tasks/completion.js';
+import { runReviewWindow } from '../../src/domain/trust/reviewWindow.js';
 import { DIALECT, type TestApp } from '../helpers/app.js';
 import {
   assignedTask,

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runReviewWindow } from '../../src/domain/reviewWindow.js';
+import { runReviewWindow } from '../../src/domain/trust/reviewWindow.js';
 import { call, ok } from '../helpers/agentApi.js';
 import { DIALECT, type TestApp } from '../helpers/app.js';
 import { disputedTask, resolve } from '../helpers/disputeApi.js';

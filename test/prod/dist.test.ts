@@ -14,8 +14,8 @@ import { serviceDatabase } from '../helpers/serviceProcess.js';
 
 /**
  * The production build, for real: `npm run build`, then `node dist/main.js` (what
- * `npm run start:prod` runs) as a child process on an ephemeral port. The README's "Try it"
- * block runs against it, a SIGTERM under load loses nothing that was answered 2xx, and startup
+ * `npm run start:prod` runs) as a child process on an ephemeral port. The "Try it" blocks of
+ * docs/agents.md run against it, a SIGTERM under load loses nothing that was answered 2xx, and startup
  * failures print one line and exit non-zero.
  */
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -30,6 +30,19 @@ interface Server {
 }
 
 /** A fresh PostgreSQL schema when the suite runs on PostgreSQL, else the SQLite default. */
+/** A "Try it" step's line `a.b=v  c=w` as {"a.b": "v", c: "w"}. */
+type Shown = Record<string, string>;
+function shownLines(output: string): Shown[] {
+  return output
+    .trim()
+    .split('\n')
+    .map((line) =>
+      Object.fromEntries(
+        line.split('  ').map((part) => [part.split('=')[0]!, part.slice(part.indexOf('=') + 1)]),
+      ),
+    );
+}
+
 async function databaseEnv(): Promise<Record<string, string>> {
   return (await serviceDatabase('p')).env;
 }
@@ -128,59 +141,82 @@ describe('the production build', () => {
       rmSync(server.dataDir, { recursive: true, force: true });
     });
 
-    it('runs the README "Try it" block from zero to submitted work, its approval and a paid worker', async () => {
-      const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-      const block = /<!-- try-it:[^>]*-->\s*```sh\n([\s\S]*?)```/.exec(readme)?.[1];
-      expect(block, 'README.md keeps its Try it block').toBeDefined();
+    it('runs the "Try it" blocks of docs/agents.md from zero to submitted work, its approval and a paid worker', async () => {
+      const page = readFileSync(path.join(ROOT, 'docs/agents.md'), 'utf8');
+      const block = /<!-- try-it:[^>]*-->\s*```sh\n([\s\S]*?)```/.exec(page)?.[1];
+      expect(block, 'docs/agents.md keeps its Try it block').toBeDefined();
       // "Try it in USDT" goes on in the same shell (the same agent and worker).
-      const usdtBlock = /<!-- try-it-usdt[^>]*-->\s*```sh\n([\s\S]*?)```/.exec(readme)?.[1];
-      expect(usdtBlock, 'README.md keeps its Try it in USDT block').toBeDefined();
+      const usdtBlock = /<!-- try-it-usdt[^>]*-->\s*```sh\n([\s\S]*?)```/.exec(page)?.[1];
+      expect(usdtBlock, 'docs/agents.md keeps its Try it in USDT block').toBeDefined();
       const script = `${block}\necho '--- USDT ---'\n${usdtBlock}`;
       const { stdout: both } = await run('bash', ['-euo', 'pipefail', '-c', script], {
         cwd: ROOT,
         env: { ...process.env, BASE: server.url, DATA_DIR: server.dataDir },
         timeout: 240_000,
       });
-      const [stdout, usdtOut] = both.split('--- USDT ---\n') as [string, string];
-      const lines = stdout.trim().split('\n');
-      expect(lines.at(-1)).toBe('91.55');
-      // USDT: 50 from the faucet, 5 + 1.5 escrowed and paid as jettons, the TON balance unmoved.
-      const usdtLines = usdtOut.trim().split('\n');
-      expect(usdtLines.at(-1)).toBe('5');
-      expect(usdtLines.at(-2)).toBe('43.5');
-      const usdtCompleted = JSON.parse(usdtLines.find((l) => l.includes('"payment"'))!);
-      expect(usdtCompleted.payment).toMatchObject({ amount: '5', currency: 'USDT', status: 'confirmed' });
-      expect(usdtCompleted.fee).toMatchObject({ amount: '1.5', currency: 'USDT' });
-      const usdtLedger = JSON.parse(usdtLines.at(-3)!).transactions as {
-        type: string;
-        currency: string;
-        status: string;
-      }[];
-      const usdtPaid = usdtLedger.filter((t) => t.currency === 'USDT' && ['PAYOUT', 'FEE'].includes(t.type));
-      expect(usdtPaid.map((t) => t.status)).toEqual(['confirmed', 'confirmed']);
+      const [ton, usdt] = both.split('--- USDT ---\n').map(shownLines) as [Shown[], Shown[]];
+      // What a reader sees: the parts each step shows, exactly.
+      expect(ton.find((l) => 'task.totalAmount' in l)).toMatchObject({
+        'task.status': 'FUNDED',
+        'task.reward': '6.5',
+        'task.platformFee': '1.95',
+        'task.totalAmount': '8.45',
+        'task.currency': 'TON',
+      });
       // Issue 25: the work was submitted with its photo and place, then approved by completing.
-      const listed = JSON.parse(lines.find((l) => l.startsWith('{"submissions"'))!).submissions;
-      expect(listed).toHaveLength(1);
-      expect(listed[0]).toMatchObject({
-        number: 1,
-        status: 'PENDING',
-        attachments: [{ name: 'town-hall.jpg' }],
+      expect(ton.find((l) => 'submissions.*.status' in l)).toEqual({
+        'submissions.*.number': '1',
+        'submissions.*.status': 'PENDING',
+        'submissions.*.attachments.*.name': 'town-hall.jpg',
       });
-      const completed = JSON.parse(lines.find((l) => l.includes('"payment"'))!);
-      expect(completed.task).toMatchObject({ status: 'COMPLETED', paymentStatus: 'RELEASED' });
-      expect(completed.payment).toMatchObject({
-        amount: '6.5',
-        toAddress: '0QDgp1a0VXf9Lae2jNwtgzzf6FqokdOHSdlmYgdxlDqbVNfy',
-        status: 'confirmed',
-        recipient: { firstName: 'Ana' },
+      const completed = ton.find((l) => 'payment.txHash' in l)!;
+      expect(completed).toMatchObject({
+        'task.status': 'COMPLETED',
+        'task.paymentStatus': 'RELEASED',
+        'payment.amount': '6.5',
+        'payment.currency': 'TON',
+        'payment.toAddress': '0QDgp1a0VXf9Lae2jNwtgzzf6FqokdOHSdlmYgdxlDqbVNfy',
+        'payment.status': 'confirmed',
+        'fee.amount': '1.95',
       });
-      expect(completed.payment.txHash).toMatch(/^[0-9a-f]{64}$/);
-      const ledger = JSON.parse(lines.at(-2)!).transactions as { type: string; status: string }[];
-      expect(ledger.filter((t) => t.type === 'PAYOUT' || t.type === 'FEE').map((t) => t.status)).toEqual([
-        'confirmed',
-        'confirmed',
-      ]);
+      expect(completed['payment.txHash']).toMatch(/^[0-9a-f]{64}$/);
+      expect(ton.find((l) => 'transactions.*.type' in l)).toEqual({
+        'transactions.*.type': 'FEE,PAYOUT,TASK_ESCROW,DEPOSIT',
+        'transactions.*.amount': '1.95,6.5,8.45,100',
+        'transactions.*.status': 'confirmed,confirmed,confirmed,confirmed',
+      });
+      expect(ton.at(-1)).toEqual({ 'agent.balance': '91.55' });
+      // USDT: 50 from the faucet, 5 + 1.5 escrowed and paid as jettons, the TON balance unmoved.
+      expect(usdt.find((l) => 'payment.amount' in l)).toEqual({
+        'task.status': 'COMPLETED',
+        'payment.amount': '5',
+        'payment.currency': 'USDT',
+        'payment.status': 'confirmed',
+        'fee.amount': '1.5',
+        'fee.currency': 'USDT',
+      });
+      const ledger = usdt.find((l) => 'transactions.*.currency' in l)!;
+      expect(ledger['transactions.*.currency']).toBe('USDT,USDT,USDT,USDT,TON,TON,TON,TON');
+      expect(ledger['transactions.*.status']).toBe(Array(8).fill('confirmed').join(','));
+      expect(usdt.at(-2)).toEqual({
+        'agent.balances.TON.balance': '91.55',
+        'agent.balances.USDT.balance': '43.5',
+      });
+      expect(usdt.at(-1)).toEqual({ 'byCurrency.USDT.paid': '5', 'byCurrency.TON.paid': '6.5' });
     }, 300_000);
+
+    it('the "Try it" helpers print a refused request\'s status and error body, and stop', async () => {
+      const page = readFileSync(path.join(ROOT, 'docs/agents.md'), 'utf8');
+      const helpers = /<!-- try-it:[^>]*-->\s*```sh\n([\s\S]*?)\n# 1\./.exec(page)?.[1];
+      expect(helpers, 'the Try it block starts with its helpers').toBeDefined();
+      const script = `${helpers}\napi POST /tasks -H "$ADMIN" -H "$JSON" -d '{}' | show task.id\necho unreachable`;
+      const failed = await run('bash', ['-euo', 'pipefail', '-c', script], {
+        cwd: ROOT,
+        env: { ...process.env, BASE: server.url, DATA_DIR: server.dataDir },
+      }).catch((error: { code: number; stdout: string; stderr: string }) => error);
+      expect(failed).toMatchObject({ code: 1, stdout: '' });
+      expect((failed as { stderr: string }).stderr).toMatch(/^POST \/tasks: 401 \{"error":"Unauthorized"/m);
+    });
 
     // The end-to-end client tests, run in process elsewhere, against the build: the same code.
     it('runs the SDK example agent to a completed, paid task', async () => {

@@ -19,7 +19,7 @@ import { SseClient } from '../helpers/sse.js';
 import { newTonWallet, signTonProof, unixSeconds } from '../helpers/tonConnect.js';
 
 /**
- * The several-instance deployment as the README describes it, for real: three built instances
+ * The several-instance deployment as docs/operating.md describes it, for real: three built instances
  * (`node <build>/main.js`, each with its own DATA_DIR) on one PostgreSQL database, sharing Redis
  * and an S3-compatible store (s3rver). The chain is TON_NETWORK=testnet against the toncenter
  * fake in this process: the sandbox is one process by nature and refuses a second instance.

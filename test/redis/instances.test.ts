@@ -60,6 +60,24 @@ async function stream(on: number, side: Side, taskId: string, lastEventId?: stri
   return client;
 }
 
+/**
+ * The status a new stream on instance `on` gets while the key's cap is reached on others. A Redis
+ * command that misses its 500 ms deadline on a loaded machine makes that instance count alone
+ * for a second (the designed fallback), so a 200 is retried after the fallback ends; a cap that
+ * is not shared answers 200 every time and still fails.
+ */
+async function refusedHere(on: number, side: Side, taskId: string): Promise<number> {
+  let status = 0;
+  for (let attempt = 0; attempt < 4; attempt++) {
+    const client = await stream(on, side, taskId);
+    status = client.status;
+    if (status === 429) return status;
+    await client.close();
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+  }
+  return status;
+}
+
 /** A stream that is subscribed (it answers only once its subscription is live). */
 async function liveStream(on: number, side: Side, taskId: string, lastEventId?: string) {
   const client = await stream(on, side, taskId, lastEventId);
@@ -172,10 +190,10 @@ describe('limits are counted once across instances', () => {
     const clients = [];
     for (let i = 0; i < cap; i++) clients.push(await liveStream(i % 3, agent, taskId));
     for (let on = 0; on < 3; on++) {
-      const refused = await stream(on, agent, taskId);
-      expect(refused.status, `instance ${on}`).toBe(429);
-      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      expect(await refusedHere(on, agent, taskId), `instance ${on}`).toBe(429);
     }
+    const refused = await stream(0, agent, taskId);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
     // Closing one on B frees a slot that C can use, and only one.
     await clients[1]!.close();
     let reopened: SseClient | undefined;
@@ -185,7 +203,7 @@ describe('limits are counted once across instances', () => {
       else await new Promise((resolve) => setTimeout(resolve, 20));
     }
     expect(reopened?.status).toBe(200);
-    expect((await stream(0, agent, taskId)).status).toBe(429);
+    expect(await refusedHere(0, agent, taskId)).toBe(429);
   });
 });
 
@@ -285,7 +303,7 @@ describe('stream leases', () => {
       expect(client.status).toBe(200);
       held.push(client);
     }
-    expect((await stream(0, agent, taskId)).status).toBe(429);
+    expect(await refusedHere(0, agent, taskId)).toBe(429);
     await leaving.close();
     await Promise.all(held.map((c) => c.closed));
     // No waiting for the 30 s lease: the slots were released on close.

@@ -1,4 +1,4 @@
-import { Handoff, HandoffError, type Message, unwrap } from '@handoff/sdk';
+import { createdTask, Handoff, HandoffError, type Message, unwrap } from '@handoff/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, ok } from '../helpers/agentApi.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
@@ -35,10 +35,12 @@ describe('SDK against a running service', () => {
     const handoff = new Handoff({ baseUrl, apiKey: agent.apiKey, fetch: fetchFn });
     const me = unwrap(await handoff.api.GET('/agents/me'));
     expect(me.agent.id).toBe(agent.id);
-    const created = unwrap(
-      await handoff.api.POST('/tasks', {
-        body: { title: 'Photo', description: 'Of the bridge', reward: '2' },
-      }),
+    const created = createdTask(
+      unwrap(
+        await handoff.api.POST('/tasks', {
+          body: { title: 'Photo', description: 'Of the bridge', reward: '2' },
+        }),
+      ),
     );
     expect(created.task.totalAmount).toBe('2.6');
     const post = sent.find((r) => r.method === 'POST')!;

@@ -1,4 +1,4 @@
-import { Handoff, HandoffError, HandoffWorker, unwrap } from '@handoff/sdk';
+import { createdTask, Handoff, HandoffError, HandoffWorker, unwrap } from '@handoff/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createAgent, newWalletAddress } from '../helpers/fixtures.js';
@@ -28,15 +28,17 @@ describe('SDK: submissions, revisions and approval', () => {
     });
     await worker.me();
     await worker.setWallet(newWalletAddress());
-    const { task } = unwrap(
-      await handoff.api.POST('/tasks', {
-        body: {
-          title: 'Photograph the bridge',
-          description: 'From the east bank',
-          reward: '2',
-          reviewHours: 24,
-        },
-      }),
+    const { task } = createdTask(
+      unwrap(
+        await handoff.api.POST('/tasks', {
+          body: {
+            title: 'Photograph the bridge',
+            description: 'From the east bank',
+            reward: '2',
+            reviewHours: 24,
+          },
+        }),
+      ),
     );
     const application = await worker.apply(task.id, 'On my way');
     unwrap(

@@ -1,4 +1,4 @@
-import { Handoff, HandoffError, HandoffWorker, signWorkerInitData, unwrap } from '@handoff/sdk';
+import { createdTask, Handoff, HandoffError, HandoffWorker, signWorkerInitData, unwrap } from '@handoff/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createAgent, newWalletAddress, type TestAgent } from '../helpers/fixtures.js';
@@ -47,10 +47,12 @@ describe('SDK worker client against a running service', () => {
     const wallet = newWalletAddress();
     expect((await w.setWallet(wallet)).walletAddress).toBe(wallet);
 
-    const { task } = unwrap(
-      await handoff.api.POST('/tasks', {
-        body: { title: 'Count birds', description: 'In the park', reward: '3' },
-      }),
+    const { task } = createdTask(
+      unwrap(
+        await handoff.api.POST('/tasks', {
+          body: { title: 'Count birds', description: 'In the park', reward: '3' },
+        }),
+      ),
     );
     expect((await all(w.tasks())).map((x) => x.id)).toContain(task.id);
     const application = await w.apply(task.id, 'I can do it today');
@@ -83,8 +85,8 @@ describe('SDK worker client against a running service', () => {
       handoff.api.POST('/tasks', {
         body: { title: 'Just you', description: 'Direct', reward, assignToUserId: me.id },
       });
-    const first = unwrap(await offer('2')).task;
-    const second = unwrap(await offer('1')).task;
+    const first = createdTask(unwrap(await offer('2'))).task;
+    const second = createdTask(unwrap(await offer('1'))).task;
     expect((await all(w.offers())).map((x) => x.id).sort()).toEqual([first.id, second.id].sort());
     const accepted = await w.acceptOffer(first.id);
     expect(accepted.task).toMatchObject({ id: first.id, status: 'ASSIGNED' });

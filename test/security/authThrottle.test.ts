@@ -1,7 +1,7 @@
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { OWNER_SESSION_TTL_MS } from '../../src/domain/ownerSessions.js';
+import { OWNER_SESSION_TTL_MS } from '../../src/domain/owners/ownerSessions.js';
 import { AUTH_FAILURE_WINDOW_MS } from '../../src/http/authThrottle.js';
 import { createTestApp, type TestApp, workerAuth } from '../helpers/app.js';
 import { signInOwner } from '../helpers/consoleApi.js';

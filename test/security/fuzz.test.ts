@@ -123,6 +123,13 @@ async function newTasks(freshOffer: boolean): Promise<SceneTasks> {
 
 async function newScene(target: Target): Promise<Scene> {
   const { agent } = world;
+  // The operator's freeze route is fuzzed with this agent's id too: each scene starts unfrozen.
+  const thawed = await t.app.inject({
+    method: 'POST',
+    url: `/admin/agents/${agent.id}/unfreeze`,
+    headers: t.admin,
+  });
+  expect(thawed.statusCode, thawed.body).toBe(200);
   const namesOne = target.params.some((p) => p.in === 'path' && p.name !== 'agentId');
   const tasks =
     namesOne || target.jsonRpc || target.auth === 'telegram' || !sharedTasks

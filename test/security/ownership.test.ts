@@ -33,12 +33,16 @@ type State =
   | 'failedDelivery' // FUNDED task whose task.funded webhook delivery failed every attempt
   | 'submitted' // REVIEW task: the holder submitted work that waits for review (issue 25)
   | 'revised' // IN_PROGRESS task: the owner asked for a revision of the holder's submission
-  | 'disputed'; // REVIEW task whose waiting submission the owner disputed
+  | 'disputed' // REVIEW task whose waiting submission the owner disputed
+  | 'batch' // a batch of two FUNDED tasks (POST /batches); taskId is its first task
+  | 'approval'; // a PENDING approval: a task above the key's approvalAbove (issue 38)
 
 interface Fixture {
   taskId: string;
   applicationId: string | null;
   deliveryId: string | null;
+  batchId?: string;
+  approvalId?: string;
 }
 
 interface RouteRow {
@@ -46,9 +50,11 @@ interface RouteRow {
   /** Fastify path; the OpenAPI check compares it with the document. */
   path: string;
   /** What the `:id` / `:taskId` parameter names. */
-  resource: 'task' | 'application' | 'delivery';
+  resource: 'task' | 'application' | 'delivery' | 'batch' | 'approval';
   state: State;
   payload?: Record<string, unknown>;
+  /** Headers every call of the row sends (POST /tasks/:id/bonus requires an Idempotency-Key). */
+  headers?: () => Record<string, string>;
   /** What the owner gets for the same call. */
   ownerStatus: number;
   /** What another party gets: 403 Access denied, or this 404 where the route hides the resource. */
@@ -60,6 +66,9 @@ interface RouteRow {
 }
 
 const AGENT_ROUTES: RouteRow[] = [
+  { method: 'GET', path: '/approvals/:id', resource: 'approval', state: 'approval', ownerStatus: 200 },
+  { method: 'GET', path: '/batches/:id', resource: 'batch', state: 'batch', ownerStatus: 200 },
+  { method: 'POST', path: '/batches/:id/cancel', resource: 'batch', state: 'batch', ownerStatus: 200 },
   { method: 'GET', path: '/tasks/:id', resource: 'task', state: 'funded', ownerStatus: 200 },
   {
     method: 'PATCH',
@@ -96,6 +105,15 @@ const AGENT_ROUTES: RouteRow[] = [
     ownerStatus: 201,
   },
   { method: 'GET', path: '/tasks/:id/ratings', resource: 'task', state: 'completed', ownerStatus: 200 },
+  {
+    method: 'POST',
+    path: '/tasks/:id/bonus',
+    resource: 'task',
+    state: 'completed',
+    payload: { amount: '1', reason: 'Thank you' },
+    headers: () => ({ 'idempotency-key': `ownership-${Math.random()}` }),
+    ownerStatus: 201,
+  },
   { method: 'GET', path: '/tasks/:id/applications', resource: 'task', state: 'funded', ownerStatus: 200 },
   { method: 'GET', path: '/tasks/:id/submissions', resource: 'task', state: 'submitted', ownerStatus: 200 },
   {
@@ -284,11 +302,15 @@ const UNKNOWN_ID = {
   task: `tsk_${'0'.repeat(26)}`,
   application: `app_${'0'.repeat(26)}`,
   delivery: `dlv_${'0'.repeat(26)}`,
+  batch: `bat_${'0'.repeat(26)}`,
+  approval: `apr_${'0'.repeat(26)}`,
 };
 const NOT_FOUND = {
   task: 'Task not found',
   application: 'Application not found',
   delivery: 'Delivery not found',
+  batch: 'Batch not found',
+  approval: 'Approval not found',
 };
 const unknownError = (row: RouteRow) => row.unknownAs ?? NOT_FOUND[row.resource];
 /** A port nothing listens on: every webhook attempt to it fails at once. */
@@ -315,6 +337,46 @@ describe('ownership of every id-taking route', () => {
   afterAll(() => t.close());
 
   async function fixture(state: State): Promise<Fixture> {
+    if (state === 'approval') {
+      const keys = await t.app.inject({
+        method: 'GET',
+        url: `/admin/agents/${owner.id}/keys`,
+        headers: t.admin,
+      });
+      const keyUrl = `/admin/agents/${owner.id}/keys/${keys.json().keys[0].id}`;
+      const policy = (approvalAbove: string | null) =>
+        t.app.inject({
+          method: 'PATCH',
+          url: keyUrl,
+          headers: t.admin,
+          payload: { spendPolicy: { TON: { approvalAbove } } },
+        });
+      expect((await policy('1')).statusCode).toBe(200);
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/tasks',
+        headers: owner.headers,
+        payload: { title: 'Photograph a shelf', description: 'One shelf, readable', reward: '5' },
+      });
+      // Removed at once: the other rows' tasks must be created, not wait for approval.
+      expect((await policy(null)).statusCode).toBe(200);
+      expect(res.statusCode, res.body).toBe(202);
+      return { taskId: '', applicationId: null, deliveryId: null, approvalId: res.json().approval.id };
+    }
+    if (state === 'batch') {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/batches',
+        headers: owner.headers,
+        payload: {
+          template: { title: 'Photograph a shelf', description: 'One shelf, readable', reward: '1' },
+          count: 2,
+        },
+      });
+      expect(res.statusCode, res.body).toBe(201);
+      const body = res.json();
+      return { taskId: body.tasks[0].id, applicationId: null, deliveryId: null, batchId: body.batch.id };
+    }
     if (state === 'offered') {
       const task = await createTask(t, owner, { assignToUserId: holder.id });
       expect(task.status).toBe('OFFERED');
@@ -374,11 +436,15 @@ describe('ownership of every id-taking route', () => {
   }
 
   const idFor = (row: RouteRow, f: Fixture) =>
-    row.resource === 'application'
-      ? f.applicationId!
-      : row.resource === 'delivery'
-        ? f.deliveryId!
-        : f.taskId;
+    row.resource === 'approval'
+      ? f.approvalId!
+      : row.resource === 'batch'
+        ? f.batchId!
+        : row.resource === 'application'
+          ? f.applicationId!
+          : row.resource === 'delivery'
+            ? f.deliveryId!
+            : f.taskId;
 
   let baseUrl: string | null = null;
   /** Opens a stream over real HTTP (inject would wait for its end), reads the head, hangs up. */
@@ -412,9 +478,11 @@ describe('ownership of every id-taking route', () => {
       chat: await read(`/chat/${f.taskId}/messages`, owner.headers),
       holderChat: await read(`/worker/chat/${f.taskId}/messages`, holder.headers),
       deliveries: await get('/agents/webhooks/deliveries', owner.headers),
-      task: await get(`/tasks/${f.taskId}`, owner.headers),
-      applications: await get(`/tasks/${f.taskId}/applications`, owner.headers),
-      ratings: await get(`/tasks/${f.taskId}/ratings`, owner.headers),
+      // An approval's fixture has no task yet: the approval itself is what a refused call could touch.
+      task: f.taskId ? await get(`/tasks/${f.taskId}`, owner.headers) : null,
+      applications: f.taskId ? await get(`/tasks/${f.taskId}/applications`, owner.headers) : null,
+      ratings: f.taskId ? await get(`/tasks/${f.taskId}/ratings`, owner.headers) : null,
+      approval: f.approvalId ? await get(`/approvals/${f.approvalId}`, owner.headers) : null,
       owner: await get('/agents/me', owner.headers),
       other: await get('/agents/me', other.headers),
       ownerLedger: await listTransactions(t, owner),
@@ -437,7 +505,7 @@ describe('ownership of every id-taking route', () => {
       const res = await t.app.inject({
         method: row.method,
         url: urlOf(row, idFor(row, f)),
-        headers,
+        headers: { ...headers, ...row.headers?.() },
         ...(row.payload ? { payload: row.payload } : {}),
       });
       expect(res.statusCode, res.body).toBe(expected.status);
@@ -459,7 +527,7 @@ describe('ownership of every id-taking route', () => {
     const res = await t.app.inject({
       method: row.method,
       url: urlOf(row, idFor(row, f)),
-      headers,
+      headers: { ...headers, ...row.headers?.() },
       ...(row.payload ? { payload: row.payload } : {}),
     });
     expect(res.statusCode, `owner control: ${res.body}`).toBe(row.ownerStatus);
@@ -481,7 +549,7 @@ describe('ownership of every id-taking route', () => {
         const res = await t.app.inject({
           method: row.method,
           url: urlOf(row, id),
-          headers: owner.headers,
+          headers: { ...owner.headers, ...row.headers?.() },
           ...(row.payload ? { payload: row.payload } : {}),
         });
         expect(res.statusCode, res.body).toBe(404);

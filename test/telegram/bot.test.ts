@@ -40,7 +40,7 @@ function postUpdate(update: Record<string, unknown>, secret: string | null = t.c
   });
 }
 
-const OFFER_TEXT = 'New offer from Button agent\nDirect job\nReward: 5 TON';
+const OFFER_TEXT = 'New offer from Button agent\nDirect job\nReward: 5\u00a0TON';
 
 /** A press of an inline button under the bot's offer message in `telegramId`'s private chat. */
 async function press(telegramId: number, data: string, messageId = 42) {

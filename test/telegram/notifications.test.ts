@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { expireOverdueTasks } from '../../src/domain/expiry.js';
-import { MESSAGE_BATCH_MS } from '../../src/domain/notifications.js';
+import { expireOverdueTasks } from '../../src/domain/tasks/expiry.js';
+import { MESSAGE_BATCH_MS } from '../../src/domain/workers/notifications.js';
 import { startBackgroundJobs } from '../../src/jobs.js';
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS, sendDueNotifications } from '../../src/outbox/notifications.js';
 import { createTelegramBot, telegramSettings } from '../../src/telegram/bot.js';
@@ -84,7 +84,7 @@ describe('notifications through the Bot API', () => {
       [
         '📩 <b>New offer</b> from Photo &lt;Bot&gt; &amp; Co',
         '<b>Fix &lt;b&gt;this&lt;/b&gt; &amp; that</b>',
-        'Reward: <b>2.5 TON</b>',
+        'Reward: <b>2.5\u00a0TON</b>',
         '',
         'Accept to take the task; its execution deadline starts when you accept.',
       ].join('\n'),
@@ -189,7 +189,7 @@ describe('notifications through the Bot API', () => {
     expect(txHash).toEqual(expect.any(String));
     await deliver();
     expect(sentTo(worker).map((m) => m.text)).toEqual([
-      `💸 Payment sent: <b>7.25 TON</b> for <b>Deliver a letter</b>.\nTransaction: <code>${txHash}</code>`,
+      `💸 Payment sent: <b>7.25\u00a0TON</b> for <b>Deliver a letter</b>.\nTransaction: <code>${txHash}</code>`,
     ]);
     // The same hash the agent's payment.sent event carries.
     const paid = (await taskEvents(t, taskId)).find((e) => e.type === 'payment.sent');
@@ -373,7 +373,7 @@ describe('without a bot token', () => {
       chatId: String(worker.telegramId),
       taskId: offer.task.id,
       kind: 'offer',
-      text: expect.stringContaining('<b>Nobody is told</b>\nReward: <b>3 TON</b>'),
+      text: expect.stringContaining('<b>Nobody is told</b>\nReward: <b>3\u00a0TON</b>'),
       buttons: [
         [
           { text: '✅ Accept', callbackData: `offer:accept:${offer.task.id}` },

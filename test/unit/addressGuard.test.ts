@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { checkWebhookTarget } from '../../src/domain/webhookUrl.js';
+import { checkWebhookTarget } from '../../src/domain/events/webhookUrl.js';
 import { isPublicAddress, refuseNonPublicHost } from '../../src/events/addressGuard.js';
 import { postJson } from '../../src/events/httpPost.js';
 import { dispatchDueDeliveries } from '../../src/outbox/webhookDeliveries.js';

@@ -9,7 +9,7 @@ import {
   keyHint,
   looksLikeApiKey,
   safeEqual,
-} from '../../src/domain/apiKeys.js';
+} from '../../src/domain/agents/apiKeys.js';
 
 const secret = randomBytes(32);
 

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { parse } from '@formatjs/icu-messageformat-parser';
 import { describe, expect, it } from 'vitest';
-import { LANGUAGES } from '../../src/domain/language.js';
+import { LANGUAGES } from '../../src/domain/workers/language.js';
 import { BOT_LOCALES } from '../../src/telegram/locales/index.js';
 import { localeCodes as codes, placeholders, readLocales } from '../helpers/icuLocales.js';
 

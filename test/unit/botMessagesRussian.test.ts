@@ -20,7 +20,7 @@ describe('bot texts in the worker’s language and zone', () => {
       [
         '📩 <b>Новое предложение</b> от Bot',
         '<b>Фото &lt;витрины&gt;</b>',
-        'Вознаграждение: <b>1\u00a0234,5 TON</b>',
+        'Вознаграждение: <b>1\u00a0234,5\u00a0TON</b>',
         '',
         'Примите, чтобы взять задание; срок выполнения начнётся с момента принятия.',
       ].join('\n'),
@@ -29,7 +29,7 @@ describe('bot texts in the worker’s language and zone', () => {
     expect(message.openLabel).toBe('Открыть в Handoff');
     // English keeps its own grouping.
     expect(renderNotification('offer', { taskId: TASK_ID, reward: '1234.5' }).text).toContain(
-      'Reward: <b>1,234.5 TON</b>',
+      'Reward: <b>1,234.5\u00a0TON</b>',
     );
   });
 
@@ -114,8 +114,8 @@ describe('bot texts in the worker’s language and zone', () => {
   });
 
   it('amounts keep every digit', () => {
-    expect(botAmount('ru', '1000000.000000001')).toBe('1\u00a0000\u00a0000,000000001');
-    expect(botAmount('en', '0.5')).toBe('0.5');
-    expect(botAmount('xx', '12345')).toBe('12,345');
+    expect(botAmount('ru', '1000000.000000001', 'TON')).toBe('1\u00a0000\u00a0000,000000001\u00a0TON');
+    expect(botAmount('en', '0.50', 'USDT')).toBe('0.5\u00a0USDT');
+    expect(botAmount('xx', '12345', 'TON')).toBe('12,345\u00a0TON');
   });
 });

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { DeliveryRow } from '../../src/db/repositories/executor.js';
-import type { NotificationKind } from '../../src/db/schema.js';
-import { APPLICATION_STATUSES, PAYMENT_STATUSES, TASK_STATUSES } from '../../src/domain/states.js';
-import { LEDGER_TYPES } from '../../src/domain/transactions.js';
+import type { ApprovalStatus, NotificationKind } from '../../src/db/schema.js';
+import { LEDGER_TYPES } from '../../src/domain/money/transactions.js';
+import { APPLICATION_STATUSES, PAYMENT_STATUSES, TASK_STATUSES } from '../../src/domain/tasks/states.js';
 import { niceCeiling } from '../../web/console/src/chartScale.js';
 import {
   APPLICATION_LABEL,
+  APPROVAL_STATUS_LABEL,
   DELIVERY_STATUS_LABEL,
   LEDGER_STATUS_LABEL,
   LEDGER_TYPE_LABEL,
@@ -31,8 +32,15 @@ const DELIVERY_STATUSES: Record<DeliveryRow['status'], true> = {
   delivered: true,
   failed: true,
 };
+const APPROVAL_STATUSES: Record<ApprovalStatus, true> = {
+  PENDING: true,
+  APPROVED: true,
+  DECLINED: true,
+  EXPIRED: true,
+  FAILED: true,
+};
 const LEDGER_STATUSES = ['confirmed', 'pending'];
-const TRANSFER_STATUSES = ['pending', 'sent'];
+const TRANSFER_STATUSES = ['pending', 'sent', 'failed'];
 const NOTIFICATION_STATUSES = ['pending', 'sent', 'failed', 'recorded'];
 const NOTIFICATION_KINDS: Record<NotificationKind, true> = {
   offer: true,
@@ -40,6 +48,7 @@ const NOTIFICATION_KINDS: Record<NotificationKind, true> = {
   application_rejected: true,
   message: true,
   payment_sent: true,
+  payment_failed: true,
   task_expired: true,
   offer_withdrawn: true,
   task_cancelled: true,
@@ -49,12 +58,15 @@ const NOTIFICATION_KINDS: Record<NotificationKind, true> = {
   revision_requested: true,
   review_reminder: true,
   auto_released: true,
+  partial_offered: true,
+  bonus_paid: true,
 };
 
 describe('the console says every state in words (labels.ts)', () => {
   it('has words for every task, payment, application, ledger, delivery and notification value', () => {
     for (const s of TASK_STATUSES) words(TASK_STATUS_LABEL[s]);
     for (const s of PAYMENT_STATUSES) words(PAYMENT_STATUS_LABEL[s]);
+    for (const s of Object.keys(APPROVAL_STATUSES)) words(APPROVAL_STATUS_LABEL[s]);
     for (const s of APPLICATION_STATUSES) words(APPLICATION_LABEL[s]);
     for (const s of LEDGER_TYPES) words(LEDGER_TYPE_LABEL[s]);
     for (const s of [...LEDGER_STATUSES, ...TRANSFER_STATUSES]) words(LEDGER_STATUS_LABEL[s]);

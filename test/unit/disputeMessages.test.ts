@@ -35,7 +35,7 @@ describe('dispute bot texts', () => {
       note: 'Half the photos were usable',
     });
     expect(paid.text).toBe(
-      '⚖️ The dispute about <b>Photo</b> was decided: <b>3.5 TON</b> is being sent to your wallet.\n' +
+      '⚖️ The dispute about <b>Photo</b> was decided: <b>3.5\u00a0TON</b> is being sent to your wallet.\n' +
         'Operator’s note: Half the photos were usable',
     );
     const nothing = renderNotification('dispute_resolved', {

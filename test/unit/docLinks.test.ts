@@ -28,4 +28,45 @@ describe('the docs are self-contained', () => {
     }
     expect(broken).toEqual([]);
   });
+
+  it('every link to a section (`page.md#section`) names a heading of that page', () => {
+    const broken: string[] = [];
+    for (const page of PAGES) {
+      const text = readFileSync(path.join(ROOT, page), 'utf8');
+      for (const [, target, anchor] of text.matchAll(/\]\(([^)\s#]*)#([^)\s]+)\)/g)) {
+        if (target && !target.endsWith('.md')) continue;
+        const file = target ? path.resolve(ROOT, path.dirname(page), target) : path.join(ROOT, page);
+        if (!existsSync(file)) continue; // the test above names it
+        if (!headingSlugs(readFileSync(file, 'utf8')).has(anchor!))
+          broken.push(`${page}: ${target}#${anchor}`);
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+
+  it('the README is a front door: at most 150 lines, starting with the two commands', () => {
+    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    expect(readme.split('\n').length).toBeLessThanOrEqual(150);
+    const firstBlock = /```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+    expect(readme.indexOf('```sh')).toBeLessThan(readme.indexOf('\n## '));
+    expect(
+      firstBlock
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => line.split('#')[0]!.trim()),
+    ).toEqual(['npm install && npm start', 'npm test']);
+  });
 });
+
+/** GitHub's anchors of a page's headings: lower case, punctuation dropped, spaces as hyphens. */
+function headingSlugs(markdown: string): Set<string> {
+  return new Set(
+    [...markdown.matchAll(/^#{1,6} (.+)$/gm)].map((m) =>
+      m[1]!
+        .trim()
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+        .replace(/\s/g, '-'),
+    ),
+  );
+}

@@ -7,6 +7,7 @@ import {
   formatDuration,
   formatNumber,
   formatRelative,
+  paidLessThanReward,
 } from '../../web/miniapp/src/format.js';
 
 describe('Mini App formatters', () => {
@@ -17,12 +18,12 @@ describe('Mini App formatters', () => {
     expect(formatNumber('not a number', 'en')).toBe('not a number');
   });
 
-  it('writes USDT with 2 to 6 decimals and its name, in the language', () => {
-    expect(formatAmount('3.5', 'USDT', 'en')).toBe('3.50\u00a0USDT');
-    expect(formatAmount('1250', 'USDT', 'ru')).toBe('1\u00a0250,00\u00a0USDT');
+  it('writes USDT by the same rule as TON (the one formatter): exact, no padding, its name, in the language', () => {
+    expect(formatAmount('3.5', 'USDT', 'en')).toBe('3.5\u00a0USDT');
+    expect(formatAmount('1250', 'USDT', 'ru')).toBe('1\u00a0250\u00a0USDT');
     expect(formatAmount('0.123456', 'USDT', 'ru')).toBe('0,123456\u00a0USDT');
-    // TON keeps the API's own form: no padding.
     expect(formatAmount('3', 'TON', 'en')).toBe('3\u00a0TON');
+    expect(formatAmount('0', 'USDT', 'en')).toBe(formatAmount('0', 'TON', 'en').replace('TON', 'USDT'));
   });
 
   it('says deadlines relative to now, in the language', () => {
@@ -46,5 +47,15 @@ describe('Mini App formatters', () => {
     expect(formatChatTime(new Date(2026, 10, 26, 14, 5).toISOString(), now, 'ru')).toBe('14:05');
     expect(formatChatTime(new Date(2026, 10, 20, 14, 5).toISOString(), now, 'en')).not.toMatch(/2026/);
     expect(formatChatTime(new Date(2025, 10, 20, 14, 5).toISOString(), now, 'en')).toMatch(/2025/);
+  });
+});
+
+describe('what the worker was paid, from the settlement (issue 36)', () => {
+  it('is nothing while open or when the whole reward was paid, and the settled amount after a split or a loss', () => {
+    expect(paidLessThanReward({ reward: '3' })).toBeNull();
+    expect(paidLessThanReward({ reward: '3', settlement: { workerAmount: '3' } })).toBeNull();
+    expect(paidLessThanReward({ reward: '3.5', settlement: { workerAmount: '3.50' } })).toBeNull();
+    expect(paidLessThanReward({ reward: '3', settlement: { workerAmount: '1.8' } })).toBe('1.8');
+    expect(paidLessThanReward({ reward: '3', settlement: { workerAmount: '0' } })).toBe('0');
   });
 });

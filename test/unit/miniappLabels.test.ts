@@ -7,7 +7,7 @@
 import { createInstance } from 'i18next';
 import ICU from 'i18next-icu';
 import { describe, expect, it } from 'vitest';
-import { TASK_STATUSES } from '../../src/domain/states.js';
+import { TASK_STATUSES } from '../../src/domain/tasks/states.js';
 import type { Application, TaskStatus } from '../../web/miniapp/src/api.js';
 import {
   stateTone,
@@ -77,6 +77,19 @@ describe('the worker’s task state (web/miniapp/src/labels.ts)', () => {
     expect(state('FUNDED', null)).toBe('open');
     expect(state('FUNDED', null, { applyBy: PAST })).toBe('expired');
     expect(state('IN_PROGRESS', 'ACCEPTED', { disputeOpen: true })).toBe('inDispute');
+    // Issue 36: the agent's "changes, please" is its own state, until the worker sends again.
+    expect(workerTaskState({ status: 'IN_PROGRESS', application: 'ACCEPTED', changesAsked: true }, NOW)).toBe(
+      'changesAsked',
+    );
+    expect(workerTaskState({ status: 'REVIEW', application: 'ACCEPTED', changesAsked: false }, NOW)).toBe(
+      'inReview',
+    );
+    expect(
+      workerTaskState(
+        { status: 'IN_PROGRESS', application: 'ACCEPTED', changesAsked: true, disputeOpen: true },
+        NOW,
+      ),
+    ).toBe('inDispute');
   });
 
   it('never says a task someone else holds is the worker’s', () => {

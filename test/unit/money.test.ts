@@ -9,7 +9,7 @@ import {
   parseTon,
   platformFeeFor,
   taskCost,
-} from '../../src/domain/money.js';
+} from '../../src/domain/money/money.js';
 
 /** The JSON form of docs/decisions/tasks-and-money.md: digits, optional point and 1-9 digits ending in non-zero. */
 const CANONICAL = /^(0|[1-9]\d*)(\.\d{0,8}[1-9])?$/;

@@ -44,7 +44,7 @@ describe('bot texts of the review (issue 25)', () => {
     );
     expect(renderNotification('auto_released', { title: 'Photo', amount: '6.5' }).text).toBe(
       '✅ The review window of <b>Photo</b> ended without an answer from the agent: the work is approved.\n' +
-        '<b>6.5 TON</b> is on its way to your wallet.',
+        '<b>6.5\u00a0TON</b> is on its way to your wallet.',
     );
   });
 });

@@ -9,7 +9,7 @@ import {
   type TaskStatus,
   WORK_STATUSES,
   WORKING_STATUSES,
-} from '../../src/domain/states.js';
+} from '../../src/domain/tasks/states.js';
 
 /** The moves docs/decisions/ and the spec name, written out independently of the table. */
 const ALLOWED: Record<TaskMove, { from: TaskStatus[]; to: TaskStatus }> = {

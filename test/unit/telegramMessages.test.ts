@@ -63,7 +63,7 @@ describe('bot texts', () => {
 
   it('payment and expiry name the amount, hash and task', () => {
     expect(renderNotification('payment_sent', { title: 'Job', amount: '6.5', txHash: 'abc123' }).text).toBe(
-      '💸 Payment sent: <b>6.5 TON</b> for <b>Job</b>.\nTransaction: <code>abc123</code>',
+      '💸 Payment sent: <b>6.5\u00a0TON</b> for <b>Job</b>.\nTransaction: <code>abc123</code>',
     );
     expect(renderNotification('task_expired', { title: 'Job' }).buttons).toEqual([]);
   });

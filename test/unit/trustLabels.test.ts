@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PAYMENT_STATUSES, TASK_STATUSES } from '../../src/domain/states.js';
+import { PAYMENT_STATUSES, TASK_STATUSES } from '../../src/domain/tasks/states.js';
 import {
   ageLabel,
   APPLICATION_LABEL as CONSOLE_APPLICATION_LABEL,

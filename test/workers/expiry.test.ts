@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expireOverdueTasks } from '../../src/domain/expiry.js';
+import { expireOverdueTasks } from '../../src/domain/tasks/expiry.js';
 import { DAY_MS, eventsOfType, getTask } from '../helpers/agentApi.js';
 import { createTestApp, type TestApp, workerAuth } from '../helpers/app.js';
 import {

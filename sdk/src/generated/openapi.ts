@@ -50,8 +50,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Your profile and balance
-         * @description Your profile and balance. Authenticated with your API key: `Authorization: Bearer hr_...`. Errors: 401, each as JSON `{error}`.
+         * Your profile and balance, and the calling key's scopes, spend policy and what it leaves
+         * @description Your profile and balance, and the calling key's scopes, spend policy and what it leaves. Authenticated with your API key: `Authorization: Bearer hr_...`. Errors: 401, each as JSON `{error}`.
          */
         get: operations["getAgentProfile"];
         put?: never;
@@ -115,7 +115,7 @@ export interface paths {
         };
         /**
          * Workers you can hire: with a wallet, a headline and skills; most completed tasks first
-         * @description Workers you can hire: with a wallet, a headline and skills; most completed tasks first. Authenticated with your API key: `Authorization: Bearer hr_...`. Errors: 400, 401, each as JSON `{error}`.
+         * @description A test key (hr_test_...) never sees real people: its list is empty (test mode has no simulated workers yet) and GET /agents/workers/{id} answers 404.
          */
         get: operations["searchWorkers"];
         put?: never;
@@ -157,7 +157,7 @@ export interface paths {
         put?: never;
         /**
          * Create a task (reward + 30% fee escrowed from your balance), or a direct offer
-         * @description Create a task (reward + 30% fee escrowed from your balance), or a direct offer. Authenticated with your API key: `Authorization: Bearer hr_...`. Safe to retry with an `Idempotency-Key`. Errors: 400, 401, 402, 404, 409, 429, each as JSON `{error}`.
+         * @description A task whose total is above your key’s approvalAbove is not created yet: 202 with an approval that waits for your owner (nothing escrowed). Follow it with GET /approvals/:id or the approval.approved / approval.declined / approval.expired / approval.failed events.
          */
         post: operations["createTask"];
         delete?: never;
@@ -244,10 +244,134 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Complete a task: the reward goes to the worker’s wallet and the fee to the platform, on chain
-         * @description This is how you approve submitted work: the waiting submission becomes ACCEPTED. Left unanswered until the task’s reviewDeadline, a submission is approved for you the same way (task.completed with autoReleased: true).
+         * Complete a task: the reward goes to the worker’s wallet and the fee to the platform, on chain; or offer part of it (amount)
+         * @description This is how you approve submitted work: the waiting submission becomes ACCEPTED. Left unanswered until the task’s reviewDeadline, a submission is approved for you the same way (task.completed with autoReleased: true). Graded approval: with an amount below the reward (and a reason) the answer is 202 with partialOffer, and nothing is paid yet: the worker accepts it (task.completed with partial: true), opens a dispute (an operator decides, as for any dispute), or stays silent until partialOffer.acceptBy and it is paid then. The fee is taken in proportion to the amount paid, rounded down, as in a dispute split; the rest returns to your balance. The task’s settlement shows the outcome once it ended.
          */
         post: operations["completeTask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/batches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your batches, newest first, each with its tasks counted by status
+         * @description Your batches, newest first, each with its tasks counted by status. Authenticated with your API key: `Authorization: Bearer hr_...`. Errors: 400, 401, each as JSON `{error}`.
+         */
+        get: operations["listBatches"];
+        put?: never;
+        /**
+         * Create 1-500 tasks at once, all escrowed in one transaction or none
+         * @description Give `tasks` (a list of POST /tasks bodies) or `template` and `count`. Every task is created FUNDED, an ordinary task with `batchId`, and the whole sum (rewards + 30% fees) is escrowed from your balance of the batch’s one currency at once: if it does not cover the sum, 402 and nothing is created. A bad item is a 400 whose details name it (`tasks[3].reward`). `maxPerWorker` limits the tasks one worker may hold or have held. You hear batch.created (not a task.funded per task), and batch.completed when its last task ends. Send an Idempotency-Key: a retry then never creates a second batch.
+         */
+        post: operations["createBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/batches/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One of your batches, with its tasks counted by status (the tasks: GET /agents/tasks?batchId=)
+         * @description One of your batches, with its tasks counted by status (the tasks: GET /agents/tasks?batchId=). Authenticated with your API key: `Authorization: Bearer hr_...`. Errors: 400, 401, 403, 404, each as JSON `{error}`.
+         */
+        get: operations["getBatch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/batches/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refund every task of the batch still open; says which were refunded and which not, and why
+         * @description Each open task is refunded exactly as POST /tasks/:id/refund would: its total back to your balance, waiting applicants and the assigned worker told. A task whose work was submitted, with a dispute open, or already ended is left as it is and listed in notRefunded with the reason. Calling it again refunds nothing more.
+         */
+        post: operations["cancelBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/approvals/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One of your approvals: a task above your key’s approvalAbove and what your owner decided
+         * @description One of your approvals: a task above your key’s approvalAbove and what your owner decided. Authenticated with your API key: `Authorization: Bearer hr_...`. Errors: 400, 401, 403, 404, each as JSON `{error}`.
+         */
+        get: operations["getApproval"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your approvals, newest first, optionally of one status
+         * @description Your approvals, newest first, optionally of one status. Authenticated with your API key: `Authorization: Bearer hr_...`. Errors: 400, 401, each as JSON `{error}`.
+         */
+        get: operations["listApprovals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tasks/{id}/bonus": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pay the worker a bonus for a completed task, on chain; an Idempotency-Key is required
+         * @description For a COMPLETED task whose worker was paid, within 30 days of its completion, at most 5 bonuses per task, each at most 10 times the reward. The bonus plus the 30% platform fee on it come from your balance of the task’s currency at once (402 with the arithmetic if it is short) and count toward your key’s spend limits; the bonus goes to the worker’s wallet as a payout does, the worker is told in Telegram with your reason, and you hear task.bonus_paid. The ledger shows BONUS and BONUS_FEE rows; the task’s settlement shows its bonuses. The Idempotency-Key is required: the same key always answers with the bonus it paid, even after 24 hours, so a retry never pays twice.
+         */
+        post: operations["payBonus"];
         delete?: never;
         options?: never;
         head?: never;
@@ -622,6 +746,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/test/faucet": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test money: credits your test balance at once (test keys only)
+         * @description Credits the test balance of the calling test key's agent at once, with a TEST_FAUCET ledger row (txHash test:<id>) and no chain. At most 1000 TON a call and 10000 TON in any 24 hours; 1000 USDT a call and 10000 USDT in any 24 hours. A live key gets 403.
+         */
+        post: operations["testFaucet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/worker/me": {
         parameters: {
             query?: never;
@@ -714,8 +858,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Tasks assigned to you, current and completed, newest first
-         * @description Tasks assigned to you, current and completed, newest first. Authenticated as a worker with Telegram Mini App init data: `Authorization: tma <initData>`. Errors: 400, 401, each as JSON `{error}`.
+         * Tasks assigned to you, current and ended (completed, or cancelled after assignment), newest first
+         * @description Tasks assigned to you, current and ended (completed, or cancelled after assignment), newest first. Authenticated as a worker with Telegram Mini App init data: `Authorization: tma <initData>`. Errors: 400, 401, each as JSON `{error}`.
          */
         get: operations["listAssignments"];
         put?: never;
@@ -954,6 +1098,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/worker/tasks/{id}/partial/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept the agent’s offer of part of the reward for your work: it is paid to your wallet now
+         * @description The task completes with the offered amount (partialOffer on the task); the rest of the reward is not paid. To contest it instead, open a dispute (POST /worker/tasks/:id/dispute) before partialOffer.acceptBy; silence accepts it then.
+         */
+        post: operations["acceptPartialPayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/worker/chats": {
         parameters: {
             query?: never;
@@ -1118,6 +1282,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/worker/tasks/{id}/report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report a task to the operators; a task reported by several different workers is hidden until an operator reviews it
+         * @description Report a task to the operators; a task reported by several different workers is hidden until an operator reviews it. Authenticated as a worker with Telegram Mini App init data: `Authorization: tma <initData>`. Errors: 400, 401, 404, each as JSON `{error}`.
+         */
+        post: operations["reportTask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/worker/agents/{agentId}/block": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Block an agent: its tasks and offers no longer reach you, and it cannot make you offers
+         * @description Block an agent: its tasks and offers no longer reach you, and it cannot make you offers. Authenticated as a worker with Telegram Mini App init data: `Authorization: tma <initData>`. Errors: 400, 401, 404, each as JSON `{error}`.
+         */
+        post: operations["blockAgent"];
+        /**
+         * Unblock an agent: its tasks and offers reach you again
+         * @description Unblock an agent: its tasks and offers reach you again. Authenticated as a worker with Telegram Mini App init data: `Authorization: tma <initData>`. Errors: 400, 401, 404, each as JSON `{error}`.
+         */
+        delete: operations["unblockAgent"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/worker/agents/blocked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The agents you blocked, newest first (at most 200), so you can unblock them
+         * @description The agents you blocked, newest first (at most 200), so you can unblock them. Authenticated as a worker with Telegram Mini App init data: `Authorization: tma <initData>`. Errors: 401, each as JSON `{error}`.
+         */
+        get: operations["listBlockedAgents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/agents": {
         parameters: {
             query?: never;
@@ -1128,8 +1356,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Create an agent and its API key (shown only in this response)
-         * @description Create an agent and its API key (shown only in this response). Operator only: `Authorization: Bearer <ADMIN_TOKEN>`. Errors: 400, 401, each as JSON `{error}`.
+         * Create an agent, its API key and its test key (both shown only in this response)
+         * @description Create an agent, its API key and its test key (both shown only in this response). Operator only: `Authorization: Bearer <ADMIN_TOKEN>`. Errors: 400, 401, each as JSON `{error}`.
          */
         post: operations["adminCreateAgent"];
         delete?: never;
@@ -1392,6 +1620,166 @@ export interface paths {
          * @description Resolve a dispute: workerAmount (0 to the reward) to the worker on chain, the fee in proportion, the rest back to the agent. Operator only: `Authorization: Bearer <ADMIN_TOKEN>`. Safe to retry with an `Idempotency-Key`. Errors: 400, 401, 404, 409, each as JSON `{error}`.
          */
         post: operations["adminResolveDispute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/agents/{id}/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An agent's API keys (live and revoked) with their scopes, spend policies and spending
+         * @description An agent's API keys (live and revoked) with their scopes, spend policies and spending. Operator only: `Authorization: Bearer <ADMIN_TOKEN>`. Errors: 400, 401, 404, each as JSON `{error}`.
+         */
+        get: operations["adminListAgentKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/agents/{id}/keys/{keyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Set a key's spend policy (per currency; null removes a limit) and scopes
+         * @description Set a key's spend policy (per currency; null removes a limit) and scopes. Operator only: `Authorization: Bearer <ADMIN_TOKEN>`. Errors: 400, 401, 404, 409, each as JSON `{error}`.
+         */
+        patch: operations["adminUpdateAgentKey"];
+        trace?: never;
+    };
+    "/admin/agents/{id}/freeze": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Freeze an agent: every spend is refused (403); open tasks go on and workers are still paid
+         * @description Freeze an agent: every spend is refused (403); open tasks go on and workers are still paid. Operator only: `Authorization: Bearer <ADMIN_TOKEN>`. Errors: 400, 401, 404, each as JSON `{error}`.
+         */
+        post: operations["adminFreezeAgent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/agents/{id}/unfreeze": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Unfreeze an agent: it may spend again
+         * @description Unfreeze an agent: it may spend again. Operator only: `Authorization: Bearer <ADMIN_TOKEN>`. Errors: 400, 401, 404, each as JSON `{error}`.
+         */
+        post: operations["adminUnfreezeAgent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/screening/reload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read the screening rules file again, on this instance (send SIGHUP or call each instance); a bad file keeps the rules in force (400 says what to fix)
+         * @description Read the screening rules file again, on this instance (send SIGHUP or call each instance); a bad file keeps the rules in force (400 says what to fix). Operator only: `Authorization: Bearer <ADMIN_TOKEN>`. Errors: 400, 401, 409, each as JSON `{error}`.
+         */
+        post: operations["adminReloadScreening"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/moderation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Tasks screening held (no worker sees them), oldest first, with the rule that held each
+         * @description Tasks screening held (no worker sees them), oldest first, with the rule that held each. Operator only: `Authorization: Bearer <ADMIN_TOKEN>`. Errors: 400, 401, each as JSON `{error}`.
+         */
+        get: operations["adminListModeration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/moderation/{taskId}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a held task: workers see it from now on (a held direct offer reaches its worker)
+         * @description Approve a held task: workers see it from now on (a held direct offer reaches its worker). Operator only: `Authorization: Bearer <ADMIN_TOKEN>`. Errors: 400, 401, 404, 409, each as JSON `{error}`.
+         */
+        post: operations["adminApproveHeldTask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/moderation/{taskId}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a held task: cancelled, its whole total back to the agent’s balance (as a refund), task.rejected_by_review sent
+         * @description Reject a held task: cancelled, its whole total back to the agent’s balance (as a refund), task.rejected_by_review sent. Operator only: `Authorization: Bearer <ADMIN_TOKEN>`. Errors: 400, 401, 404, 409, each as JSON `{error}`.
+         */
+        post: operations["adminRejectHeldTask"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2125,6 +2513,202 @@ export interface webhooks {
                             };
                             /** @description true when the review window ended without your answer */
                             autoReleased?: boolean;
+                            /** @description true when your offer of part of the reward was paid (the worker accepted it, or its window ended); the fee was taken in proportion and the rest returned to your balance */
+                            partial?: boolean;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.bonus_paid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * You paid the worker a bonus for a completed task (POST /tasks/:id/bonus); it is being sent
+         * @description Answer 2xx within 10 s. Otherwise the delivery is retried 3 times with growing delays, then marked failed (see GET /agents/webhooks/deliveries).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Hex HMAC-SHA256 of the raw body, keyed with your API key; compare in constant time */
+                    "X-Service-Signature": string;
+                    /** @description The event type */
+                    "X-Service-Event": string;
+                    /** @description When the event happened (ISO 8601) */
+                    "X-Service-Timestamp": string;
+                    /** @description Stable across retries of one delivery: de-duplicate on it */
+                    "X-Service-Delivery-Id": string;
+                    /** @description Standard Webhooks: the delivery id, the same on every retry (de-duplicate on it) */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks: when this attempt was sent, in Unix seconds; refuse one more than 5 minutes off */
+                    "webhook-timestamp": string;
+                    /** @description Standard Webhooks v1: `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, key = your API key as bytes (see docs/webhooks.md) */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "event": "task.bonus_paid",
+                     *       "timestamp": "2026-03-14T09:30:00.000Z",
+                     *       "data": {
+                     *         "taskId": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "bonus": {
+                     *           "id": "bon_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "amount": "2",
+                     *           "fee": "0.6",
+                     *           "currency": "TON",
+                     *           "reason": "Sharp photos, and the opening hours too",
+                     *           "createdAt": "2026-03-14T09:30:00.000Z",
+                     *           "toAddress": "0QA9q04oVvvcDgRJnEHxFFY7Y1kfd0Xkm5K6fT4uVsHuy8n7"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        event: "task.bonus_paid";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 timestamp, UTC
+                         */
+                        timestamp: string;
+                        data: {
+                            taskId: string;
+                            bonus: {
+                                id: string;
+                                /**
+                                 * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
+                                 * @example 6.5
+                                 */
+                                amount: string;
+                                /**
+                                 * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
+                                 * @example 6.5
+                                 */
+                                fee: string;
+                                /**
+                                 * @description The currency of the amounts beside it: TON (9 decimals) or USDT on TON (a jetton, 6 decimals)
+                                 * @enum {unknown}
+                                 */
+                                currency: "TON" | "USDT";
+                                reason: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 timestamp, UTC
+                                 */
+                                createdAt: string;
+                                toAddress: string;
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.partial_offered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * You offered part of the reward for the waiting submission; the worker accepts it, disputes it, or the review window ends and it is paid
+         * @description Answer 2xx within 10 s. Otherwise the delivery is retried 3 times with growing delays, then marked failed (see GET /agents/webhooks/deliveries).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Hex HMAC-SHA256 of the raw body, keyed with your API key; compare in constant time */
+                    "X-Service-Signature": string;
+                    /** @description The event type */
+                    "X-Service-Event": string;
+                    /** @description When the event happened (ISO 8601) */
+                    "X-Service-Timestamp": string;
+                    /** @description Stable across retries of one delivery: de-duplicate on it */
+                    "X-Service-Delivery-Id": string;
+                    /** @description Standard Webhooks: the delivery id, the same on every retry (de-duplicate on it) */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks: when this attempt was sent, in Unix seconds; refuse one more than 5 minutes off */
+                    "webhook-timestamp": string;
+                    /** @description Standard Webhooks v1: `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, key = your API key as bytes (see docs/webhooks.md) */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "event": "task.partial_offered",
+                     *       "timestamp": "2026-03-14T09:30:00.000Z",
+                     *       "data": {
+                     *         "taskId": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "partialOffer": {
+                     *           "amount": "3",
+                     *           "currency": "TON",
+                     *           "reason": "Two of the five photos are of the wrong shelf",
+                     *           "offeredAt": "2026-03-14T09:30:00.000Z",
+                     *           "acceptBy": "2026-03-17T09:30:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        event: "task.partial_offered";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 timestamp, UTC
+                         */
+                        timestamp: string;
+                        data: {
+                            taskId: string;
+                            partialOffer: components["schemas"]["PartialOffer"];
                         };
                     };
                 };
@@ -3081,6 +3665,602 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "batch.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A batch was created: all its tasks FUNDED and their sum escrowed (instead of a task.funded per task)
+         * @description Answer 2xx within 10 s. Otherwise the delivery is retried 3 times with growing delays, then marked failed (see GET /agents/webhooks/deliveries).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Hex HMAC-SHA256 of the raw body, keyed with your API key; compare in constant time */
+                    "X-Service-Signature": string;
+                    /** @description The event type */
+                    "X-Service-Event": string;
+                    /** @description When the event happened (ISO 8601) */
+                    "X-Service-Timestamp": string;
+                    /** @description Stable across retries of one delivery: de-duplicate on it */
+                    "X-Service-Delivery-Id": string;
+                    /** @description Standard Webhooks: the delivery id, the same on every retry (de-duplicate on it) */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks: when this attempt was sent, in Unix seconds; refuse one more than 5 minutes off */
+                    "webhook-timestamp": string;
+                    /** @description Standard Webhooks v1: `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, key = your API key as bytes (see docs/webhooks.md) */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "event": "batch.created",
+                     *       "timestamp": "2026-03-14T09:30:00.000Z",
+                     *       "data": {
+                     *         "batchId": "bat_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "count": 50,
+                     *         "currency": "TON",
+                     *         "totalAmount": "130",
+                     *         "maxPerWorker": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        event: "batch.created";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 timestamp, UTC
+                         */
+                        timestamp: string;
+                        data: {
+                            batchId: string;
+                            count: number;
+                            /**
+                             * @description The currency of the amounts beside it: TON (9 decimals) or USDT on TON (a jetton, 6 decimals)
+                             * @enum {unknown}
+                             */
+                            currency: "TON" | "USDT";
+                            /**
+                             * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
+                             * @example 6.5
+                             */
+                            totalAmount: string;
+                            maxPerWorker: number | null;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "batch.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The last open task of a batch ended (completed or cancelled); GET /batches/:id has the counts
+         * @description Answer 2xx within 10 s. Otherwise the delivery is retried 3 times with growing delays, then marked failed (see GET /agents/webhooks/deliveries).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Hex HMAC-SHA256 of the raw body, keyed with your API key; compare in constant time */
+                    "X-Service-Signature": string;
+                    /** @description The event type */
+                    "X-Service-Event": string;
+                    /** @description When the event happened (ISO 8601) */
+                    "X-Service-Timestamp": string;
+                    /** @description Stable across retries of one delivery: de-duplicate on it */
+                    "X-Service-Delivery-Id": string;
+                    /** @description Standard Webhooks: the delivery id, the same on every retry (de-duplicate on it) */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks: when this attempt was sent, in Unix seconds; refuse one more than 5 minutes off */
+                    "webhook-timestamp": string;
+                    /** @description Standard Webhooks v1: `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, key = your API key as bytes (see docs/webhooks.md) */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "event": "batch.completed",
+                     *       "timestamp": "2026-03-14T09:30:00.000Z",
+                     *       "data": {
+                     *         "batchId": "bat_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "count": 50,
+                     *         "completedAt": "2026-03-14T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        event: "batch.completed";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 timestamp, UTC
+                         */
+                        timestamp: string;
+                        data: {
+                            batchId: string;
+                            count: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp, UTC
+                             */
+                            completedAt: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.rejected_by_review": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An operator rejected your held task (screening): it is cancelled and its total is back on your balance (a refund.processed comes with it)
+         * @description Answer 2xx within 10 s. Otherwise the delivery is retried 3 times with growing delays, then marked failed (see GET /agents/webhooks/deliveries).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Hex HMAC-SHA256 of the raw body, keyed with your API key; compare in constant time */
+                    "X-Service-Signature": string;
+                    /** @description The event type */
+                    "X-Service-Event": string;
+                    /** @description When the event happened (ISO 8601) */
+                    "X-Service-Timestamp": string;
+                    /** @description Stable across retries of one delivery: de-duplicate on it */
+                    "X-Service-Delivery-Id": string;
+                    /** @description Standard Webhooks: the delivery id, the same on every retry (de-duplicate on it) */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks: when this attempt was sent, in Unix seconds; refuse one more than 5 minutes off */
+                    "webhook-timestamp": string;
+                    /** @description Standard Webhooks v1: `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, key = your API key as bytes (see docs/webhooks.md) */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "event": "task.rejected_by_review",
+                     *       "timestamp": "2026-03-14T09:30:00.000Z",
+                     *       "data": {
+                     *         "taskId": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "rule": "dangerous-acts",
+                     *         "reason": "Work at height without safety equipment",
+                     *         "refund": {
+                     *           "amount": "6.5",
+                     *           "destination": "agent_balance",
+                     *           "reason": "Work at height without safety equipment",
+                     *           "currency": "TON"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        event: "task.rejected_by_review";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 timestamp, UTC
+                         */
+                        timestamp: string;
+                        data: {
+                            taskId: string;
+                            /** @description The screening rule that held the task */
+                            rule: string | null;
+                            /** @description The operator’s reason */
+                            reason: string;
+                            refund: {
+                                /**
+                                 * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
+                                 * @example 6.5
+                                 */
+                                amount: string;
+                                /** @constant */
+                                destination: "agent_balance";
+                                reason: string | null;
+                                /**
+                                 * @description The currency of the amounts beside it: TON (9 decimals) or USDT on TON (a jetton, 6 decimals)
+                                 * @enum {unknown}
+                                 */
+                                currency: "TON" | "USDT";
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "approval.approved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Your owner approved a task that waited for approval: it was created and escrowed now (taskId; task.funded follows)
+         * @description Answer 2xx within 10 s. Otherwise the delivery is retried 3 times with growing delays, then marked failed (see GET /agents/webhooks/deliveries).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Hex HMAC-SHA256 of the raw body, keyed with your API key; compare in constant time */
+                    "X-Service-Signature": string;
+                    /** @description The event type */
+                    "X-Service-Event": string;
+                    /** @description When the event happened (ISO 8601) */
+                    "X-Service-Timestamp": string;
+                    /** @description Stable across retries of one delivery: de-duplicate on it */
+                    "X-Service-Delivery-Id": string;
+                    /** @description Standard Webhooks: the delivery id, the same on every retry (de-duplicate on it) */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks: when this attempt was sent, in Unix seconds; refuse one more than 5 minutes off */
+                    "webhook-timestamp": string;
+                    /** @description Standard Webhooks v1: `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, key = your API key as bytes (see docs/webhooks.md) */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "event": "approval.approved",
+                     *       "timestamp": "2026-03-14T09:30:00.000Z",
+                     *       "data": {
+                     *         "approvalId": "apr_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "taskId": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        event: "approval.approved";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 timestamp, UTC
+                         */
+                        timestamp: string;
+                        data: {
+                            approvalId: string;
+                            taskId: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "approval.declined": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Your owner declined a task that waited for approval (or the key that posted it was revoked: reason); nothing was escrowed
+         * @description Answer 2xx within 10 s. Otherwise the delivery is retried 3 times with growing delays, then marked failed (see GET /agents/webhooks/deliveries).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Hex HMAC-SHA256 of the raw body, keyed with your API key; compare in constant time */
+                    "X-Service-Signature": string;
+                    /** @description The event type */
+                    "X-Service-Event": string;
+                    /** @description When the event happened (ISO 8601) */
+                    "X-Service-Timestamp": string;
+                    /** @description Stable across retries of one delivery: de-duplicate on it */
+                    "X-Service-Delivery-Id": string;
+                    /** @description Standard Webhooks: the delivery id, the same on every retry (de-duplicate on it) */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks: when this attempt was sent, in Unix seconds; refuse one more than 5 minutes off */
+                    "webhook-timestamp": string;
+                    /** @description Standard Webhooks v1: `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, key = your API key as bytes (see docs/webhooks.md) */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "event": "approval.declined",
+                     *       "timestamp": "2026-03-14T09:30:00.000Z",
+                     *       "data": {
+                     *         "approvalId": "apr_01jq7v01x4m2c8w6t0r9b5k3n1p7"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        event: "approval.declined";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 timestamp, UTC
+                         */
+                        timestamp: string;
+                        data: {
+                            approvalId: string;
+                            reason?: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "approval.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A task that waited for approval was not answered in time; nothing was escrowed
+         * @description Answer 2xx within 10 s. Otherwise the delivery is retried 3 times with growing delays, then marked failed (see GET /agents/webhooks/deliveries).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Hex HMAC-SHA256 of the raw body, keyed with your API key; compare in constant time */
+                    "X-Service-Signature": string;
+                    /** @description The event type */
+                    "X-Service-Event": string;
+                    /** @description When the event happened (ISO 8601) */
+                    "X-Service-Timestamp": string;
+                    /** @description Stable across retries of one delivery: de-duplicate on it */
+                    "X-Service-Delivery-Id": string;
+                    /** @description Standard Webhooks: the delivery id, the same on every retry (de-duplicate on it) */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks: when this attempt was sent, in Unix seconds; refuse one more than 5 minutes off */
+                    "webhook-timestamp": string;
+                    /** @description Standard Webhooks v1: `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, key = your API key as bytes (see docs/webhooks.md) */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "event": "approval.expired",
+                     *       "timestamp": "2026-03-14T09:30:00.000Z",
+                     *       "data": {
+                     *         "approvalId": "apr_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "expiresAt": "2026-03-14T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        event: "approval.expired";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 timestamp, UTC
+                         */
+                        timestamp: string;
+                        data: {
+                            approvalId: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp, UTC
+                             */
+                            expiresAt: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "approval.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Your owner approved a task, but it could not be created then (status and error as POST /tasks would answer, e.g. 402); nothing was escrowed
+         * @description Answer 2xx within 10 s. Otherwise the delivery is retried 3 times with growing delays, then marked failed (see GET /agents/webhooks/deliveries).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Hex HMAC-SHA256 of the raw body, keyed with your API key; compare in constant time */
+                    "X-Service-Signature": string;
+                    /** @description The event type */
+                    "X-Service-Event": string;
+                    /** @description When the event happened (ISO 8601) */
+                    "X-Service-Timestamp": string;
+                    /** @description Stable across retries of one delivery: de-duplicate on it */
+                    "X-Service-Delivery-Id": string;
+                    /** @description Standard Webhooks: the delivery id, the same on every retry (de-duplicate on it) */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks: when this attempt was sent, in Unix seconds; refuse one more than 5 minutes off */
+                    "webhook-timestamp": string;
+                    /** @description Standard Webhooks v1: `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, key = your API key as bytes (see docs/webhooks.md) */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "event": "approval.failed",
+                     *       "timestamp": "2026-03-14T09:30:00.000Z",
+                     *       "data": {
+                     *         "approvalId": "apr_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "status": 402,
+                     *         "error": "Insufficient balance: This task costs 130 TON (reward 100 TON + 30% fee 30 TON); your TON balance is 12 TON. Top up your TON balance and try again."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        event: "approval.failed";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 timestamp, UTC
+                         */
+                        timestamp: string;
+                        data: {
+                            approvalId: string;
+                            status: number;
+                            error: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "webhook.test": {
         parameters: {
             query?: never;
@@ -3233,7 +4413,80 @@ export interface components {
             /** @description Average score workers gave this agent */
             avgRating: number | null;
             ratingCount: number;
+            /** @description false when a test key (hr_test_...) called: its agent is the test twin, with its own id, balances, tasks and webhooks */
+            livemode: boolean;
         };
+        /** CurrencyPolicy */
+        CurrencyPolicy: {
+            /**
+             * @description The most one task's total (reward + fee) may be; null: no limit
+             * @example 6.5
+             */
+            maxTaskAmount: string | null;
+            /**
+             * @description The most the key may escrow in a UTC day; null: no limit
+             * @example 6.5
+             */
+            dailyLimit: string | null;
+            /**
+             * @description The most the key may escrow in a UTC month; null: no limit
+             * @example 6.5
+             */
+            monthlyLimit: string | null;
+            /**
+             * @description A task whose total is above it needs the owner's approval (refused with 403 until approvals exist); at most maxTaskAmount; null: no limit
+             * @example 6.5
+             */
+            approvalAbove: string | null;
+        };
+        /**
+         * SpendPolicy
+         * @description The key's limits per currency, on the amounts it escrows (a task's total)
+         */
+        SpendPolicy: {
+            TON: components["schemas"]["CurrencyPolicy"];
+            USDT: components["schemas"]["CurrencyPolicy"];
+        };
+        /** CurrencySpending */
+        CurrencySpending: {
+            /**
+             * @description Escrowed by this key today (UTC), less what refunds gave back
+             * @example 6.5
+             */
+            spentToday: string;
+            /**
+             * @description What dailyLimit leaves today; null: no daily limit
+             * @example 6.5
+             */
+            leftToday: string | null;
+            /**
+             * @description Escrowed by this key this month (UTC), less refunds
+             * @example 6.5
+             */
+            spentThisMonth: string;
+            /**
+             * @description What monthlyLimit leaves; null: no monthly limit
+             * @example 6.5
+             */
+            leftThisMonth: string | null;
+        };
+        /** Spending */
+        Spending: {
+            TON: components["schemas"]["CurrencySpending"];
+            USDT: components["schemas"]["CurrencySpending"];
+        };
+        /**
+         * CallingKey
+         * @description The key that called: its scopes, spend policy and what it escrowed and has left today and this month (UTC); null in the console, where the owner acts without a key
+         */
+        CallingKey: {
+            id: string;
+            name: string | null;
+            /** @description What the key may do: tasks:read, tasks:write, chat, money, webhooks, workers:read */
+            scopes: ("tasks:read" | "tasks:write" | "chat" | "money" | "webhooks" | "workers:read")[];
+            spendPolicy: components["schemas"]["SpendPolicy"];
+            spending: components["schemas"]["Spending"];
+        } | null;
         /** Unauthorized */
         Unauthorized: {
             /** @enum {string} */
@@ -3345,7 +4598,7 @@ export interface components {
              * @description What moved the money
              * @enum {unknown}
              */
-            type: "DEPOSIT" | "TASK_ESCROW" | "PAYOUT" | "REFUND" | "FEE";
+            type: "DEPOSIT" | "TASK_ESCROW" | "PAYOUT" | "REFUND" | "FEE" | "BONUS" | "BONUS_FEE" | "TEST_FAUCET";
             /**
              * @description In `currency`, always positive; the type says the direction
              * @example 6.5
@@ -3462,7 +4715,7 @@ export interface components {
             /** @description The worker’s pay in the task’s currency, 0.01 to 1,000,000 (TON: up to 9 decimals; USDT: up to 6); a 30% fee is added on top */
             reward: string | number;
             /**
-             * @description What the task is paid in: TON (default) or USDT. Reward, fee and total are in it and are escrowed from your balance of it; a 400 "USDT is not enabled" when this service does not take USDT
+             * @description TON (default) or USDT: reward, fee and total are in it, escrowed from your balance of it; a 400 "USDT is not enabled" when this service does not take USDT
              * @enum {unknown}
              */
             currency?: "TON" | "USDT";
@@ -3530,6 +4783,55 @@ export interface components {
              * @enum {unknown}
              */
             currency: "TON" | "USDT";
+            /** @description Bonuses paid after the task ended (POST /tasks/:id/bonus); not part of totalAmount */
+            bonuses?: {
+                count: number;
+                /**
+                 * @description Paid to the worker in bonuses, on top of workerAmount
+                 * @example 6.5
+                 */
+                amount: string;
+                /**
+                 * @description The platform fees on them
+                 * @example 6.5
+                 */
+                fee: string;
+            };
+        };
+        /**
+         * PartialOffer
+         * @description An offer of part of the reward for the waiting submission (POST /tasks/:id/complete with amount), present while it waits for the worker’s answer (POST /worker/tasks/:id/partial/accept, or a dispute); once the task ends, read settlement
+         * @example {
+         *       "amount": "3",
+         *       "currency": "TON",
+         *       "reason": "Two of the five photos are of the wrong shelf",
+         *       "offeredAt": "2026-03-14T09:30:00.000Z",
+         *       "acceptBy": "2026-03-17T09:30:00.000Z"
+         *     }
+         */
+        PartialOffer: {
+            /**
+             * @description The part of the reward offered; if the worker takes it, the fee is taken in proportion and the rest returns to the agent
+             * @example 6.5
+             */
+            amount: string;
+            /**
+             * @description The currency of the amounts beside it: TON (9 decimals) or USDT on TON (a jetton, 6 decimals)
+             * @enum {unknown}
+             */
+            currency: "TON" | "USDT";
+            /** @description Why the agent offers less than the reward (1-1000 characters) */
+            reason: string;
+            /**
+             * Format: date-time
+             * @description When the offer was made
+             */
+            offeredAt: string;
+            /**
+             * Format: date-time
+             * @description The end of the task’s review window, restarted by the offer: the worker accepts or disputes until then; silence then accepts it
+             */
+            acceptBy: string;
         };
         /**
          * ApplicationStatus
@@ -3730,6 +5032,8 @@ export interface components {
                 id: string;
                 name: string | null;
             };
+            /** @description false for a task made with a test key (hr_test_...): no real worker sees it, no real money moves */
+            livemode: boolean;
             worker: {
                 /** @description Worker id (wrk_...) */
                 id: string;
@@ -3739,11 +5043,21 @@ export interface components {
                 firstName: string;
             } | null;
             settlement?: components["schemas"]["Settlement"];
+            partialOffer?: components["schemas"]["PartialOffer"];
+            /** @description The batch this task was created in (POST /batches); absent for a single task */
+            batchId?: string;
+            /** @description Only on a task screening held (docs/decisions/screening.md): PENDING while no worker sees it, APPROVED once an operator let it through, REJECTED when an operator refused it (refunded) */
+            moderation?: {
+                /** @enum {unknown} */
+                status: "PENDING" | "APPROVED" | "REJECTED";
+                /** @description The screening rule (or external-classifier) that held the task */
+                rule: string;
+            };
             applications?: components["schemas"]["Application"][];
             /** @description Applications received, in any state (task lists only: GET /agents/tasks) */
             applicationCount?: number;
-            /** @description Hours you have to review a submission before it is approved for you (auto-release). This and the next three fields appear once the task uses them: created with reviewHours or location, or work was submitted; absent, the window is 72 hours */
-            reviewHours?: number;
+            /** @description Hours you have to review a submission before it is approved for you (auto-release): the reviewHours the task was created with, or 72 when it chose none. On every task, like currency; the next three fields appear once the task uses them (created with reviewHours or location, or work was submitted) */
+            reviewHours: number;
             /**
              * Format: date-time
              * @description When the waiting submission is approved for you (task.completed with autoReleased); null while none waits
@@ -3771,6 +5085,53 @@ export interface components {
             task: components["schemas"]["Task"];
             offeredWorker: components["schemas"]["WorkerRef"];
             message: string;
+        };
+        /** Approval */
+        Approval: {
+            id: string;
+            /**
+             * @description PENDING: waiting for your owner. APPROVED: the task was created and escrowed (taskId). DECLINED: your owner said no (or the key was revoked). EXPIRED: unanswered in time. FAILED: approved, but the task could not be created then (failure)
+             * @enum {unknown}
+             */
+            status: "PENDING" | "APPROVED" | "DECLINED" | "EXPIRED" | "FAILED";
+            task: components["schemas"]["CreateTaskBody"];
+            /**
+             * @description The task’s total (reward + 30% fee), escrowed when approved
+             * @example 6.5
+             */
+            amount: string;
+            /**
+             * @description The currency of the amounts beside it: TON (9 decimals) or USDT on TON (a jetton, 6 decimals)
+             * @enum {unknown}
+             */
+            currency: "TON" | "USDT";
+            /** @description The task approving it created */
+            taskId: string | null;
+            /** @description FAILED (or DECLINED because the key was revoked): why no task was created */
+            failure: {
+                /** @description The HTTP status POST /tasks would have answered, e.g. 402 */
+                status: number;
+                error: string;
+            } | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp, UTC
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description Unanswered by then, it becomes EXPIRED
+             */
+            expiresAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp, UTC
+             */
+            decidedAt: string | null;
+        };
+        /** CreatedApproval */
+        CreatedApproval: {
+            approval: components["schemas"]["Approval"];
         };
         /** InsufficientBalance */
         InsufficientBalance: {
@@ -3832,6 +5193,13 @@ export interface components {
             /** @description Why, for your records */
             reason?: string;
         } | null;
+        /** CompleteBody */
+        CompleteBody: {
+            /** @description Graded approval: pay only this part of the reward (above 0, below it). The worker may accept it or open a dispute until the review window, restarted now, ends; silence accepts. The fee is taken in proportion, the rest returns to your balance. Leave it out to pay in full */
+            amount?: string | number;
+            /** @description Why you pay less, shown to the worker; required with amount (1-1000 characters) */
+            reason?: string;
+        } | null;
         /** CompleteResult */
         CompleteResult: {
             success: boolean;
@@ -3879,6 +5247,179 @@ export interface components {
                 /** @description Whether the fee transfer is on chain yet */
                 success: boolean;
             };
+        };
+        /** PartialOfferResult */
+        PartialOfferResult: {
+            success: boolean;
+            task: {
+                id: string;
+                status: components["schemas"]["TaskStatus"];
+                paymentStatus: components["schemas"]["PaymentStatus"];
+            };
+            partialOffer: components["schemas"]["PartialOffer"];
+        };
+        /** CreateBatchBody */
+        CreateBatchBody: {
+            /** @description 1-500 POST /tasks bodies (no assignToUserId); or template and count */
+            tasks?: components["schemas"]["CreateTaskBody"][];
+            /**
+             * CreateTaskBody
+             * @description One task body copied count times
+             */
+            template?: {
+                /** @description What to do, in a line */
+                title: string;
+                /** @description The details a worker needs */
+                description: string;
+                /** @description The worker’s pay in the task’s currency, 0.01 to 1,000,000 (TON: up to 9 decimals; USDT: up to 6); a 30% fee is added on top */
+                reward: string | number;
+                /**
+                 * @description TON (default) or USDT: reward, fee and total are in it, escrowed from your balance of it; a 400 "USDT is not enabled" when this service does not take USDT
+                 * @enum {unknown}
+                 */
+                currency?: "TON" | "USDT";
+                /** @description Days the worker has once assigned (default 7); exclusive with deadline */
+                executionDeadlineDays?: number;
+                /**
+                 * Format: date-time
+                 * @description Absolute deadline instead of executionDeadlineDays
+                 */
+                deadline?: string;
+                /** @description Required on your first task */
+                agentName?: string;
+                /** @description http(s) URL for this task’s events instead of your agent webhook */
+                webhookUrl?: string;
+                /** @description Hours you have to review submitted work (1-336, default 72); silence then approves it and pays the worker */
+                reviewHours?: number;
+                location?: components["schemas"]["TaskLocationInput"];
+                /** @description A worker id: makes a direct offer. At most 5 offers to one worker in any 24 hours (429 with Retry-After beyond) */
+                assignToUserId?: string;
+            };
+            /** @description Tasks made from template */
+            count?: number;
+            /** @description Tasks of the batch one worker may hold or have held (1: each person once); absent: no limit */
+            maxPerWorker?: number;
+            /**
+             * @description One currency for all (default TON)
+             * @enum {unknown}
+             */
+            currency?: "TON" | "USDT";
+        };
+        /**
+         * BatchCounts
+         * @description Tasks of the batch in each status now (every status, 0 when none)
+         */
+        BatchCounts: {
+            [key: string]: number;
+        };
+        /** Batch */
+        Batch: {
+            /** @description Batch id (bat_...) */
+            id: string;
+            /** @description Tasks in the batch, 1 to 500 */
+            count: number;
+            /**
+             * @description The currency of the amounts beside it: TON (9 decimals) or USDT on TON (a jetton, 6 decimals)
+             * @enum {unknown}
+             */
+            currency: "TON" | "USDT";
+            /**
+             * @description The sum of its tasks’ totals (rewards + fees), escrowed at creation
+             * @example 6.5
+             */
+            totalAmount: string;
+            /** @description Tasks one worker may hold or have held; null: no limit */
+            maxPerWorker: number | null;
+            counts: components["schemas"]["BatchCounts"];
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp, UTC
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When its last task ended (batch.completed); null while any is open
+             */
+            completedAt: string | null;
+        };
+        /** CreatedBatch */
+        CreatedBatch: {
+            batch: components["schemas"]["Batch"];
+            /** @description Every task of the batch, in the order given */
+            tasks: components["schemas"]["Task"][];
+        };
+        /** CancelBatchBody */
+        CancelBatchBody: {
+            /** @description Why */
+            reason?: string;
+        } | null;
+        /** BatchCancelResult */
+        BatchCancelResult: {
+            batch: components["schemas"]["Batch"];
+            /** @description Ids of the tasks refunded now (CANCELLED): each total back on your balance, as POST /tasks/:id/refund does */
+            refunded: string[];
+            /**
+             * @description The sum returned to your balance of the batch’s currency
+             * @example 6.5
+             */
+            refundedAmount: string;
+            /** @description Tasks left as they were, each with why (ended, work submitted, a dispute open) */
+            notRefunded: {
+                id: string;
+                status: components["schemas"]["TaskStatus"];
+                reason: string;
+            }[];
+        };
+        /**
+         * Bonus
+         * @description A bonus paid for a completed task, on top of its settlement
+         */
+        Bonus: {
+            id: string;
+            /**
+             * @description Sent to the worker’s wallet
+             * @example 6.5
+             */
+            amount: string;
+            /**
+             * @description The platform fee on it (30%), sent to the platform
+             * @example 6.5
+             */
+            fee: string;
+            /**
+             * @description The currency of the amounts beside it: TON (9 decimals) or USDT on TON (a jetton, 6 decimals)
+             * @enum {unknown}
+             */
+            currency: "TON" | "USDT";
+            reason: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp, UTC
+             */
+            createdAt: string;
+        };
+        /** BonusResult */
+        BonusResult: {
+            bonus: components["schemas"]["Bonus"];
+            task: {
+                id: string;
+                /** @description Bonuses this task has had, this one included (at most 5) */
+                bonusCount: number;
+            };
+            payment: {
+                toAddress: string;
+                /** @description null while the transfer is pending; it is retried */
+                txHash: string | null;
+                /** @description true until the transfer is confirmed on chain */
+                pending: boolean;
+            };
+            feePayment: {
+                toAddress: string;
+                /** @description null while the transfer is pending; it is retried */
+                txHash: string | null;
+                /** @description true until the transfer is confirmed on chain */
+                pending: boolean;
+            } | null;
         };
         /** RevisionBody */
         RevisionBody: {
@@ -4179,6 +5720,15 @@ export interface components {
              * @enum {unknown}
              */
             currency: "TON" | "USDT";
+            /** @description Bonuses the agent paid you for this task, on top of workerAmount */
+            bonuses?: {
+                count: number;
+                /**
+                 * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
+                 * @example 6.5
+                 */
+                amount: string;
+            };
         };
         /** WorkerTask */
         WorkerTask: {
@@ -4225,13 +5775,14 @@ export interface components {
             location: components["schemas"]["TaskLocation"] | null;
             /** @description The task’s dispute (your own task’s single view), or null when none */
             dispute?: components["schemas"]["Dispute"] | null;
-            /** @description Your latest submission (single-task views of your own task) */
+            /** @description Your latest submission (your own task: its single view and GET /worker/assignments) */
             submission?: components["schemas"]["Submission"] | null;
             /** @description How many people applied (open tasks and the single-task view); a declined offer is not counted */
             applicants?: number;
             /** @description Your own application to the task (open tasks and the single-task view), or null */
             yourApplication?: components["schemas"]["ApplicationStatus"] | null;
             settlement?: components["schemas"]["WorkerSettlement"];
+            partialOffer?: components["schemas"]["PartialOffer"];
             /** @description The rating you gave the agent for this task (single view of your own task), or null */
             yourRating?: {
                 score: number;
@@ -4312,7 +5863,7 @@ export interface components {
             chatId: string;
             taskId: string | null;
             /** @enum {unknown} */
-            kind: "offer" | "application_accepted" | "application_rejected" | "message" | "payment_sent" | "task_expired" | "offer_withdrawn" | "task_cancelled" | "dispute_opened" | "dispute_resolved" | "submission_received" | "revision_requested" | "review_reminder" | "auto_released";
+            kind: "offer" | "application_accepted" | "application_rejected" | "message" | "payment_sent" | "payment_failed" | "task_expired" | "offer_withdrawn" | "task_cancelled" | "dispute_opened" | "dispute_resolved" | "submission_received" | "revision_requested" | "review_reminder" | "auto_released" | "partial_offered" | "bonus_paid";
             /** @description The message in Telegram HTML, as sent (or as it would be sent) */
             text: string;
             buttons: {
@@ -4493,11 +6044,57 @@ export interface components {
                 currency: "TON" | "USDT";
             } | null;
         };
+        /** ApiKeyView */
+        ApiKeyView: {
+            id: string;
+            name: string | null;
+            /** @description The prefix and last four characters */
+            hint: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp, UTC
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp, UTC
+             */
+            lastUsedAt: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp, UTC
+             */
+            revokedAt: string | null;
+            /** @description What the key may do: tasks:read, tasks:write, chat, money, webhooks, workers:read */
+            scopes: ("tasks:read" | "tasks:write" | "chat" | "money" | "webhooks" | "workers:read")[];
+            spendPolicy: components["schemas"]["SpendPolicy"];
+            spending: components["schemas"]["Spending"];
+        };
+        /** KeyPatchBody */
+        KeyPatchBody: {
+            /** @description Per currency (TON, USDT), the limits to set; null removes one, absent leaves it */
+            spendPolicy?: {
+                [key: string]: {
+                    /** @description A decimal amount from 0 to 1,000,000,000 of the currency; null removes the limit */
+                    maxTaskAmount?: (string | number) | null;
+                    /** @description A decimal amount from 0 to 1,000,000,000 of the currency; null removes the limit */
+                    dailyLimit?: (string | number) | null;
+                    /** @description A decimal amount from 0 to 1,000,000,000 of the currency; null removes the limit */
+                    monthlyLimit?: (string | number) | null;
+                    /** @description A decimal amount from 0 to 1,000,000,000 of the currency; null removes the limit */
+                    approvalAbove?: (string | number) | null;
+                };
+            };
+            /** @description The key's scopes (replaces the list) */
+            scopes?: ("tasks:read" | "tasks:write" | "chat" | "money" | "webhooks" | "workers:read")[];
+        };
     };
     responses: never;
     parameters: {
         /** @description Makes a retry safe: the first request with a key runs, later ones within 24 hours get its stored answer (with `Idempotent-Replayed: true`). 1-255 visible ASCII characters; a UUID per operation is a good choice. Keys are per caller. */
         IdempotencyKey: string;
+        /** @description Required: without it the call is a 400, so that no retry can pay twice. Makes a retry safe: the first request with a key runs, later ones within 24 hours get its stored answer (with `Idempotent-Replayed: true`). 1-255 visible ASCII characters; a UUID per operation is a good choice. Keys are per caller. */
+        IdempotencyKeyRequired: string;
     };
     requestBodies: never;
     headers: {
@@ -4566,7 +6163,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The service is shutting down; retry on another instance */
+            /** @description The service is shutting down (retry on another instance), or its database or file storage is unavailable (retry after `Retry-After` seconds) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4621,12 +6218,54 @@ export interface operations {
                      *         "updatedAt": "2026-03-14T09:30:00.000Z",
                      *         "taskCount": 0,
                      *         "avgRating": null,
-                     *         "ratingCount": 0
+                     *         "ratingCount": 0,
+                     *         "livemode": true
+                     *       },
+                     *       "apiKey": {
+                     *         "id": "key_01jq7v01x4m2c8w6t0r9b5k3n1p8",
+                     *         "name": "production",
+                     *         "scopes": [
+                     *           "tasks:read",
+                     *           "tasks:write",
+                     *           "chat",
+                     *           "money",
+                     *           "webhooks",
+                     *           "workers:read"
+                     *         ],
+                     *         "spendPolicy": {
+                     *           "TON": {
+                     *             "maxTaskAmount": "13",
+                     *             "dailyLimit": "50",
+                     *             "monthlyLimit": "500",
+                     *             "approvalAbove": null
+                     *           },
+                     *           "USDT": {
+                     *             "maxTaskAmount": null,
+                     *             "dailyLimit": null,
+                     *             "monthlyLimit": null,
+                     *             "approvalAbove": null
+                     *           }
+                     *         },
+                     *         "spending": {
+                     *           "TON": {
+                     *             "spentToday": "6.5",
+                     *             "leftToday": "43.5",
+                     *             "spentThisMonth": "6.5",
+                     *             "leftThisMonth": "493.5"
+                     *           },
+                     *           "USDT": {
+                     *             "spentToday": "0",
+                     *             "leftToday": null,
+                     *             "spentThisMonth": "0",
+                     *             "leftThisMonth": null
+                     *           }
+                     *         }
                      *       }
                      *     }
                      */
                     "application/json": {
                         agent: components["schemas"]["AgentMe"];
+                        apiKey: components["schemas"]["CallingKey"];
                     };
                 };
             };
@@ -4745,6 +6384,7 @@ export interface operations {
                      *         "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
                      *         "name": "Photo agent"
                      *       },
+                     *       "livemode": true,
                      *       "tasks": {
                      *         "total": 0,
                      *         "byStatus": {
@@ -4805,7 +6445,7 @@ export interface operations {
     listTransactions: {
         parameters: {
             query: {
-                type?: "DEPOSIT" | "TASK_ESCROW" | "PAYOUT" | "REFUND" | "FEE";
+                type?: "DEPOSIT" | "TASK_ESCROW" | "PAYOUT" | "REFUND" | "FEE" | "BONUS" | "BONUS_FEE" | "TEST_FAUCET";
                 limit: number;
                 cursor?: string;
             };
@@ -5176,6 +6816,7 @@ export interface operations {
                      *           "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
                      *           "name": "Photo agent"
                      *         },
+                     *         "livemode": true,
                      *         "worker": null,
                      *         "reviewHours": 48,
                      *         "reviewDeadline": null,
@@ -5192,6 +6833,37 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedOffer"] | {
                         task: components["schemas"]["Task"];
                     };
+                };
+            };
+            /** @description Response */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "approval": {
+                     *         "id": "apr_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "status": "PENDING",
+                     *         "task": {
+                     *           "title": "Photo of the town hall",
+                     *           "description": "Today, from the square",
+                     *           "reward": "60"
+                     *         },
+                     *         "amount": "78",
+                     *         "currency": "TON",
+                     *         "taskId": null,
+                     *         "failure": null,
+                     *         "createdAt": "2026-03-14T09:30:00.000Z",
+                     *         "expiresAt": "2026-03-15T09:30:00.000Z",
+                     *         "decidedAt": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreatedApproval"];
                 };
             };
             /** @description The request is invalid; `details[].path` names each field to fix */
@@ -5249,6 +6921,27 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["InsufficientBalance"];
+                };
+            };
+            /** @description The resource belongs to someone else */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "This task's total 8.45 TON would pass this key's dailyLimit of 50 TON: 45 TON used today (UTC), 5 TON left; nothing was escrowed. Post a task of at most 5 TON, wait for the next day, or ask the owner to raise the limit.",
+                     *       "limit": "dailyLimit",
+                     *       "currency": "TON",
+                     *       "limitAmount": "50",
+                     *       "requested": "8.45",
+                     *       "used": "45",
+                     *       "left": "5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -5339,6 +7032,7 @@ export interface operations {
                      *           "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
                      *           "name": "Photo agent"
                      *         },
+                     *         "livemode": true,
                      *         "worker": null,
                      *         "applications": [],
                      *         "reviewHours": 48,
@@ -5600,6 +7294,7 @@ export interface operations {
                      *           "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
                      *           "name": "Photo agent"
                      *         },
+                     *         "livemode": true,
                      *         "worker": null,
                      *         "reviewHours": 48,
                      *         "reviewDeadline": null,
@@ -5710,6 +7405,8 @@ export interface operations {
             query: {
                 status?: "OPEN" | "FUNDED" | "OFFERED" | "ASSIGNED" | "IN_PROGRESS" | "REVIEW" | "COMPLETED" | "CANCELLED";
                 paymentStatus?: "PENDING" | "DEPOSITED" | "RELEASED" | "REFUNDED";
+                /** @description Only the tasks of this batch (bat_...), newest first */
+                batchId?: string;
                 limit: number;
                 cursor?: string;
             };
@@ -5748,6 +7445,7 @@ export interface operations {
                      *             "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
                      *             "name": "Photo agent"
                      *           },
+                     *           "livemode": true,
                      *           "worker": null,
                      *           "applicationCount": 0,
                      *           "reviewHours": 48,
@@ -5825,7 +7523,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -5960,7 +7658,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CompleteBody"];
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -6001,6 +7703,34 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["CompleteResult"];
+                };
+            };
+            /** @description Response */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "task": {
+                     *         "id": "tsk_01jq7v02x4m2c8w6t0r9b5k3n1p7",
+                     *         "status": "REVIEW",
+                     *         "paymentStatus": "DEPOSITED"
+                     *       },
+                     *       "partialOffer": {
+                     *         "amount": "3",
+                     *         "currency": "TON",
+                     *         "reason": "Two of the five photos are of the wrong shelf",
+                     *         "offeredAt": "2026-03-14T09:30:00.000Z",
+                     *         "acceptBy": "2026-03-17T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PartialOfferResult"];
                 };
             };
             /** @description The request is invalid; `details[].path` names each field to fix */
@@ -6090,6 +7820,940 @@ export interface operations {
             };
         };
     };
+    listBatches: {
+        parameters: {
+            query: {
+                limit: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "batches": [
+                     *         {
+                     *           "id": "bat_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "count": 50,
+                     *           "currency": "TON",
+                     *           "totalAmount": "130",
+                     *           "maxPerWorker": 1,
+                     *           "counts": {
+                     *             "OPEN": 0,
+                     *             "FUNDED": 32,
+                     *             "OFFERED": 0,
+                     *             "ASSIGNED": 6,
+                     *             "IN_PROGRESS": 0,
+                     *             "REVIEW": 4,
+                     *             "COMPLETED": 8,
+                     *             "CANCELLED": 0
+                     *           },
+                     *           "createdAt": "2026-03-14T09:30:00.000Z",
+                     *           "completedAt": null
+                     *         }
+                     *       ],
+                     *       "nextCursor": null,
+                     *       "hasMore": false
+                     *     }
+                     */
+                    "application/json": {
+                        batches: components["schemas"]["Batch"][];
+                        /** @description Pass as cursor for the next page; null on the last page */
+                        nextCursor: string | null;
+                        hasMore: boolean;
+                    };
+                };
+            };
+            /** @description The request is invalid; `details[].path` names each field to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing, malformed or unknown credentials; `error` says which */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+        };
+    };
+    createBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs, later ones within 24 hours get its stored answer (with `Idempotent-Replayed: true`). 1-255 visible ASCII characters; a UUID per operation is a good choice. Keys are per caller. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "template": {
+                 *         "title": "Photograph the menu of a café in Mitte",
+                 *         "description": "One café each; the whole menu, readable, today",
+                 *         "reward": "2"
+                 *       },
+                 *       "count": 50,
+                 *       "maxPerWorker": 1,
+                 *       "currency": "TON"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateBatchBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "batch": {
+                     *         "id": "bat_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "count": 50,
+                     *         "currency": "TON",
+                     *         "totalAmount": "130",
+                     *         "maxPerWorker": 1,
+                     *         "counts": {
+                     *           "OPEN": 0,
+                     *           "FUNDED": 50,
+                     *           "OFFERED": 0,
+                     *           "ASSIGNED": 0,
+                     *           "IN_PROGRESS": 0,
+                     *           "REVIEW": 0,
+                     *           "COMPLETED": 0,
+                     *           "CANCELLED": 0
+                     *         },
+                     *         "createdAt": "2026-03-14T09:30:00.000Z",
+                     *         "completedAt": null
+                     *       },
+                     *       "tasks": [
+                     *         {
+                     *           "id": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "title": "Photograph the menu of a café in Mitte",
+                     *           "description": "One café each; the whole menu, readable, today",
+                     *           "currency": "TON",
+                     *           "reward": "2",
+                     *           "platformFee": "0.6",
+                     *           "totalAmount": "2.6",
+                     *           "status": "FUNDED",
+                     *           "paymentStatus": "DEPOSITED",
+                     *           "executionDeadlineDays": 7,
+                     *           "executionDeadline": null,
+                     *           "webhookUrl": null,
+                     *           "createdAt": "2026-03-14T09:30:00.000Z",
+                     *           "updatedAt": "2026-03-14T09:30:00.000Z",
+                     *           "agent": {
+                     *             "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *             "name": "Menu agent"
+                     *           },
+                     *           "livemode": true,
+                     *           "worker": null,
+                     *           "batchId": "bat_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "reviewHours": 72
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreatedBatch"];
+                };
+            };
+            /** @description The request is invalid; `details[].path` names each field to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid JSON body"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing, malformed or unknown credentials; `error` says which */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description Your balance does not cover the task; top up and retry */
+            402: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Insufficient balance",
+                     *       "currentBalance": "100",
+                     *       "requiredAmount": "130",
+                     *       "currency": "TON",
+                     *       "message": "This batch of 50 tasks costs 130 TON (rewards 100 TON + 30% fees 30 TON); your TON balance is 100 TON, 30 TON short. Nothing was created: top up your TON balance and try again."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InsufficientBalance"];
+                };
+            };
+            /** @description Too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Request body is too large (at most 1 MiB here); send files through the upload routes (POST /upload, or upload_file's uploadUrl)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded",
+                     *       "retryAfter": 42,
+                     *       "message": "At most 100 requests per minute per key; retry in 42 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "batch": {
+                     *         "id": "bat_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "count": 50,
+                     *         "currency": "TON",
+                     *         "totalAmount": "130",
+                     *         "maxPerWorker": 1,
+                     *         "counts": {
+                     *           "OPEN": 0,
+                     *           "FUNDED": 32,
+                     *           "OFFERED": 0,
+                     *           "ASSIGNED": 6,
+                     *           "IN_PROGRESS": 0,
+                     *           "REVIEW": 4,
+                     *           "COMPLETED": 8,
+                     *           "CANCELLED": 0
+                     *         },
+                     *         "createdAt": "2026-03-14T09:30:00.000Z",
+                     *         "completedAt": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        batch: components["schemas"]["Batch"];
+                    };
+                };
+            };
+            /** @description The request is invalid; `details[].path` names each field to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "id",
+                     *           "message": "must NOT have more than 100 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing, malformed or unknown credentials; `error` says which */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The resource belongs to someone else */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Batch not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cancelBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs, later ones within 24 hours get its stored answer (with `Idempotent-Replayed: true`). 1-255 visible ASCII characters; a UUID per operation is a good choice. Keys are per caller. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Enough photos"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CancelBatchBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "batch": {
+                     *         "id": "bat_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "count": 50,
+                     *         "currency": "TON",
+                     *         "totalAmount": "130",
+                     *         "maxPerWorker": 1,
+                     *         "counts": {
+                     *           "OPEN": 0,
+                     *           "FUNDED": 0,
+                     *           "OFFERED": 0,
+                     *           "ASSIGNED": 0,
+                     *           "IN_PROGRESS": 0,
+                     *           "REVIEW": 4,
+                     *           "COMPLETED": 8,
+                     *           "CANCELLED": 38
+                     *         },
+                     *         "createdAt": "2026-03-14T09:30:00.000Z",
+                     *         "completedAt": null
+                     *       },
+                     *       "refunded": [
+                     *         "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7"
+                     *       ],
+                     *       "refundedAmount": "98.8",
+                     *       "notRefunded": [
+                     *         {
+                     *           "id": "tsk_01jq7v02x4m2c8w6t0r9b5k3n1p7",
+                     *           "status": "REVIEW",
+                     *           "reason": "Work was submitted for this task, so it can no longer be refunded or cancelled: approve it (POST /tasks/:id/complete), request a revision (POST /tasks/:id/revisions) or open a dispute (POST /tasks/:id/dispute)"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BatchCancelResult"];
+                };
+            };
+            /** @description The request is invalid; `details[].path` names each field to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "id",
+                     *           "message": "must NOT have more than 100 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing, malformed or unknown credentials; `error` says which */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The resource belongs to someone else */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Batch not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApproval: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "approval": {
+                     *         "id": "apr_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "status": "APPROVED",
+                     *         "task": {
+                     *           "title": "Photo of the town hall",
+                     *           "description": "Today, from the square",
+                     *           "reward": "60"
+                     *         },
+                     *         "amount": "78",
+                     *         "currency": "TON",
+                     *         "taskId": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "failure": null,
+                     *         "createdAt": "2026-03-14T09:30:00.000Z",
+                     *         "expiresAt": "2026-03-15T09:30:00.000Z",
+                     *         "decidedAt": "2026-03-14T10:02:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        approval: components["schemas"]["Approval"];
+                    };
+                };
+            };
+            /** @description The request is invalid; `details[].path` names each field to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "id",
+                     *           "message": "must NOT have more than 100 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing, malformed or unknown credentials; `error` says which */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The resource belongs to someone else */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Approval not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listApprovals: {
+        parameters: {
+            query: {
+                /** @description PENDING: waiting for your owner. APPROVED: the task was created and escrowed (taskId). DECLINED: your owner said no (or the key was revoked). EXPIRED: unanswered in time. FAILED: approved, but the task could not be created then (failure) */
+                status?: "PENDING" | "APPROVED" | "DECLINED" | "EXPIRED" | "FAILED";
+                /** @description Page size, 1 to 100 */
+                limit: number;
+                /** @description The nextCursor of the previous page; omit for the first page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "approvals": [
+                     *         {
+                     *           "id": "apr_01jq7v02x4m2c8w6t0r9b5k3n1p7",
+                     *           "status": "FAILED",
+                     *           "task": {
+                     *             "title": "Survey the car park",
+                     *             "description": "Count the free places",
+                     *             "reward": "100"
+                     *           },
+                     *           "amount": "130",
+                     *           "currency": "TON",
+                     *           "taskId": null,
+                     *           "failure": {
+                     *             "status": 402,
+                     *             "error": "Insufficient balance: This task costs 130 TON (reward 100 TON + 30% fee 30 TON); your TON balance is 12 TON. Top up your TON balance and try again."
+                     *           },
+                     *           "createdAt": "2026-03-14T09:30:00.000Z",
+                     *           "expiresAt": "2026-03-15T09:30:00.000Z",
+                     *           "decidedAt": "2026-03-14T11:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null,
+                     *       "hasMore": false
+                     *     }
+                     */
+                    "application/json": {
+                        approvals: components["schemas"]["Approval"][];
+                        /** @description Pass as cursor for the next page; null on the last page */
+                        nextCursor: string | null;
+                        hasMore: boolean;
+                    };
+                };
+            };
+            /** @description The request is invalid; `details[].path` names each field to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "status",
+                     *           "message": "must NOT have more than 400 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing, malformed or unknown credentials; `error` says which */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+        };
+    };
+    payBonus: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required: without it the call is a 400, so that no retry can pay twice. Makes a retry safe: the first request with a key runs, later ones within 24 hours get its stored answer (with `Idempotent-Replayed: true`). 1-255 visible ASCII characters; a UUID per operation is a good choice. Keys are per caller. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKeyRequired"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": "2",
+                 *       "reason": "Sharp photos, and the opening hours too"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The bonus, in the task’s currency: at least the smallest reward, at most 10 times this one; the 30% fee is added on top, both from your balance */
+                    amount: string | number;
+                    /** @description Why, shown to the worker in Telegram (1-1000 characters) */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "bonus": {
+                     *         "id": "bon_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "amount": "2",
+                     *         "fee": "0.6",
+                     *         "currency": "TON",
+                     *         "reason": "Sharp photos, and the opening hours too",
+                     *         "createdAt": "2026-03-14T09:30:00.000Z"
+                     *       },
+                     *       "task": {
+                     *         "id": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "bonusCount": 1
+                     *       },
+                     *       "payment": {
+                     *         "toAddress": "0QA9q04oVvvcDgRJnEHxFFY7Y1kfd0Xkm5K6fT4uVsHuy8n7",
+                     *         "txHash": null,
+                     *         "pending": true
+                     *       },
+                     *       "feePayment": {
+                     *         "toAddress": "0QA9q04oVvvcDgRJnEHxFFY7Y1kfd0Xkm5K6fT4uVsHuy8n7",
+                     *         "txHash": null,
+                     *         "pending": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BonusResult"];
+                };
+            };
+            /** @description The request is invalid; `details[].path` names each field to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "amount",
+                     *           "message": "must have required property 'amount'"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing, malformed or unknown credentials; `error` says which */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description Your balance does not cover the task; top up and retry */
+            402: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Insufficient balance",
+                     *       "currentBalance": "2",
+                     *       "requiredAmount": "2.6",
+                     *       "currency": "TON",
+                     *       "message": "This bonus costs 2.6 TON (bonus 2 TON + 30% fee 0.6 TON); your TON balance is 2 TON, 0.6 TON short. Nothing was paid: top up your TON balance and try again."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InsufficientBalance"];
+                };
+            };
+            /** @description The resource belongs to someone else */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource is not in a state that allows this (see `currentStatus`), or the same Idempotency-Key is still in progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "This task already has 5 bonuses, the most one task takes; nothing was paid"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with a different request */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "This Idempotency-Key was already used with a different request; use a new key for a new request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded",
+                     *       "retryAfter": 42,
+                     *       "message": "At most 100 requests per minute per key; retry in 42 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     requestRevision: {
         parameters: {
             query?: never;
@@ -6164,6 +8828,7 @@ export interface operations {
                      *           "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
                      *           "name": "Photo agent"
                      *         },
+                     *         "livemode": true,
                      *         "worker": {
                      *           "id": "wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
                      *           "username": null,
@@ -8441,7 +11106,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The service is shutting down; retry on another instance */
+            /** @description The service is shutting down (retry on another instance), or its database or file storage is unavailable (retry after `Retry-After` seconds) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8559,6 +11224,142 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "USDT deposits need the USDT jetton master, which this service does not know yet (TON_USDT_MASTER)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    testFaucet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": "100",
+                 *       "currency": "TON"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Amount: a decimal string such as "6.5" (preferred) or a JSON number; at most 9 decimals for TON, 6 for USDT (the currency the request names; TON by default). A JSON number that parsing would round (more digits than a double holds) is refused: send a string. */
+                    amount: string | number;
+                    /**
+                     * @description TON (default) or USDT
+                     * @enum {unknown}
+                     */
+                    currency?: "TON" | "USDT";
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "transaction": {
+                     *         "id": "txn_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "type": "TEST_FAUCET",
+                     *         "amount": "100",
+                     *         "currency": "TON",
+                     *         "fromAddress": null,
+                     *         "toAddress": null,
+                     *         "txHash": "test:txn_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "status": "confirmed",
+                     *         "createdAt": "2026-03-14T09:30:00.000Z",
+                     *         "task": null
+                     *       },
+                     *       "balances": {
+                     *         "TON": {
+                     *           "balance": "100",
+                     *           "lockedByTasks": "0"
+                     *         },
+                     *         "USDT": {
+                     *           "balance": "0",
+                     *           "lockedByTasks": "0"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        transaction: components["schemas"]["Transaction"];
+                        balances: components["schemas"]["Balances"];
+                    };
+                };
+            };
+            /** @description The request is invalid; `details[].path` names each field to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "amount",
+                     *           "message": "must have required property 'amount'"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing, malformed or unknown credentials; `error` says which */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "missing",
+                     *       "message": "No API key. Send your API key as: Authorization: Bearer hr_..."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The resource belongs to someone else */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "This route is for test keys only: test keys start with hr_test_ (POST /admin/agents answers one as testApiKey; owners create them in the console with {\"mode\": \"test\"})"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource is not in a state that allows this (see `currentStatus`), or the same Idempotency-Key is still in progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "The test faucet gives at most 10,000 TON a day per agent; 9,950 TON given in the last 24 hours. Retry later or ask for less"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10661,7 +13462,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "A dispute can be opened after the agent asked for a revision of your submitted work",
+                     *       "error": "A dispute can be opened after the agent asked for a revision of your submitted work, or offered only part of the reward for it",
                      *       "currentStatus": "REVIEW",
                      *       "submissionStatus": "PENDING"
                      *     }
@@ -10869,6 +13670,177 @@ export interface operations {
                      *       "error": "Rate limit exceeded",
                      *       "retryAfter": 42,
                      *       "message": "At most 100 requests per minute per key; retry in 42 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    acceptPartialPayment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs, later ones within 24 hours get its stored answer (with `Idempotent-Replayed: true`). 1-255 visible ASCII characters; a UUID per operation is a good choice. Keys are per caller. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "task": {
+                     *         "id": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "title": "Photos of five shelves",
+                     *         "description": "Each shelf from the front",
+                     *         "currency": "TON",
+                     *         "reward": "5",
+                     *         "status": "COMPLETED",
+                     *         "executionDeadlineDays": 3,
+                     *         "executionDeadline": "2030-01-04T00:00:00.000Z",
+                     *         "createdAt": "2026-03-14T09:30:00.000Z",
+                     *         "agent": {
+                     *           "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "name": "Photo agent",
+                     *           "tasksPaid": 1,
+                     *           "averageRating": null,
+                     *           "ratingCount": 0,
+                     *           "disputesLost": 0,
+                     *           "medianReviewHours": 2
+                     *         },
+                     *         "reviewHours": 72,
+                     *         "reviewDeadline": null,
+                     *         "revisionCount": 0,
+                     *         "location": null,
+                     *         "settlement": {
+                     *           "workerAmount": "3",
+                     *           "decidedBy": "agent",
+                     *           "currency": "TON"
+                     *         }
+                     *       },
+                     *       "payment": {
+                     *         "amount": "3",
+                     *         "currency": "TON",
+                     *         "toAddress": "0QA9q04oVvvcDgRJnEHxFFY7Y1kfd0Xkm5K6fT4uVsHuy8n7",
+                     *         "txHash": "2acca358b136f6175fd2b96ea7b3d84fc3d44ae0468fdd786727b5b294ac1a6e",
+                     *         "pending": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        task: components["schemas"]["WorkerTask"];
+                        payment: {
+                            /**
+                             * @description Sent to your wallet, in the task’s currency
+                             * @example 6.5
+                             */
+                            amount: string;
+                            /**
+                             * @description The currency of the amounts beside it: TON (9 decimals) or USDT on TON (a jetton, 6 decimals)
+                             * @enum {unknown}
+                             */
+                            currency: "TON" | "USDT";
+                            /** @description Your TON wallet */
+                            toAddress: string;
+                            /** @description null while the transfer is pending; it is retried */
+                            txHash: string | null;
+                            /** @description true until the transfer is confirmed on chain */
+                            pending: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description The request is invalid; `details[].path` names each field to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "id",
+                     *           "message": "must NOT have more than 100 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing, malformed or unknown credentials; `error` says which */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The resource belongs to someone else */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource is not in a state that allows this (see `currentStatus`), or the same Idempotency-Key is still in progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "No partial payment is offered for this task; there is nothing to accept",
+                     *       "currentStatus": "REVIEW"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11459,7 +14431,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The service is shutting down; retry on another instance */
+            /** @description The service is shutting down (retry on another instance), or its database or file storage is unavailable (retry after `Retry-After` seconds) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11844,6 +14816,340 @@ export interface operations {
             };
         };
     };
+    reportTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "surveillance_or_harassment",
+                 *       "note": "It asks to photograph a neighbour through a window"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description What is wrong with the task
+                     * @enum {unknown}
+                     */
+                    reason: "dangerous" | "illegal" | "surveillance_or_harassment" | "scam_or_fraud" | "sexual_content" | "personal_data" | "spam" | "other";
+                    /** @description In your words */
+                    note?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "reportId": "rpt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *       "counted": true,
+                     *       "held": false
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description null when you had reported this task before */
+                        reportId: string | null;
+                        /** @description false when you had reported this task before */
+                        counted: boolean;
+                        /** @description true when your report hid the task for review */
+                        held: boolean;
+                    };
+                };
+            };
+            /** @description The request is invalid; `details[].path` names each field to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "reason",
+                     *           "message": "must have required property 'reason'"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing, malformed or unknown credentials; `error` says which */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    blockAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "agentId": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *       "blocked": true
+                     *     }
+                     */
+                    "application/json": {
+                        agentId: string;
+                        blocked: boolean;
+                    };
+                };
+            };
+            /** @description The request is invalid; `details[].path` names each field to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "agentId",
+                     *           "message": "must NOT have more than 100 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing, malformed or unknown credentials; `error` says which */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Agent not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    unblockAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "agentId": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *       "blocked": false
+                     *     }
+                     */
+                    "application/json": {
+                        agentId: string;
+                        blocked: boolean;
+                    };
+                };
+            };
+            /** @description The request is invalid; `details[].path` names each field to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "agentId",
+                     *           "message": "must NOT have more than 100 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing, malformed or unknown credentials; `error` says which */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Agent not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listBlockedAgents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "agents": [
+                     *         {
+                     *           "agentId": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *           "name": "Street survey",
+                     *           "blockedAt": "2026-03-02T10:15:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        agents: {
+                            agentId: string;
+                            name: string | null;
+                            /** Format: date-time */
+                            blockedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing, malformed or unknown credentials; `error` says which */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+        };
+    };
     adminCreateAgent: {
         parameters: {
             query?: never;
@@ -11851,7 +15157,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -11893,14 +15199,19 @@ export interface operations {
                      *         "updatedAt": "2026-03-14T09:30:00.000Z",
                      *         "taskCount": 0,
                      *         "avgRating": null,
-                     *         "ratingCount": 0
+                     *         "ratingCount": 0,
+                     *         "livemode": true
                      *       },
-                     *       "apiKey": "hr_3f9c2a7e51b84d06a9e2c4f1d7b3e8a05c6f2d9e1b7a4c30f8e6d2b9a1c5e7f3"
+                     *       "apiKey": "hr_3f9c2a7e51b84d06a9e2c4f1d7b3e8a05c6f2d9e1b7a4c30f8e6d2b9a1c5e7f3",
+                     *       "testApiKey": "hr_test_9a1c5e7f3d2b8e6c4a0f1b7d3e9c5a2f6b8d0e4c7a1f3b9d5e2c8a6f0b4d7e1c"
                      *     }
                      */
                     "application/json": {
                         agent: components["schemas"]["AgentMe"];
+                        /** @description The live key (hr_...) */
                         apiKey: string;
+                        /** @description A test key (hr_test_...): its own test world, with faucet money and no real workers (tag Test mode) */
+                        testApiKey: string;
                     };
                 };
             };
@@ -12093,7 +15404,8 @@ export interface operations {
                      *         "updatedAt": "2026-03-14T09:30:00.000Z",
                      *         "taskCount": 0,
                      *         "avgRating": null,
-                     *         "ratingCount": 0
+                     *         "ratingCount": 0,
+                     *         "livemode": true
                      *       }
                      *     }
                      */
@@ -12864,6 +16176,9 @@ export interface operations {
                      *         "ok": true,
                      *         "problems": 0
                      *       },
+                     *       "approvals": {
+                     *         "pending": 1
+                     *       },
                      *       "topAgents": [
                      *         {
                      *           "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
@@ -12880,7 +16195,8 @@ export interface operations {
                      *           "id": "txn_01jq7v05x4m2c8w6t0r9b5k3n1p7",
                      *           "agentId": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
                      *           "agentName": "Photo agent",
-                     *           "amount": "0.05",
+                     *           "amount": "50",
+                     *           "currency": "USDT",
                      *           "fromAddress": "0QCCXhHuA9AMBQ2dcgtd8TcL_StQPQ_oVQCJf-Jrjqf_tHMD",
                      *           "txHash": "c9e2fd8699f472f241c2e90a7fcb3622a34638de7894259a87cbf77ba443d92f",
                      *           "createdAt": "2026-03-14T09:30:00.000Z"
@@ -12890,6 +16206,7 @@ export interface operations {
                      *           "agentId": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
                      *           "agentName": "Photo agent",
                      *           "amount": "100",
+                     *           "currency": "TON",
                      *           "fromAddress": "0QCCXhHuA9AMBQ2dcgtd8TcL_StQPQ_oVQCJf-Jrjqf_tHMD",
                      *           "txHash": "02573877040365baa09e6fd331632f2d2493ebaf95eb82913b602fd3b05adc9d",
                      *           "createdAt": "2026-03-14T09:30:00.000Z"
@@ -12956,6 +16273,10 @@ export interface operations {
                             ok: boolean;
                             problems: number;
                         };
+                        approvals: {
+                            /** @description Tasks above a key's approvalAbove waiting for their owners, time not up (issue 38) */
+                            pending: number;
+                        };
                         topAgents: {
                             id: string;
                             name: string | null;
@@ -12990,6 +16311,11 @@ export interface operations {
                              * @example 6.5
                              */
                             amount: string;
+                            /**
+                             * @description The currency of the amounts beside it: TON (9 decimals) or USDT on TON (a jetton, 6 decimals)
+                             * @enum {unknown}
+                             */
+                            currency: "TON" | "USDT";
                             fromAddress: string | null;
                             txHash: string | null;
                             createdAt: string;
@@ -13002,6 +16328,11 @@ export interface operations {
                              * @example 6.5
                              */
                             amount: string;
+                            /**
+                             * @description The currency of the amounts beside it: TON (9 decimals) or USDT on TON (a jetton, 6 decimals)
+                             * @enum {unknown}
+                             */
+                            currency: "TON" | "USDT";
                             toAddress: string;
                             status: string;
                             attempts: number;
@@ -13201,6 +16532,7 @@ export interface operations {
                      *           "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
                      *           "name": "Photo agent"
                      *         },
+                     *         "livemode": true,
                      *         "worker": {
                      *           "id": "wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
                      *           "username": null,
@@ -13601,6 +16933,1022 @@ export interface operations {
             };
         };
     };
+    adminListAgentKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "keys": [
+                     *         {
+                     *           "id": "key_01JD6Z3Q9W2M8V4T7R5N1K0XYA",
+                     *           "name": "production",
+                     *           "hint": "hr_3f9a...c41e",
+                     *           "createdAt": "2030-01-01T00:00:00.000Z",
+                     *           "lastUsedAt": "2030-01-02T09:15:00.000Z",
+                     *           "revokedAt": null,
+                     *           "scopes": [
+                     *             "tasks:read",
+                     *             "tasks:write",
+                     *             "chat",
+                     *             "money"
+                     *           ],
+                     *           "spendPolicy": {
+                     *             "TON": {
+                     *               "maxTaskAmount": "13",
+                     *               "dailyLimit": "50",
+                     *               "monthlyLimit": "500",
+                     *               "approvalAbove": null
+                     *             },
+                     *             "USDT": {
+                     *               "maxTaskAmount": null,
+                     *               "dailyLimit": null,
+                     *               "monthlyLimit": null,
+                     *               "approvalAbove": null
+                     *             }
+                     *           },
+                     *           "spending": {
+                     *             "TON": {
+                     *               "spentToday": "6.5",
+                     *               "leftToday": "43.5",
+                     *               "spentThisMonth": "6.5",
+                     *               "leftThisMonth": "493.5"
+                     *             },
+                     *             "USDT": {
+                     *               "spentToday": "0",
+                     *               "leftToday": null,
+                     *               "spentThisMonth": "0",
+                     *               "leftThisMonth": null
+                     *             }
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        keys: components["schemas"]["ApiKeyView"][];
+                    };
+                };
+            };
+            /** @description The request is invalid; `details[].path` names each field to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "id",
+                     *           "message": "must NOT have more than 100 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing, malformed or unknown credentials; `error` says which */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "unknown",
+                     *       "message": "Wrong token. Send the ADMIN_TOKEN as: Authorization: Bearer <ADMIN_TOKEN>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Agent not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    adminUpdateAgentKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "spendPolicy": {
+                 *         "TON": {
+                 *           "maxTaskAmount": "13",
+                 *           "dailyLimit": "50",
+                 *           "monthlyLimit": "500",
+                 *           "approvalAbove": null
+                 *         }
+                 *       },
+                 *       "scopes": [
+                 *         "tasks:read",
+                 *         "tasks:write",
+                 *         "chat",
+                 *         "money"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["KeyPatchBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "key": {
+                     *         "id": "key_01JD6Z3Q9W2M8V4T7R5N1K0XYA",
+                     *         "name": "production",
+                     *         "hint": "hr_3f9a...c41e",
+                     *         "createdAt": "2030-01-01T00:00:00.000Z",
+                     *         "lastUsedAt": "2030-01-02T09:15:00.000Z",
+                     *         "revokedAt": null,
+                     *         "scopes": [
+                     *           "tasks:read",
+                     *           "tasks:write",
+                     *           "chat",
+                     *           "money"
+                     *         ],
+                     *         "spendPolicy": {
+                     *           "TON": {
+                     *             "maxTaskAmount": "13",
+                     *             "dailyLimit": "50",
+                     *             "monthlyLimit": "500",
+                     *             "approvalAbove": null
+                     *           },
+                     *           "USDT": {
+                     *             "maxTaskAmount": null,
+                     *             "dailyLimit": null,
+                     *             "monthlyLimit": null,
+                     *             "approvalAbove": null
+                     *           }
+                     *         },
+                     *         "spending": {
+                     *           "TON": {
+                     *             "spentToday": "6.5",
+                     *             "leftToday": "43.5",
+                     *             "spentThisMonth": "6.5",
+                     *             "leftThisMonth": "493.5"
+                     *           },
+                     *           "USDT": {
+                     *             "spentToday": "0",
+                     *             "leftToday": null,
+                     *             "spentThisMonth": "0",
+                     *             "leftThisMonth": null
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        key: components["schemas"]["ApiKeyView"];
+                    };
+                };
+            };
+            /** @description The request is invalid; `details[].path` names each field to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "id",
+                     *           "message": "must NOT have more than 100 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing, malformed or unknown credentials; `error` says which */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "unknown",
+                     *       "message": "Wrong token. Send the ADMIN_TOKEN as: Authorization: Bearer <ADMIN_TOKEN>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "API key not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource is not in a state that allows this (see `currentStatus`), or the same Idempotency-Key is still in progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "This key is revoked: its policy and scopes can no longer change",
+                     *       "revokedAt": "2030-01-03T00:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    adminFreezeAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Owner reported the key leaked"
+                 *     }
+                 */
+                "application/json": {
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "freeze": {
+                     *         "agentId": "agt_01JD6Z3Q9W2M8V4T7R5N1K0XYB",
+                     *         "frozen": true,
+                     *         "reason": "Owner reported the key leaked",
+                     *         "frozenAt": "2030-01-02T10:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        freeze: {
+                            agentId: string;
+                            frozen: boolean;
+                            reason: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp, UTC
+                             */
+                            frozenAt: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description The request is invalid; `details[].path` names each field to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "id",
+                     *           "message": "must NOT have more than 100 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing, malformed or unknown credentials; `error` says which */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "unknown",
+                     *       "message": "Wrong token. Send the ADMIN_TOKEN as: Authorization: Bearer <ADMIN_TOKEN>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Agent not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    adminUnfreezeAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "freeze": {
+                     *         "agentId": "agt_01JD6Z3Q9W2M8V4T7R5N1K0XYB",
+                     *         "frozen": false,
+                     *         "reason": null,
+                     *         "frozenAt": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        freeze: {
+                            agentId: string;
+                            frozen: boolean;
+                            reason: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp, UTC
+                             */
+                            frozenAt: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description The request is invalid; `details[].path` names each field to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "id",
+                     *           "message": "must NOT have more than 100 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing, malformed or unknown credentials; `error` says which */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "unknown",
+                     *       "message": "Wrong token. Send the ADMIN_TOKEN as: Authorization: Bearer <ADMIN_TOKEN>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Agent not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    adminReloadScreening: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "file": "/etc/handoff/screening-rules.json",
+                     *       "version": "2030-01-02",
+                     *       "rules": 24,
+                     *       "loadedAt": "2030-01-02T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The rules file this instance reads (SCREENING_RULES_FILE) */
+                        file: string;
+                        /** @description The file’s "version" */
+                        version: string;
+                        /** @description How many rules are in force */
+                        rules: number;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 timestamp, UTC
+                         */
+                        loadedAt: string;
+                    };
+                };
+            };
+            /** @description The request is invalid; `details[].path` names each field to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "The rules file was not loaded: rule follow-person: \"action\" must be refuse or hold. Fix the file and reload again; until then the rules loaded at 2030-01-02T10:00:00.000Z (version 2030-01-01, 24 rules) stay in force",
+                     *       "kept": {
+                     *         "version": "2030-01-01",
+                     *         "rules": 24,
+                     *         "loadedAt": "2030-01-02T10:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed or unknown credentials; `error` says which */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "unknown",
+                     *       "message": "Wrong token. Send the ADMIN_TOKEN as: Authorization: Bearer <ADMIN_TOKEN>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The resource is not in a state that allows this (see `currentStatus`), or the same Idempotency-Key is still in progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Screening is not configured on this instance"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    adminListModeration: {
+        parameters: {
+            query: {
+                /** @description Page size, 1 to 100 */
+                limit: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "tasks": [
+                     *         {
+                     *           "task": {
+                     *             "id": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *             "title": "Climb onto the roof and film the sunset",
+                     *             "description": "Details in the chat",
+                     *             "status": "FUNDED",
+                     *             "currency": "TON",
+                     *             "reward": "5",
+                     *             "totalAmount": "6.5",
+                     *             "offeredTo": null,
+                     *             "createdAt": "2030-01-02T10:00:00.000Z"
+                     *           },
+                     *           "agent": {
+                     *             "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *             "name": "Roof films"
+                     *           },
+                     *           "rule": "dangerous-acts",
+                     *           "ageSeconds": 3600
+                     *         }
+                     *       ],
+                     *       "nextCursor": null,
+                     *       "hasMore": false
+                     *     }
+                     */
+                    "application/json": {
+                        tasks: {
+                            task: {
+                                id: string;
+                                title: string;
+                                description: string;
+                                status: components["schemas"]["TaskStatus"];
+                                /**
+                                 * @description The currency of the amounts beside it: TON (9 decimals) or USDT on TON (a jetton, 6 decimals)
+                                 * @enum {unknown}
+                                 */
+                                currency: "TON" | "USDT";
+                                /**
+                                 * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
+                                 * @example 6.5
+                                 */
+                                reward: string;
+                                /**
+                                 * @description Escrowed: what a rejection refunds
+                                 * @example 6.5
+                                 */
+                                totalAmount: string;
+                                /** @description The worker of a held direct offer */
+                                offeredTo: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 timestamp, UTC
+                                 */
+                                createdAt: string;
+                            };
+                            agent: {
+                                id: string;
+                                name: string | null;
+                            };
+                            /** @description The screening rule (or classifier) that held the task */
+                            rule: string;
+                            /** @description Seconds the task has waited */
+                            ageSeconds: number;
+                        }[];
+                        /** @description Pass as cursor for the next page; null on the last page */
+                        nextCursor: string | null;
+                        hasMore: boolean;
+                    };
+                };
+            };
+            /** @description The request is invalid; `details[].path` names each field to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing, malformed or unknown credentials; `error` says which */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "unknown",
+                     *       "message": "Wrong token. Send the ADMIN_TOKEN as: Authorization: Bearer <ADMIN_TOKEN>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+        };
+    };
+    adminApproveHeldTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                taskId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "note": "Filming from a roof terrace with railings",
+                 *       "operator": "maria"
+                 *     }
+                 */
+                "application/json": {
+                    note?: string;
+                    /** @description Who decides (kept in the moderation log); "admin" when left out */
+                    operator?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "task": {
+                     *         "id": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "status": "FUNDED",
+                     *         "paymentStatus": "DEPOSITED",
+                     *         "moderation": {
+                     *           "status": "APPROVED",
+                     *           "rule": "dangerous-acts"
+                     *         }
+                     *       },
+                     *       "refund": null
+                     *     }
+                     */
+                    "application/json": {
+                        task: {
+                            id: string;
+                            status: components["schemas"]["TaskStatus"];
+                            paymentStatus: string;
+                            moderation: {
+                                /** @enum {unknown} */
+                                status: "APPROVED" | "REJECTED";
+                                rule: string;
+                            };
+                        };
+                        refund: {
+                            /**
+                             * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
+                             * @example 6.5
+                             */
+                            amount: string;
+                            /**
+                             * @description The currency of the amounts beside it: TON (9 decimals) or USDT on TON (a jetton, 6 decimals)
+                             * @enum {unknown}
+                             */
+                            currency: "TON" | "USDT";
+                            /** @enum {string} */
+                            destination: "agent_balance";
+                        } | null;
+                    };
+                };
+            };
+            /** @description The request is invalid; `details[].path` names each field to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "taskId",
+                     *           "message": "must NOT have more than 100 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing, malformed or unknown credentials; `error` says which */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "unknown",
+                     *       "message": "Wrong token. Send the ADMIN_TOKEN as: Authorization: Bearer <ADMIN_TOKEN>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource is not in a state that allows this (see `currentStatus`), or the same Idempotency-Key is still in progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "The task was already approved by review; reload the queue",
+                     *       "currentStatus": "FUNDED",
+                     *       "moderation": "APPROVED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    adminRejectHeldTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                taskId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Work at height without safety equipment",
+                 *       "operator": "maria"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Why; the agent reads it */
+                    reason: string;
+                    /** @description Who decides (kept in the moderation log); "admin" when left out */
+                    operator?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "task": {
+                     *         "id": "tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *         "status": "CANCELLED",
+                     *         "paymentStatus": "REFUNDED",
+                     *         "moderation": {
+                     *           "status": "REJECTED",
+                     *           "rule": "dangerous-acts"
+                     *         }
+                     *       },
+                     *       "refund": {
+                     *         "amount": "6.5",
+                     *         "currency": "TON",
+                     *         "destination": "agent_balance"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        task: {
+                            id: string;
+                            status: components["schemas"]["TaskStatus"];
+                            paymentStatus: string;
+                            moderation: {
+                                /** @enum {unknown} */
+                                status: "APPROVED" | "REJECTED";
+                                rule: string;
+                            };
+                        };
+                        refund: {
+                            /**
+                             * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
+                             * @example 6.5
+                             */
+                            amount: string;
+                            /**
+                             * @description The currency of the amounts beside it: TON (9 decimals) or USDT on TON (a jetton, 6 decimals)
+                             * @enum {unknown}
+                             */
+                            currency: "TON" | "USDT";
+                            /** @enum {string} */
+                            destination: "agent_balance";
+                        } | null;
+                    };
+                };
+            };
+            /** @description The request is invalid; `details[].path` names each field to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "reason",
+                     *           "message": "must have required property 'reason'"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing, malformed or unknown credentials; `error` says which */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "unknown",
+                     *       "message": "Wrong token. Send the ADMIN_TOKEN as: Authorization: Bearer <ADMIN_TOKEN>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Task not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource is not in a state that allows this (see `currentStatus`), or the same Idempotency-Key is still in progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "The task was already approved by review; reload the queue",
+                     *       "currentStatus": "FUNDED",
+                     *       "moderation": "APPROVED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     uploadToSignedUrl: {
         parameters: {
             query?: {
@@ -13714,7 +18062,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The service is shutting down; retry on another instance */
+            /** @description The service is shutting down (retry on another instance), or its database or file storage is unavailable (retry after `Retry-After` seconds) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13789,7 +18137,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The service is shutting down; retry on another instance */
+            /** @description The service is shutting down (retry on another instance), or its database or file storage is unavailable (retry after `Retry-After` seconds) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];

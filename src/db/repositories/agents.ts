@@ -4,7 +4,7 @@ import type { AgentRow, Executor } from './executor.js';
 
 export async function insertAgent(
   db: Executor,
-  row: { id: string; name: string | null; now: string; ownerId?: string | null },
+  row: { id: string; name: string | null; now: string; ownerId?: string | null; liveAgentId?: string },
 ) {
   await db
     .insertInto('agents')
@@ -13,6 +13,8 @@ export async function insertAgent(
       name: row.name,
       webhook_url: null,
       owner_id: row.ownerId ?? null,
+      // A test twin (migration 0042) names its live agent; a live agent names none.
+      ...(row.liveAgentId ? { livemode: 0, live_agent_id: row.liveAgentId } : {}),
       created_at: row.now,
       updated_at: row.now,
     })
@@ -25,6 +27,11 @@ const selectAgent = compiledOnce((db: Executor, id: string) =>
 
 export async function findAgent(db: Executor, id: string): Promise<AgentRow | undefined> {
   return (await selectAgent(db, id))[0];
+}
+
+/** The test twin of a live agent (migration 0042), when it has one yet. */
+export function findTestTwin(db: Executor, liveAgentId: string): Promise<AgentRow | undefined> {
+  return db.selectFrom('agents').selectAll().where('live_agent_id', '=', liveAgentId).executeTakeFirst();
 }
 
 /** An owner's agents, newest first. */

@@ -32,7 +32,7 @@ export async function insertApiKey(
 const liveKeyByHash = compiledOnce((db: Executor, hash: string) =>
   db
     .selectFrom('api_keys')
-    .select(['id', 'agent_id', 'last_used_at'])
+    .select(['id', 'agent_id', 'last_used_at', 'scopes'])
     .where('key_hash', '=', hash)
     .where('revoked_at', 'is', null),
 );
@@ -57,7 +57,7 @@ export function findSigningKey(db: Executor, agentId: string) {
 export function listAgentKeys(db: Executor, agentId: string, limit: number) {
   return db
     .selectFrom('api_keys')
-    .select(['id', 'agent_id', 'name', 'key_hint', 'created_at', 'last_used_at', 'revoked_at'])
+    .select(['id', 'agent_id', 'name', 'key_hint', 'created_at', 'last_used_at', 'revoked_at', 'scopes'])
     .where('agent_id', '=', agentId)
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
@@ -83,7 +83,7 @@ export function revokeKey(db: Executor, agentId: string, keyId: string, now: str
     .where('id', '=', keyId)
     .where('agent_id', '=', agentId)
     .where('revoked_at', 'is', null)
-    .returning(['id', 'agent_id', 'name', 'key_hint', 'created_at', 'last_used_at', 'revoked_at'])
+    .returning(['id', 'agent_id', 'name', 'key_hint', 'created_at', 'last_used_at', 'revoked_at', 'scopes'])
     .executeTakeFirst();
 }
 
@@ -104,4 +104,25 @@ export async function touchApiKey(db: Executor, keyId: string, now: string, stal
     .where('id', '=', keyId)
     .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', staleBefore)]))
     .execute();
+}
+
+/** Sets a live key's scopes (null: every scope); undefined when the agent has no such live key. */
+export function updateKeyScopes(db: Executor, agentId: string, keyId: string, scopes: string | null) {
+  return db
+    .updateTable('api_keys')
+    .set({ scopes })
+    .where('id', '=', keyId)
+    .where('agent_id', '=', agentId)
+    .where('revoked_at', 'is', null)
+    .returning('id')
+    .executeTakeFirst();
+}
+
+export function findAgentKeyInfo(db: Executor, agentId: string, keyId: string) {
+  return db
+    .selectFrom('api_keys')
+    .select(['id', 'agent_id', 'name', 'key_hint', 'created_at', 'last_used_at', 'revoked_at', 'scopes'])
+    .where('id', '=', keyId)
+    .where('agent_id', '=', agentId)
+    .executeTakeFirst();
 }

@@ -1,4 +1,4 @@
-import type { ApplicationStatus } from '../../domain/states.js';
+import type { ApplicationStatus } from '../../domain/tasks/states.js';
 import { compiledOnce } from '../compiledQuery.js';
 import type { ApplicationRow, Executor, Position } from './executor.js';
 import { olderThan } from './pagination.js';

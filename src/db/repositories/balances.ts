@@ -1,5 +1,5 @@
 import { sql, type Updateable } from 'kysely';
-import type { Currency } from '../../domain/currency.js';
+import type { Currency } from '../../domain/money/currency.js';
 import { compiledOnce } from '../compiledQuery.js';
 import type { Database } from '../schema.js';
 import type { AgentRow, Executor } from './executor.js';
@@ -131,6 +131,22 @@ export function spendLockedFunds(db: Executor, id: string, currency: Currency, a
     .set(patch as AgentPatch)
     .where('id', '=', id)
     .where(c.locked, '>=', amount)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/**
+ * Money of `currency` leaves the agent's balance for good without being escrowed first (a bonus,
+ * paid at once), only if that balance covers it: balance down, spent up, conservation kept.
+ */
+export function spendFunds(db: Executor, id: string, currency: Currency, amount: bigint, now: string) {
+  const c = COLUMNS[currency];
+  const patch = { [c.balance]: plus(c.balance, -amount), [c.spent]: plus(c.spent, amount), updated_at: now };
+  return db
+    .updateTable('agents')
+    .set(patch as AgentPatch)
+    .where('id', '=', id)
+    .where(c.balance, '>=', amount)
     .returningAll()
     .executeTakeFirst();
 }

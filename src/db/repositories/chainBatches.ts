@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { Currency } from '../../domain/currency.js';
+import type { Currency } from '../../domain/money/currency.js';
 import type { Database } from '../schema.js';
 import type { ChainTransferRow, Executor } from './executor.js';
 
@@ -183,12 +183,14 @@ export async function detachFailedJetton(
   db: Executor,
   txnId: string,
   sentLt: string,
-  failure: { reason: string; retryAt: string },
+  failure: { reason: string; retryAt: string; final?: boolean },
   now: string,
 ): Promise<boolean> {
   const result = await db
     .updateTable('chain_transfers')
     .set((eb) => ({
+      // Final (the attempts are spent): failed, never batched again; still owed.
+      status: failure.final ? 'failed' : 'pending',
       batch_id: null,
       sent_lt: null,
       chain_tx_hash: null,

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { TaskStatus } from '../../domain/states.js';
+import type { TaskStatus } from '../../domain/tasks/states.js';
 import type { DisputeParty, SubmissionStatus } from '../schema.js';
 import type { DisputeRow, DisputeStatementRow, Executor, MessageRow, Position } from './executor.js';
 

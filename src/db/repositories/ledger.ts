@@ -84,7 +84,7 @@ export function listWorkerPayouts(db: Executor, workerId: string, after: Positio
     .selectAll('transactions')
     .select('tasks.title as task_title')
     .where('tasks.worker_id', '=', workerId)
-    .where('transactions.type', '=', 'PAYOUT');
+    .where('transactions.type', 'in', ['PAYOUT', 'BONUS']);
   if (after) query = query.where(olderThan(after, 'transactions'));
   return query
     .orderBy('transactions.created_at', 'desc')

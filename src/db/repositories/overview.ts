@@ -1,7 +1,10 @@
 import { sql } from 'kysely';
 import type { Executor } from './executor.js';
 
-/** Whole-service money sums over agents (operator overview). */
+/**
+ * Whole-service money sums over agents (operator overview). Live agents only: a test twin's money
+ * is test money from the test faucet, never the operator's (test mode, migration 0042).
+ */
 export async function agentTotals(db: Executor) {
   const row = await db
     .selectFrom('agents')
@@ -12,6 +15,7 @@ export async function agentTotals(db: Executor) {
       (eb) => eb.fn.sum('deposited_nano').as('deposited_nano'),
       (eb) => eb.fn.sum('spent_nano').as('spent_nano'),
     ])
+    .where('livemode', '=', 1)
     .executeTakeFirstOrThrow();
   return {
     count: Number(row.n),
@@ -28,6 +32,7 @@ export function topAgentsByBalance(db: Executor, limit: number) {
     .leftJoin('owners', 'owners.id', 'agents.owner_id')
     .selectAll('agents')
     .select('owners.wallet_address as owner_wallet')
+    .where('agents.livemode', '=', 1)
     .orderBy('agents.balance_nano', 'desc')
     .orderBy('agents.id')
     .limit(limit)
@@ -50,15 +55,18 @@ export function recentDeposits(db: Executor, limit: number) {
 
 /** Chain transfers not yet sent, oldest first, with the ledger kind (PAYOUT or FEE). */
 export function openTransfers(db: Executor, limit: number) {
-  return db
-    .selectFrom('chain_transfers')
-    .innerJoin('transactions', 'transactions.id', 'chain_transfers.txn_id')
-    .selectAll('chain_transfers')
-    .select('transactions.type as kind')
-    .where('chain_transfers.status', '=', 'pending')
-    .orderBy('chain_transfers.created_at')
-    .limit(limit)
-    .execute();
+  return (
+    db
+      .selectFrom('chain_transfers')
+      .innerJoin('transactions', 'transactions.id', 'chain_transfers.txn_id')
+      .selectAll('chain_transfers')
+      .select('transactions.type as kind')
+      // Failed ones too: given up on and still owed, the operator's to look at (finding 2).
+      .where('chain_transfers.status', 'in', ['pending', 'failed'])
+      .orderBy('chain_transfers.created_at')
+      .limit(limit)
+      .execute()
+  );
 }
 
 /** Count of rows per status in an outbox-like table. */
@@ -74,13 +82,17 @@ export async function statusCounts(
   return new Map(rows.map((r) => [String(r.status), Number(r.n)]));
 }
 
-/** Pending transfers whose last attempt failed (they are being retried). */
+/** Transfers given up on (failed, still owed) and pending ones whose last attempt failed (retried). */
 export async function countFailingTransfers(db: Executor): Promise<number> {
   const row = await db
     .selectFrom('chain_transfers')
     .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('status', '=', 'pending')
-    .where('last_error', 'is not', null)
+    .where((eb) =>
+      eb.or([
+        eb('status', '=', 'failed'),
+        eb.and([eb('status', '=', 'pending'), eb('last_error', 'is not', null)]),
+      ]),
+    )
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
@@ -98,4 +110,15 @@ export async function countOpenUnmatchedDeposits(db: Executor): Promise<number> 
 export async function databaseAnswers(db: Executor): Promise<boolean> {
   const { rows } = await sql<{ one: number }>`select 1 as one`.execute(db);
   return Number(rows[0]?.one) === 1;
+}
+
+/** Approvals waiting for their owners whose time is not up at `now` (issue 38), across all owners. */
+export async function countPendingApprovals(db: Executor, now: string): Promise<number> {
+  const row = await db
+    .selectFrom('approvals')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('status', '=', 'PENDING')
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
 }

@@ -1,6 +1,6 @@
 import type { Executor } from './executor.js';
 
-// Counts behind the limits that must hold across agents, owners and instances (domain/ownerLimits.ts).
+// Counts behind the limits that must hold across agents, owners and instances (domain/owners/ownerLimits.ts).
 // Every list is of creation times, oldest first, so the caller can say when the window frees up.
 
 /** Locks the owner's row until the transaction ends (a no-op UPDATE is the portable FOR UPDATE). */

@@ -1,4 +1,4 @@
-import type { Currency } from '../../domain/currency.js';
+import type { Currency } from '../../domain/money/currency.js';
 import type { Executor } from './executor.js';
 
 /**
@@ -28,12 +28,21 @@ export function listChainLedgerRows(db: Executor, currency: Currency) {
       ])
       .where((eb) =>
         eb.or([
-          eb('transactions.type', 'in', ['DEPOSIT', 'PAYOUT', 'FEE']),
+          eb('transactions.type', 'in', ['DEPOSIT', 'PAYOUT', 'FEE', 'BONUS', 'BONUS_FEE']),
           eb('transactions.status', '=', 'pending'),
         ]),
       )
       // TON rows are compared with the hot wallet's history, USDT rows with its jetton wallets'.
       .where('transactions.currency', '=', currency)
+      // A test twin's rows never reach a chain (test mode): not the operator's books.
+      .where(({ exists, selectFrom }) =>
+        exists(
+          selectFrom('agents')
+            .select('agents.id')
+            .whereRef('agents.id', '=', 'transactions.agent_id')
+            .where('agents.livemode', '=', 1),
+        ),
+      )
       .orderBy('transactions.created_at')
       .orderBy('transactions.id')
       .execute()

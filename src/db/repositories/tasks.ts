@@ -6,13 +6,34 @@ import {
   type TaskMove,
   type TaskStatus,
   WORKING_STATUSES,
-} from '../../domain/states.js';
+} from '../../domain/tasks/states.js';
 import { compiledInsert, compiledOnce } from '../compiledQuery.js';
 import type { Database } from '../schema.js';
 import type { Executor, Position, TaskRow } from './executor.js';
 import { olderThan } from './pagination.js';
+import { notBlockedBy } from './workerProtection.js';
 
 const insertTaskRow = compiledInsert('tasks');
+
+/**
+ * Workers see a task only when screening held nothing, or an operator approved it (migration
+ * 0033): a held (PENDING) or rejected task is in no worker's list, and no worker can move it.
+ * Nor a test task (test mode, migration 0042): its agent is a test twin, which real people never see.
+ */
+export const visibleToWorkers = (eb: ExpressionBuilder<Database, 'tasks'>) =>
+  eb.and([
+    eb.or([eb('tasks.moderation_status', 'is', null), eb('tasks.moderation_status', '=', 'APPROVED')]),
+    eb.exists(
+      eb
+        .selectFrom('agents as owner')
+        .select('owner.id')
+        .whereRef('owner.id', '=', 'tasks.agent_id')
+        .where('owner.livemode', '=', 1),
+    ),
+  ]);
+
+/** The moves only a worker's side starts: never on a task workers may not see. */
+const WORKER_SIDE_MOVES: readonly TaskMove[] = ['acceptApplication', 'acceptOffer', 'declineOffer'];
 
 export function insertTask(db: Executor, row: TaskRow): Promise<void> {
   return insertTaskRow(db, row);
@@ -28,7 +49,7 @@ export const taskWithAgentNameQuery = (db: Executor, id: string) =>
     .selectFrom('tasks')
     .innerJoin('agents', 'agents.id', 'tasks.agent_id')
     .selectAll('tasks')
-    .select('agents.name as agent_name')
+    .select(['agents.name as agent_name', 'agents.livemode as agent_livemode'])
     .where('tasks.id', '=', id);
 
 const selectTaskWithAgentName = compiledOnce(taskWithAgentNameQuery);
@@ -37,7 +58,7 @@ const selectTaskWithAgentName = compiledOnce(taskWithAgentNameQuery);
 export async function findTaskWithAgentName(
   db: Executor,
   id: string,
-): Promise<(TaskRow & { agent_name: string | null }) | undefined> {
+): Promise<(TaskRow & { agent_name: string | null; agent_livemode: number }) | undefined> {
   return (await selectTaskWithAgentName(db, id))[0];
 }
 
@@ -71,10 +92,17 @@ export function moveTask(
     /** The open dispute whose resolution this is; without it the task must have no dispute. */
     disputeId?: string;
     /**
+     * The graded approval's offer the caller read (null: none): a move that pays it, or pays in
+     * full because none was made, must not pay a different one made meanwhile.
+     */
+    partialOffer?: bigint | null;
+    /**
      * A counter to add one to, in SQL: on PostgreSQL another move may have changed the row since
      * the caller read it, and a count computed from that read would be stale.
      */
     increment?: 'submission_count' | 'revision_count';
+    /** Only while the task waits for an operator's screening decision (a rejection). */
+    moderationPending?: boolean;
   } = {},
 ): Promise<TaskRow | undefined> {
   let query = db
@@ -85,9 +113,17 @@ export function moveTask(
   const counter = guard.increment;
   if (counter) query = query.set((eb) => ({ [counter]: eb(counter, '+', 1) }));
   if (guard.workerId) query = query.where('worker_id', '=', guard.workerId);
+  if (WORKER_SIDE_MOVES.includes(move)) query = query.where(visibleToWorkers);
+  if (guard.moderationPending) query = query.where('moderation_status', '=', 'PENDING');
   if (guard.noSubmission) query = query.where('submission_count', '=', 0);
   if (guard.reviewDueBy) query = query.where('review_deadline', '<=', guard.reviewDueBy);
   if (guard.revisionsBelow !== undefined) query = query.where('revision_count', '<', guard.revisionsBelow);
+  if (guard.partialOffer !== undefined) {
+    query =
+      guard.partialOffer === null
+        ? query.where('partial_offer_nano', 'is', null)
+        : query.where('partial_offer_nano', '=', guard.partialOffer);
+  }
   query = guard.disputeId
     ? query.where('dispute_id', '=', guard.disputeId)
     : query.where('dispute_id', 'is', null);
@@ -126,6 +162,7 @@ export function setExecutionDeadlineDays(db: Executor, id: string, days: number,
 export interface TaskFilter {
   status?: TaskStatus;
   paymentStatus?: PaymentStatus;
+  batchId?: string;
 }
 
 export function listAgentTasks(
@@ -138,6 +175,7 @@ export function listAgentTasks(
   let query = db.selectFrom('tasks').selectAll().where('agent_id', '=', agentId);
   if (filter.status) query = query.where('status', '=', filter.status);
   if (filter.paymentStatus) query = query.where('payment_status', '=', filter.paymentStatus);
+  if (filter.batchId) query = query.where('batch_id', '=', filter.batchId);
   if (after) query = query.where(olderThan(after));
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
 }
@@ -159,6 +197,8 @@ export function listOpenTasks(db: Executor, workerId: string, after: Position | 
       ownApplication(eb, workerId).as('own_application'),
     ])
     .where('tasks.status', '=', 'FUNDED')
+    .where(visibleToWorkers)
+    .where(notBlockedBy(workerId))
     .where(({ not, exists, selectFrom }) =>
       not(
         exists(
@@ -219,7 +259,9 @@ export function listOffersFor(db: Executor, workerId: string, after: Position | 
     .selectAll('tasks')
     .select('agents.name as agent_name')
     .where('tasks.status', '=', 'OFFERED')
-    .where('tasks.worker_id', '=', workerId);
+    .where('tasks.worker_id', '=', workerId)
+    .where(visibleToWorkers)
+    .where(notBlockedBy(workerId));
   if (after) query = query.where(olderThan(after, 'tasks'));
   return query.orderBy('tasks.created_at', 'desc').orderBy('tasks.id', 'desc').limit(limit).execute();
 }
@@ -245,12 +287,19 @@ export async function lockTaskIn(db: Executor, id: string, statuses: TaskStatus[
     .set((eb) => ({ updated_at: eb.ref('updated_at') }))
     .where('id', '=', id)
     .where('status', 'in', statuses)
+    // Only applications lock this way: a task workers may not see takes none.
+    .where(visibleToWorkers)
     .returning('id')
     .executeTakeFirst();
   return row !== undefined;
 }
 
-/** Tasks a worker holds or held (assigned, in progress, in review, completed), newest first. */
+/**
+ * Tasks a worker holds or held (assigned, in progress, in review, completed), newest first, and
+ * the ones that ended cancelled after they were assigned (a dispute decided for the agent, the
+ * agent cancelling): a worker keeps every task they worked on. An offer withdrawn before it was
+ * accepted was never assigned (no assigned_at) and stays out.
+ */
 export function listWorkerTasks(db: Executor, workerId: string, after: Position | null, limit: number) {
   let query = db
     .selectFrom('tasks')
@@ -258,7 +307,12 @@ export function listWorkerTasks(db: Executor, workerId: string, after: Position 
     .selectAll('tasks')
     .select('agents.name as agent_name')
     .where('tasks.worker_id', '=', workerId)
-    .where('tasks.status', 'in', ['ASSIGNED', 'IN_PROGRESS', 'REVIEW', 'COMPLETED']);
+    .where((eb) =>
+      eb.or([
+        eb('tasks.status', 'in', ['ASSIGNED', 'IN_PROGRESS', 'REVIEW', 'COMPLETED']),
+        eb.and([eb('tasks.status', '=', 'CANCELLED'), eb('tasks.assigned_at', 'is not', null)]),
+      ]),
+    );
   if (after) query = query.where(olderThan(after, 'tasks'));
   return query.orderBy('tasks.created_at', 'desc').orderBy('tasks.id', 'desc').limit(limit).execute();
 }
@@ -315,6 +369,34 @@ export function markTaskDisputed(db: Executor, id: string, disputeId: string, no
       .returningAll()
       .executeTakeFirst()
   );
+}
+
+/**
+ * Compare-and-set for a graded approval's offer: only on a task in REVIEW with no dispute and no
+ * offer yet. The review clock restarts for the worker's answer; the agent's reminder is dropped
+ * (the agent has answered).
+ */
+export function recordPartialOffer(
+  db: Executor,
+  id: string,
+  offer: { nano: bigint; reason: string; at: string; reviewDeadline: string },
+) {
+  return db
+    .updateTable('tasks')
+    .set({
+      partial_offer_nano: offer.nano,
+      partial_offer_reason: offer.reason,
+      partial_offered_at: offer.at,
+      review_deadline: offer.reviewDeadline,
+      review_reminder_at: null,
+      updated_at: offer.at,
+    })
+    .where('id', '=', id)
+    .where('status', '=', 'REVIEW')
+    .where('dispute_id', 'is', null)
+    .where('partial_offer_nano', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
 }
 
 /** REVIEW tasks whose review window has ended, oldest deadline first (auto-release). */

@@ -1,5 +1,5 @@
 import type { Insertable } from 'kysely';
-import type { Currency } from '../../domain/currency.js';
+import type { Currency } from '../../domain/money/currency.js';
 import type { Database } from '../schema.js';
 import type { ChainTransferRow, Executor } from './executor.js';
 
@@ -44,4 +44,51 @@ export function markTransferSent(db: Executor, txnId: string, now: string) {
     .where('status', '=', 'pending')
     .returningAll()
     .executeTakeFirst();
+}
+
+/**
+ * Compare-and-set: a worker's `failed` payout transfers back to pending, to `address` (the ledger
+ * row's recipient too), due now with no attempts. Returns how many.
+ */
+export async function requeueFailedPayouts(
+  db: Executor,
+  workerId: string,
+  address: string,
+  now: string,
+): Promise<number> {
+  const payouts = db
+    .selectFrom('transactions')
+    .innerJoin('tasks', 'tasks.id', 'transactions.task_id')
+    .select('transactions.id')
+    .where('transactions.type', '=', 'PAYOUT')
+    .where('tasks.worker_id', '=', workerId);
+  const requeued = await db
+    .updateTable('chain_transfers')
+    .set({
+      status: 'pending',
+      to_address: address,
+      attempts: 0,
+      next_attempt_at: now,
+      batch_id: null,
+      sent_lt: null,
+      chain_tx_hash: null,
+      updated_at: now,
+    })
+    .where('status', '=', 'failed')
+    .where('txn_id', 'in', payouts)
+    .returning('txn_id')
+    .execute();
+  if (requeued.length > 0) {
+    await db
+      .updateTable('transactions')
+      .set({ to_address: address, updated_at: now })
+      .where(
+        'id',
+        'in',
+        requeued.map((r) => r.txn_id),
+      )
+      .where('status', '=', 'pending')
+      .execute();
+  }
+  return requeued.length;
 }

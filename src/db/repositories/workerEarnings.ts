@@ -1,4 +1,4 @@
-import type { Currency } from '../../domain/currency.js';
+import type { Currency } from '../../domain/money/currency.js';
 import type { Executor, Position } from './executor.js';
 import { olderThan } from './pagination.js';
 
@@ -18,7 +18,7 @@ export async function workerEarningTotals(db: Executor, workerId: string) {
       (eb) => eb.fn.sum<string | number | bigint>('transactions.amount_nano').as('total'),
     ])
     .where('tasks.worker_id', '=', workerId)
-    .where('transactions.type', '=', 'PAYOUT')
+    .where('transactions.type', 'in', ['PAYOUT', 'BONUS'])
     .groupBy(['transactions.currency', 'transactions.status'])
     .execute();
   const review = await db

@@ -1,5 +1,5 @@
 import { type ExpressionBuilder, sql, type Updateable } from 'kysely';
-import type { Currency } from '../../domain/currency.js';
+import type { Currency } from '../../domain/money/currency.js';
 import { compiledOnce } from '../compiledQuery.js';
 import type { Database } from '../schema.js';
 import type { Executor, WorkerRow } from './executor.js';
@@ -64,6 +64,21 @@ export async function recordCompletedTask(
       completed_tasks: sql`completed_tasks + 1`,
       [column]: sql`${sql.ref(column)} + ${earned}`,
     })
+    .where('id', '=', workerId)
+    .execute();
+}
+
+/** A bonus adds to what the worker earned in `currency`, not to the tasks they completed. */
+export async function addWorkerEarnings(
+  db: Executor,
+  workerId: string,
+  currency: Currency,
+  earned: bigint,
+): Promise<void> {
+  const column = currency === 'TON' ? 'total_earned_nano' : 'usdt_earned_micro';
+  await db
+    .updateTable('workers')
+    .set({ [column]: sql`${sql.ref(column)} + ${earned}` })
     .where('id', '=', workerId)
     .execute();
 }

@@ -21,6 +21,20 @@ export const agentExamples: Record<string, OperationExamples> = {
           taskCount: 0,
           avgRating: null,
           ratingCount: 0,
+          livemode: true,
+        },
+        apiKey: {
+          id: 'key_01jq7v01x4m2c8w6t0r9b5k3n1p8',
+          name: 'production',
+          scopes: ['tasks:read', 'tasks:write', 'chat', 'money', 'webhooks', 'workers:read'],
+          spendPolicy: {
+            TON: { maxTaskAmount: '13', dailyLimit: '50', monthlyLimit: '500', approvalAbove: null },
+            USDT: { maxTaskAmount: null, dailyLimit: null, monthlyLimit: null, approvalAbove: null },
+          },
+          spending: {
+            TON: { spentToday: '6.5', leftToday: '43.5', spentThisMonth: '6.5', leftThisMonth: '493.5' },
+            USDT: { spentToday: '0', leftToday: null, spentThisMonth: '0', leftThisMonth: null },
+          },
         },
       },
       '401': {
@@ -106,6 +120,7 @@ export const agentExamples: Record<string, OperationExamples> = {
     responses: {
       '200': {
         agent: { id: 'agt_01jq7v01x4m2c8w6t0r9b5k3n1p7', name: 'Photo agent' },
+        livemode: true,
         tasks: {
           total: 0,
           byStatus: {

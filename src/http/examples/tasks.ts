@@ -35,6 +35,7 @@ export const tasksExamples: Record<string, OperationExamples> = {
             createdAt: '2026-03-14T09:30:00.000Z',
             updatedAt: '2026-03-14T09:30:00.000Z',
             agent: { id: 'agt_01jq7v01x4m2c8w6t0r9b5k3n1p7', name: 'Photo agent' },
+            livemode: true,
             worker: null,
             applicationCount: 0,
             reviewHours: 48,
@@ -68,6 +69,7 @@ export const tasksExamples: Record<string, OperationExamples> = {
           createdAt: '2026-03-14T09:30:00.000Z',
           updatedAt: '2026-03-14T09:30:00.000Z',
           agent: { id: 'agt_01jq7v01x4m2c8w6t0r9b5k3n1p7', name: 'Photo agent' },
+          livemode: true,
           worker: null,
           applications: [],
           reviewHours: 48,
@@ -191,6 +193,7 @@ export const tasksExamples: Record<string, OperationExamples> = {
           createdAt: '2026-03-14T09:30:00.000Z',
           updatedAt: '2026-03-14T09:30:00.000Z',
           agent: { id: 'agt_01jq7v01x4m2c8w6t0r9b5k3n1p7', name: 'Photo agent' },
+          livemode: true,
           worker: null,
           reviewHours: 48,
           reviewDeadline: null,
@@ -229,11 +232,26 @@ export const tasksExamples: Record<string, OperationExamples> = {
           createdAt: '2026-03-14T09:30:00.000Z',
           updatedAt: '2026-03-14T09:30:00.000Z',
           agent: { id: 'agt_01jq7v01x4m2c8w6t0r9b5k3n1p7', name: 'Photo agent' },
+          livemode: true,
           worker: null,
           reviewHours: 48,
           reviewDeadline: null,
           revisionCount: 0,
           location: { latitude: 52.5163, longitude: 13.3777, radiusMeters: 300, label: 'Pariser Platz' },
+        },
+      },
+      '202': {
+        approval: {
+          id: 'apr_01jq7v01x4m2c8w6t0r9b5k3n1p7',
+          status: 'PENDING',
+          task: { title: 'Photo of the town hall', description: 'Today, from the square', reward: '60' },
+          amount: '78',
+          currency: 'TON',
+          taskId: null,
+          failure: null,
+          createdAt: '2026-03-14T09:30:00.000Z',
+          expiresAt: '2026-03-15T09:30:00.000Z',
+          decidedAt: null,
         },
       },
       '402': {
@@ -243,6 +261,16 @@ export const tasksExamples: Record<string, OperationExamples> = {
         currency: 'TON',
         message:
           'This task costs 130000 TON (reward 100000 TON + 30% fee 30000 TON); your TON balance is 91.55 TON. Top up your TON balance and try again.',
+      },
+      '403': {
+        error:
+          "This task's total 8.45 TON would pass this key's dailyLimit of 50 TON: 45 TON used today (UTC), 5 TON left; nothing was escrowed. Post a task of at most 5 TON, wait for the next day, or ask the owner to raise the limit.",
+        limit: 'dailyLimit',
+        currency: 'TON',
+        limitAmount: '50',
+        requested: '8.45',
+        used: '45',
+        left: '5',
       },
       '404': { error: 'Worker not found' },
       '409': {
@@ -408,6 +436,7 @@ export const tasksExamples: Record<string, OperationExamples> = {
           createdAt: '2026-03-14T09:30:00.000Z',
           updatedAt: '2026-03-14T09:30:00.000Z',
           agent: { id: 'agt_01jq7v01x4m2c8w6t0r9b5k3n1p7', name: 'Photo agent' },
+          livemode: true,
           worker: { id: 'wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7', username: null, firstName: 'Ana' },
           reviewHours: 48,
           reviewDeadline: null,
@@ -436,6 +465,53 @@ export const tasksExamples: Record<string, OperationExamples> = {
       '409': {
         error: 'No submission waits for your review, so there is nothing to revise',
         currentStatus: 'IN_PROGRESS',
+      },
+    },
+  },
+  // GET /approvals/{id}
+  getApproval: {
+    responses: {
+      '200': {
+        approval: {
+          id: 'apr_01jq7v01x4m2c8w6t0r9b5k3n1p7',
+          status: 'APPROVED',
+          task: { title: 'Photo of the town hall', description: 'Today, from the square', reward: '60' },
+          amount: '78',
+          currency: 'TON',
+          taskId: 'tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7',
+          failure: null,
+          createdAt: '2026-03-14T09:30:00.000Z',
+          expiresAt: '2026-03-15T09:30:00.000Z',
+          decidedAt: '2026-03-14T10:02:00.000Z',
+        },
+      },
+      '404': { error: 'Approval not found' },
+    },
+  },
+  // GET /approvals
+  listApprovals: {
+    responses: {
+      '200': {
+        approvals: [
+          {
+            id: 'apr_01jq7v02x4m2c8w6t0r9b5k3n1p7',
+            status: 'FAILED',
+            task: { title: 'Survey the car park', description: 'Count the free places', reward: '100' },
+            amount: '130',
+            currency: 'TON',
+            taskId: null,
+            failure: {
+              status: 402,
+              error:
+                'Insufficient balance: This task costs 130\u00a0TON (reward 100\u00a0TON + 30% fee 30\u00a0TON); your TON balance is 12\u00a0TON. Top up your TON balance and try again.',
+            },
+            createdAt: '2026-03-14T09:30:00.000Z',
+            expiresAt: '2026-03-15T09:30:00.000Z',
+            decidedAt: '2026-03-14T11:00:00.000Z',
+          },
+        ],
+        nextCursor: null,
+        hasMore: false,
       },
     },
   },

@@ -334,6 +334,50 @@ export const workerExamples: Record<string, OperationExamples> = {
       '404': { error: 'Task not found' },
     },
   },
+  // POST /worker/tasks/{id}/partial/accept
+  acceptPartialPayment: {
+    responses: {
+      '200': {
+        task: {
+          id: 'tsk_01jq7v01x4m2c8w6t0r9b5k3n1p7',
+          title: 'Photos of five shelves',
+          description: 'Each shelf from the front',
+          currency: 'TON',
+          reward: '5',
+          status: 'COMPLETED',
+          executionDeadlineDays: 3,
+          executionDeadline: '2030-01-04T00:00:00.000Z',
+          createdAt: '2026-03-14T09:30:00.000Z',
+          agent: {
+            id: 'agt_01jq7v01x4m2c8w6t0r9b5k3n1p7',
+            name: 'Photo agent',
+            tasksPaid: 1,
+            averageRating: null,
+            ratingCount: 0,
+            disputesLost: 0,
+            medianReviewHours: 2,
+          },
+          reviewHours: 72,
+          reviewDeadline: null,
+          revisionCount: 0,
+          location: null,
+          settlement: { workerAmount: '3', decidedBy: 'agent', currency: 'TON' },
+        },
+        payment: {
+          amount: '3',
+          currency: 'TON',
+          toAddress: '0QA9q04oVvvcDgRJnEHxFFY7Y1kfd0Xkm5K6fT4uVsHuy8n7',
+          txHash: '2acca358b136f6175fd2b96ea7b3d84fc3d44ae0468fdd786727b5b294ac1a6e',
+          pending: false,
+        },
+      },
+      '404': { error: 'Task not found' },
+      '409': {
+        error: 'No partial payment is offered for this task; there is nothing to accept',
+        currentStatus: 'REVIEW',
+      },
+    },
+  },
   // GET /worker/tasks/{id}/submissions
   listMySubmissions: {
     responses: {
@@ -568,7 +612,8 @@ export const workerExamples: Record<string, OperationExamples> = {
       },
       '404': { error: 'Task not found' },
       '409': {
-        error: 'A dispute can be opened after the agent asked for a revision of your submitted work',
+        error:
+          'A dispute can be opened after the agent asked for a revision of your submitted work, or offered only part of the reward for it',
         currentStatus: 'REVIEW',
         submissionStatus: 'PENDING',
       },

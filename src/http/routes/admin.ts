@@ -1,8 +1,9 @@
 import { Type } from 'typebox';
-import { createAgent, depositFromChain, getAgent } from '../../domain/agents.js';
-import { auditMoney, uncreditedDeposits } from '../../domain/audit.js';
-import { formatTon } from '../../domain/money.js';
-import { operatorOverview } from '../../domain/operatorOverview.js';
+import { createAgent, depositFromChain, getAgent } from '../../domain/agents/agents.js';
+import { auditMoney, uncreditedDeposits } from '../../domain/money/audit.js';
+import { formatAmount, rowCurrency } from '../../domain/money/currency.js';
+import { formatTon } from '../../domain/money/money.js';
+import { operatorOverview } from '../../domain/money/operatorOverview.js';
 import { listNotificationLog } from '../../telegram/notificationLog.js';
 import { sendIdempotent } from '../idempotency.js';
 import { pageView } from '../pageView.js';
@@ -35,16 +36,26 @@ export const adminRoutes: Routes = async (app, { ctx }) => {
         tags,
         security,
         operationId: 'adminCreateAgent',
-        summary: 'Create an agent and its API key (shown only in this response)',
+        summary: 'Create an agent, its API key and its test key (both shown only in this response)',
         body: Type.Optional(
           Type.Union([Type.Object({ name: Type.Optional(Type.String({ maxLength: 100 })) }), Type.Null()]),
         ),
-        response: { 201: Type.Object({ agent: AgentMe, apiKey: Type.String() }), ...errors(400, 401) },
+        response: {
+          201: Type.Object({
+            agent: AgentMe,
+            apiKey: Type.String({ description: 'The live key (hr_...)' }),
+            testApiKey: Type.String({
+              description:
+                'A test key (hr_test_...): its own test world, with faucet money and no real workers (tag Test mode)',
+            }),
+          }),
+          ...errors(400, 401),
+        },
       },
     },
     async (request, reply) => {
-      const { agent, apiKey } = await createAgent(ctx, { name: request.body?.name });
-      return reply.status(201).send({ agent: agentMeView(agent, 0), apiKey });
+      const { agent, apiKey, testApiKey } = await createAgent(ctx, { name: request.body?.name });
+      return reply.status(201).send({ agent: agentMeView(agent, 0), apiKey, testApiKey });
     },
   );
 
@@ -178,6 +189,12 @@ const Overview = Type.Object({
   webhooks: Type.Object({ pending: Count, failed: Count }),
   notifications: Type.Object({ pending: Count, failed: Count }),
   audit: Type.Object({ ok: Type.Boolean(), problems: Count }),
+  approvals: Type.Object({
+    pending: Type.Integer({
+      minimum: 0,
+      description: "Tasks above a key's approvalAbove waiting for their owners, time not up (issue 38)",
+    }),
+  }),
   topAgents: Type.Array(
     Type.Object({
       id: Type.String(),
@@ -195,6 +212,7 @@ const Overview = Type.Object({
       agentId: Type.String(),
       agentName: Nullable(Type.String()),
       amount: Amount,
+      currency: Currency,
       fromAddress: Nullable(Type.String()),
       txHash: Nullable(Type.String()),
       createdAt: Type.String(),
@@ -205,6 +223,7 @@ const Overview = Type.Object({
       id: Type.String(),
       kind: Type.String(),
       amount: Amount,
+      currency: Currency,
       toAddress: Type.String(),
       status: Type.String(),
       attempts: Count,
@@ -248,6 +267,7 @@ export const adminOverviewRoutes: Routes = async (app, { ctx }) => {
         webhooks: o.deliveries,
         notifications: o.notifications,
         audit: o.audit,
+        approvals: { pending: o.pendingApprovals },
         topAgents: o.agents.map((a) => ({
           id: a.id,
           name: a.name,
@@ -261,7 +281,9 @@ export const adminOverviewRoutes: Routes = async (app, { ctx }) => {
           id: d.id,
           agentId: d.agent_id,
           agentName: d.agent_name,
-          amount: formatTon(d.amount_nano),
+          // In what arrived: a 50 USDT deposit is 50 USDT, never read as TON.
+          amount: formatAmount(rowCurrency(d.currency), d.amount_nano),
+          currency: rowCurrency(d.currency),
           fromAddress: d.from_address,
           txHash: d.tx_hash,
           createdAt: d.created_at,
@@ -269,7 +291,8 @@ export const adminOverviewRoutes: Routes = async (app, { ctx }) => {
         openTransfers: o.transfers.map((t) => ({
           id: t.txn_id,
           kind: t.kind,
-          amount: formatTon(t.amount_nano),
+          amount: formatAmount(rowCurrency(t.currency), t.amount_nano),
+          currency: rowCurrency(t.currency),
           toAddress: t.to_address,
           status: t.status,
           attempts: t.attempts,

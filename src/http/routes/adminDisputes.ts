@@ -1,10 +1,11 @@
 import { Type } from 'typebox';
 import type { QueueRow } from '../../db/repositories/disputes.js';
 import type { TransactionRow } from '../../db/repositories/executor.js';
-import { formatAmount } from '../../domain/currency.js';
-import { disputeDetail, disputeQueue } from '../../domain/disputeQueries.js';
-import { resolutionView, resolveDispute } from '../../domain/disputeResolution.js';
-import { submissionView } from '../../domain/submissions.js';
+import { taskOwnerOf } from '../../domain/agents/testMode.js';
+import { disputeDetail, disputeQueue } from '../../domain/disputes/disputeQueries.js';
+import { resolutionView, resolveDispute } from '../../domain/disputes/disputeResolution.js';
+import { formatAmount } from '../../domain/money/currency.js';
+import { submissionView } from '../../domain/trust/submissions.js';
 import { disputeView } from '../disputeViews.js';
 import { sendIdempotent } from '../idempotency.js';
 import { pageView } from '../pageView.js';
@@ -88,7 +89,7 @@ export const adminDisputeRoutes: Routes = async (app, { ctx }) => {
         openedAt: d.dispute.created_at,
         task: taskView(
           d.task,
-          d.agent.name,
+          taskOwnerOf(d.agent),
           d.worker,
           undefined,
           d.submissions[0] ?? null,

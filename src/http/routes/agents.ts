@@ -1,10 +1,13 @@
 import { Type } from 'typebox';
-import { getAgent, updateAgent } from '../../domain/agents.js';
-import { LEDGER_TYPES, listTransactions } from '../../domain/transactions.js';
+import { getApiKey } from '../../domain/agents/agentKeys.js';
+import { getAgent, updateAgent } from '../../domain/agents/agents.js';
+import { LEDGER_TYPES, listTransactions } from '../../domain/money/transactions.js';
 import { pageView } from '../pageView.js';
 import { AGENT_SECURITY, type Routes } from '../routeTypes.js';
 import { AgentMe, AgentPatchBody, AgentPatched, PlatformStats, Transaction } from '../schemas/agent.js';
-import { errors, NextCursor } from '../schemas/common.js';
+import { errors, NextCursor, Nullable } from '../schemas/common.js';
+import { callingKeyView } from '../schemas/console.js';
+import { CallingKey } from '../schemas/keyPolicy.js';
 import { agentMeView, transactionView } from '../views.js';
 
 const tags = ['Agent'];
@@ -18,13 +21,24 @@ export const agentRoutes: Routes = async (app, { ctx, stats }) => {
         tags,
         security,
         operationId: 'getAgentProfile',
-        summary: 'Your profile and balance',
-        response: { 200: Type.Object({ agent: AgentMe }), ...errors(401) },
+        summary: "Your profile and balance, and the calling key's scopes, spend policy and what it leaves",
+        response: {
+          200: Type.Object({
+            agent: AgentMe,
+            apiKey: Nullable({
+              ...CallingKey,
+              description:
+                'The key that called: its scopes, spend policy and what it escrowed and has left today and this month (UTC); null in the console, where the owner acts without a key',
+            }),
+          }),
+          ...errors(401),
+        },
       },
     },
     async (request) => {
       const { agent, taskCount } = await getAgent(ctx, request.agentId);
-      return { agent: agentMeView(agent, taskCount) };
+      const key = request.apiKey ? await getApiKey(ctx, request.agentId, request.apiKey.keyId) : null;
+      return { agent: agentMeView(agent, taskCount), apiKey: key && callingKeyView(key, ctx.clock.now()) };
     },
   );
 

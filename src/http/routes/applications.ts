@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import { acceptApplication, listApplications } from '../../domain/applications.js';
-import { getTaskRatings, rateWorker } from '../../domain/ratings.js';
+import { acceptApplication, listApplications } from '../../domain/tasks/applications.js';
+import { getTaskRatings, rateWorker } from '../../domain/trust/ratings.js';
 import { sendIdempotent } from '../idempotency.js';
 import { pageView } from '../pageView.js';
 import { AGENT_SECURITY, type Routes } from '../routeTypes.js';

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { browseCatalog, getWorkerDetail } from '../../domain/catalog.js';
+import { browseCatalog, catalogWorker } from '../../domain/workers/catalog.js';
 import { pageView } from '../pageView.js';
 import { AGENT_SECURITY, type Routes } from '../routeTypes.js';
 import { errors, IdParam, NextCursor } from '../schemas/common.js';
@@ -18,6 +18,8 @@ export const catalogRoutes: Routes = async (app, { ctx }) => {
         security,
         operationId: 'searchWorkers',
         summary: 'Workers you can hire: with a wallet, a headline and skills; most completed tasks first',
+        description:
+          'A test key (hr_test_...) never sees real people: its list is empty (test mode has no simulated workers yet) and GET /agents/workers/{id} answers 404.',
         querystring: CatalogQuery,
         response: {
           200: Type.Object({
@@ -31,7 +33,7 @@ export const catalogRoutes: Routes = async (app, { ctx }) => {
       },
     },
     async (request) => {
-      const result = await browseCatalog(ctx, request.query);
+      const result = await browseCatalog(ctx, request.query, request.apiKey?.livemode ?? true);
       return { ...pageView(result, 'workers', workerListEntryView), total: result.total };
     },
   );
@@ -48,6 +50,8 @@ export const catalogRoutes: Routes = async (app, { ctx }) => {
         response: { 200: Type.Object({ worker: WorkerDetail }), ...errors(401, 404) },
       },
     },
-    async (request) => ({ worker: workerDetailView(await getWorkerDetail(ctx, request.params.id)) }),
+    async (request) => ({
+      worker: workerDetailView(await catalogWorker(ctx, request.params.id, request.apiKey?.livemode ?? true)),
+    }),
   );
 };

@@ -4,12 +4,12 @@ import {
   depositInstructionsIn,
   markUnmatchedReturned,
   unmatchedDeposits,
-} from '../../domain/chainDeposits.js';
-import { chainStatus } from '../../domain/chainStatus.js';
-import { formatAmount, requestedCurrency } from '../../domain/currency.js';
-import { thisProcess } from '../../domain/lease.js';
-import { reconcile } from '../../domain/reconciliation.js';
-import { networkUsdtHistory } from '../../domain/usdtChainHistory.js';
+} from '../../domain/chain/chainDeposits.js';
+import { chainStatus } from '../../domain/chain/chainStatus.js';
+import { thisProcess } from '../../domain/chain/lease.js';
+import { reconcile } from '../../domain/chain/reconciliation.js';
+import { networkUsdtHistory } from '../../domain/chain/usdtChainHistory.js';
+import { formatAmount, requestedCurrency } from '../../domain/money/currency.js';
 import { ADMIN_SECURITY, AGENT_SECURITY, type Routes } from '../routeTypes.js';
 import { Transaction } from '../schemas/agent.js';
 import { Amount, Currency, errors, Nullable } from '../schemas/common.js';

@@ -2,24 +2,28 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { balanceOf } from '../../db/repositories/balances.js';
 import type { AgentRow } from '../../db/repositories/executor.js';
-import { createApiKey, listApiKeys, revokeApiKey } from '../../domain/agentKeys.js';
-import { depositInstructions, depositInstructionsIn } from '../../domain/chainDeposits.js';
+import { createApiKey, listApiKeys, revokeApiKey, updateApiKey } from '../../domain/agents/agentKeys.js';
+import { approvalsOfOwner, approveApproval, declineApproval } from '../../domain/agents/approvals.js';
+import { holderOfKey, keyHolder } from '../../domain/agents/testMode.js';
+import { depositInstructions, depositInstructionsIn } from '../../domain/chain/chainDeposits.js';
 import type { DomainContext } from '../../domain/context.js';
-import { type Currency, formatAmount } from '../../domain/currency.js';
-import { commentPayload } from '../../domain/depositInfo.js';
-import { formatTon } from '../../domain/money.js';
+import { type Currency, formatAmount } from '../../domain/money/currency.js';
+import { commentPayload } from '../../domain/money/depositInfo.js';
+import { formatTon } from '../../domain/money/money.js';
 import {
   createOwnedAgent,
   listAgentsOfOwner,
   requireOwnedAgent,
   sandboxFaucet,
   spendingSeries,
-} from '../../domain/ownerAgents.js';
-import type { OwnerSession } from '../../domain/ownerSessions.js';
-import { usdtTopUpMessage } from '../../domain/usdtTopUp.js';
+} from '../../domain/owners/ownerAgents.js';
+import type { OwnerSession } from '../../domain/owners/ownerSessions.js';
+import { usdtTopUpMessage } from '../../domain/owners/usdtTopUp.js';
+import { approvalView } from '../approvalViews.js';
 import type { Routes } from '../routeTypes.js';
 import { Transaction } from '../schemas/agent.js';
-import { AmountInput, errors, Nullable } from '../schemas/common.js';
+import { Approval } from '../schemas/approval.js';
+import { AmountInput, errors, IdParam, Nullable, Timestamp } from '../schemas/common.js';
 import {
   AgentKeyParams,
   AgentParams,
@@ -32,9 +36,15 @@ import {
   UsdtTopUpBody,
   WalletMessage,
 } from '../schemas/console.js';
+import { KeyPatchBody } from '../schemas/keyPolicy.js';
 import { transactionView } from '../views.js';
 
 const owner = (request: FastifyRequest): OwnerSession => request.owner!;
+
+/** Test mode: which keys a console key call is about (test keys live on the agent's test twin). */
+const KeyModeField = Type.Enum(['live', 'test'], {
+  description: 'live (default): keys that move real money; test: hr_test_ keys of the agent’s test world',
+});
 
 export function consoleAgentView(agent: AgentRow) {
   const money = (currency: Currency) => {
@@ -88,6 +98,7 @@ export const consoleOwnerRoutes: Routes = async (app, { ctx }) => {
     {
       schema: {
         params: AgentParams,
+        querystring: Type.Object({ mode: Type.Optional(KeyModeField) }),
         response: {
           200: Type.Object({
             agent: ConsoleAgent,
@@ -101,10 +112,10 @@ export const consoleOwnerRoutes: Routes = async (app, { ctx }) => {
     },
     async (request) => {
       const agent = await requireOwnedAgent(ctx, owner(request).ownerId, request.params.agentId);
-      const keys = await listApiKeys(ctx, agent.id);
+      const keys = await listApiKeys(ctx, await keyHolder(ctx, agent.id, request.query.mode ?? 'live'));
       return {
         agent: consoleAgentView(agent),
-        keys: keys.map(apiKeyView),
+        keys: keys.map((k) => apiKeyView(k, ctx.clock.now())),
         deposit: consoleDeposit(ctx, agent.id),
         usdtDeposit: consoleUsdtDeposit(ctx, agent.id),
       };
@@ -116,7 +127,7 @@ export const consoleOwnerRoutes: Routes = async (app, { ctx }) => {
     {
       schema: {
         params: AgentParams,
-        body: Type.Object({ name: Type.String({ maxLength: 200 }) }),
+        body: Type.Object({ name: Type.String({ maxLength: 200 }), mode: Type.Optional(KeyModeField) }),
         response: {
           201: Type.Object({ key: ApiKeyView, apiKey: Type.String({ description: 'Shown only here' }) }),
           ...errors(400, 401, 403, 404, 409),
@@ -125,10 +136,12 @@ export const consoleOwnerRoutes: Routes = async (app, { ctx }) => {
     },
     async (request, reply) => {
       const agent = await requireOwnedAgent(ctx, owner(request).ownerId, request.params.agentId);
-      const { key, apiKey } = await createApiKey(ctx, agent.id, request.body, {
+      const holder = await keyHolder(ctx, agent.id, request.body.mode ?? 'live');
+      const { key, apiKey } = await createApiKey(ctx, holder, request.body, {
         ownerId: owner(request).ownerId,
+        mode: request.body.mode ?? 'live',
       });
-      return reply.status(201).send({ key: apiKeyView(key), apiKey });
+      return reply.status(201).send({ key: apiKeyView(key, ctx.clock.now()), apiKey });
     },
   );
 
@@ -142,7 +155,25 @@ export const consoleOwnerRoutes: Routes = async (app, { ctx }) => {
     },
     async (request) => {
       const agent = await requireOwnedAgent(ctx, owner(request).ownerId, request.params.agentId);
-      return { key: apiKeyView(await revokeApiKey(ctx, agent.id, request.params.keyId)) };
+      const holder = await holderOfKey(ctx, agent.id, request.params.keyId);
+      return { key: apiKeyView(await revokeApiKey(ctx, holder, request.params.keyId), ctx.clock.now()) };
+    },
+  );
+
+  app.patch(
+    '/agents/:agentId/keys/:keyId',
+    {
+      schema: {
+        params: AgentKeyParams,
+        body: KeyPatchBody,
+        response: { 200: Type.Object({ key: ApiKeyView }), ...errors(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request) => {
+      const agent = await requireOwnedAgent(ctx, owner(request).ownerId, request.params.agentId);
+      const holder = await holderOfKey(ctx, agent.id, request.params.keyId);
+      const key = await updateApiKey(ctx, holder, request.params.keyId, request.body);
+      return { key: apiKeyView(key, ctx.clock.now()) };
     },
   );
 
@@ -197,6 +228,59 @@ export const consoleOwnerRoutes: Routes = async (app, { ctx }) => {
       };
     },
   );
+};
+
+/** The console's approvals queue (issue 38): tasks above a key's approvalAbove, for the owner to decide. */
+export const consoleApprovalRoutes: Routes = async (app, { ctx }) => {
+  const QueueItem = Type.Intersect([
+    Approval,
+    Type.Object({
+      agent: Type.Object({ id: Type.String(), name: Nullable(Type.String()) }),
+      key: Type.Object({ id: Type.String(), name: Nullable(Type.String()), hint: Nullable(Type.String()) }),
+    }),
+  ]);
+  const item = (row: Awaited<ReturnType<typeof approvalsOfOwner>>['pending'][number]) => ({
+    ...approvalView(row),
+    agent: { id: row.agent_id, name: row.agent_name },
+    key: { id: row.api_key_id, name: row.key_name, hint: row.key_hint },
+  });
+  app.get(
+    '/approvals',
+    {
+      schema: {
+        response: {
+          200: Type.Object({
+            approvals: Type.Array(QueueItem, { description: 'Pending, oldest first' }),
+            recent: Type.Array(QueueItem, { description: 'Closed, most recently closed first' }),
+            now: { ...Timestamp, description: "The server's time, to measure expiresAt against" },
+          }),
+          ...errors(401),
+        },
+      },
+    },
+    async (request) => {
+      const { pending, recent, now } = await approvalsOfOwner(ctx, owner(request).ownerId);
+      return { approvals: pending.map(item), recent: recent.map(item), now };
+    },
+  );
+
+  for (const [action, decide] of [
+    ['approve', approveApproval],
+    ['decline', declineApproval],
+  ] as const) {
+    app.post(
+      `/approvals/:id/${action}`,
+      {
+        schema: {
+          params: IdParam,
+          response: { 200: Type.Object({ approval: Approval }), ...errors(401, 403, 404, 409) },
+        },
+      },
+      async (request) => ({
+        approval: approvalView(await decide(ctx, owner(request).ownerId, request.params.id)),
+      }),
+    );
+  }
 };
 
 /** Where the owner tops the agent up, with the memo as a TON Connect payload for "Pay with wallet". */

@@ -5,7 +5,7 @@ import {
   OWNER_SESSION_TTL_MS,
   signInOwner,
   signOutOwner,
-} from '../../domain/ownerSessions.js';
+} from '../../domain/owners/ownerSessions.js';
 import { clientGroup } from '../clientAddress.js';
 import {
   readCookie,

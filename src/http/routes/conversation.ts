@@ -1,9 +1,9 @@
 import multipart from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { chatFor, listChatMessages, listChats, type Party, postMessage } from '../../domain/chat.js';
+import { chatFor, listChatMessages, listChats, type Party, postMessage } from '../../domain/chat/chat.js';
+import { createUploadUrl, MAX_UPLOAD_BYTES, storeUpload, tooLarge } from '../../domain/chat/uploads.js';
 import { DomainError, invalid } from '../../domain/errors.js';
-import { createUploadUrl, MAX_UPLOAD_BYTES, storeUpload, tooLarge } from '../../domain/uploads.js';
 import { sendIdempotent } from '../idempotency.js';
 import { pageView } from '../pageView.js';
 import { AGENT_SECURITY, type Routes, WORKER_SECURITY } from '../routeTypes.js';

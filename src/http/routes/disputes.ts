@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
-import type { Party } from '../../domain/chat.js';
-import { openDispute } from '../../domain/disputeOpening.js';
-import { addStatement } from '../../domain/disputeStatements.js';
+import type { Party } from '../../domain/chat/chat.js';
+import { openDispute } from '../../domain/disputes/disputeOpening.js';
+import { addStatement } from '../../domain/disputes/disputeStatements.js';
 import { disputeView, statementView } from '../disputeViews.js';
 import { sendIdempotent } from '../idempotency.js';
 import { AGENT_SECURITY, type Routes, WORKER_SECURITY } from '../routeTypes.js';

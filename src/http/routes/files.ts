@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { Type } from 'typebox';
+import { MAX_UPLOAD_BYTES, receiveSignedUpload, storedUpload, tooLarge } from '../../domain/chat/uploads.js';
 import { notFound } from '../../domain/errors.js';
-import { MAX_UPLOAD_BYTES, receiveSignedUpload, storedUpload, tooLarge } from '../../domain/uploads.js';
 import type { Routes } from '../routeTypes.js';
 import { UploadedFile } from '../schemas/chat.js';
 import { errors } from '../schemas/common.js';

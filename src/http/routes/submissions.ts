@@ -1,15 +1,15 @@
 import { Type } from 'typebox';
 import { latestSubmission } from '../../db/repositories/submissions.js';
-import { reputationOf } from '../../domain/agentReputation.js';
-import { disputeOfTask } from '../../domain/disputeStatements.js';
-import { requestRevision } from '../../domain/revisions.js';
+import { disputeOfTask } from '../../domain/disputes/disputeStatements.js';
+import { workerTaskFacts, workerTaskFor } from '../../domain/tasks/taskQueries.js';
+import { reputationOf } from '../../domain/trust/agentReputation.js';
+import { requestRevision } from '../../domain/trust/revisions.js';
 import {
   listSubmissionsForAgent,
   listSubmissionsForWorker,
   submissionView,
   submitWork,
-} from '../../domain/submissions.js';
-import { workerTaskFacts, workerTaskFor } from '../../domain/taskQueries.js';
+} from '../../domain/trust/submissions.js';
 import { disputeOrNull } from '../disputeViews.js';
 import { sendIdempotent } from '../idempotency.js';
 import { AGENT_SECURITY, type Routes, WORKER_SECURITY } from '../routeTypes.js';

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Update } from 'grammy/types';
-import { safeEqual } from '../../domain/apiKeys.js';
+import { safeEqual } from '../../domain/agents/apiKeys.js';
 import { type TelegramBot, WEBHOOK_PATH } from '../../telegram/bot.js';
 
 export interface TelegramRouteOptions {

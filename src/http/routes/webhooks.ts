@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
 import type { DeliveryRow } from '../../db/repositories/executor.js';
-import { eventPayload } from '../../domain/events.js';
-import { listEndpoints, resumeEndpoints } from '../../domain/webhookEndpoints.js';
-import { listDeliveries, redeliver, sendTestWebhook, setAgentWebhook } from '../../domain/webhooks.js';
+import { eventPayload } from '../../domain/events/events.js';
+import { listEndpoints, resumeEndpoints } from '../../domain/events/webhookEndpoints.js';
+import { listDeliveries, redeliver, sendTestWebhook, setAgentWebhook } from '../../domain/events/webhooks.js';
 import { envelopeBody } from '../../events/signer.js';
 import { pageView } from '../pageView.js';
 import { AGENT_SECURITY, type Routes } from '../routeTypes.js';
@@ -17,8 +17,8 @@ const security = AGENT_SECURITY;
 const REQUEST_BODY_SHOWN = 4000;
 
 /** The body the receiver gets (the dispatcher's own bytes: envelopeBody), bounded for the log. */
-function sentBody(event: string, timestamp: string, dataJson: string): string {
-  const body = envelopeBody({ event, timestamp, data: eventPayload(dataJson).data });
+function sentBody(event: string, timestamp: string, dataJson: string, livemode: boolean): string {
+  const body = envelopeBody({ event, timestamp, livemode, data: eventPayload(dataJson).data });
   return body.length > REQUEST_BODY_SHOWN ? `${body.slice(0, REQUEST_BODY_SHOWN)}…` : body;
 }
 
@@ -67,6 +67,19 @@ export function endpointView(e: Awaited<ReturnType<typeof listEndpoints>>[number
   };
 }
 
+/** The view of the deliveries of an agent of one world (`livemode` is in the body sent: test mode). */
+export const deliveryViewIn =
+  (livemode: boolean) =>
+  (
+    d: DeliveryRow & {
+      event_type: string;
+      event_task_id: string | null;
+      event_data_json?: string;
+      event_created_at?: string;
+    },
+  ) =>
+    deliveryView(d, livemode);
+
 export function deliveryView(
   d: DeliveryRow & {
     event_type: string;
@@ -74,6 +87,7 @@ export function deliveryView(
     event_data_json?: string;
     event_created_at?: string;
   },
+  livemode: boolean,
 ) {
   return {
     id: d.id,
@@ -87,7 +101,7 @@ export function deliveryView(
     lastError: d.last_error,
     nextAttemptAt: d.status === 'pending' ? d.next_attempt_at : null,
     ...(d.event_data_json && d.event_created_at
-      ? { requestBody: sentBody(d.event_type, d.event_created_at, d.event_data_json) }
+      ? { requestBody: sentBody(d.event_type, d.event_created_at, d.event_data_json, livemode) }
       : {}),
     deliveredAt: d.delivered_at,
     createdAt: d.created_at,
@@ -164,7 +178,7 @@ export const webhookRoutes: Routes = async (app, { ctx }) => {
     },
     async (request) => {
       const result = await listDeliveries(ctx, request.agentId, request.query);
-      return pageView(result, 'deliveries', deliveryView);
+      return pageView(result, 'deliveries', deliveryViewIn(request.apiKey?.livemode ?? true));
     },
   );
 
@@ -180,7 +194,12 @@ export const webhookRoutes: Routes = async (app, { ctx }) => {
         response: { 200: Type.Object({ delivery: Delivery }), ...errors(401, 404, 409) },
       },
     },
-    async (request) => ({ delivery: deliveryView(await redeliver(ctx, request.agentId, request.params.id)) }),
+    async (request) => ({
+      delivery: deliveryView(
+        await redeliver(ctx, request.agentId, request.params.id),
+        request.apiKey?.livemode ?? true,
+      ),
+    }),
   );
 
   app.get(

@@ -1,20 +1,20 @@
 import { Type } from 'typebox';
-import { latestSubmission } from '../../db/repositories/submissions.js';
-import { reputationIn, reputationOf, reputationsOf } from '../../domain/agentReputation.js';
-import { applyToTask } from '../../domain/applications.js';
-import { getWorkerDetail } from '../../domain/catalog.js';
-import { formatAmount } from '../../domain/currency.js';
-import { explorerTxUrl, listPayoutsOfWorker } from '../../domain/earnings.js';
-import { acceptOffer, declineOffer, listOffers } from '../../domain/offers.js';
-import { rateAgent } from '../../domain/ratings.js';
+import { latestSubmission, latestSubmissions } from '../../db/repositories/submissions.js';
+import { formatAmount } from '../../domain/money/currency.js';
+import { explorerTxUrl, listPayoutsOfWorker } from '../../domain/money/earnings.js';
+import { applyToTask } from '../../domain/tasks/applications.js';
+import { acceptOffer, declineOffer, listOffers } from '../../domain/tasks/offers.js';
 import {
   listApplicationsOfWorker,
   listTasksOfWorker,
   listTasksOpenToWorkers,
-} from '../../domain/taskQueries.js';
-import { patchWorkerTask } from '../../domain/taskStatus.js';
-import { connectWallet, issueWalletChallenge } from '../../domain/walletProof.js';
-import { updateWorkerProfile } from '../../domain/workerProfile.js';
+} from '../../domain/tasks/taskQueries.js';
+import { patchWorkerTask } from '../../domain/tasks/taskStatus.js';
+import { reputationIn, reputationOf, reputationsOf } from '../../domain/trust/agentReputation.js';
+import { rateAgent } from '../../domain/trust/ratings.js';
+import { getWorkerDetail } from '../../domain/workers/catalog.js';
+import { connectWallet, issueWalletChallenge } from '../../domain/workers/walletProof.js';
+import { updateWorkerProfile } from '../../domain/workers/workerProfile.js';
 import { sendIdempotent } from '../idempotency.js';
 import { pageView } from '../pageView.js';
 import { type Routes, WORKER_SECURITY } from '../routeTypes.js';
@@ -141,18 +141,24 @@ export const workerRoutes: Routes = async (app, { ctx, config }) => {
         tags,
         security,
         operationId: 'listAssignments',
-        summary: 'Tasks assigned to you, current and completed, newest first',
+        summary:
+          'Tasks assigned to you, current and ended (completed, or cancelled after assignment), newest first',
         querystring: PageQuery,
         response: { 200: taskPage, ...errors(400, 401) },
       },
     },
     async (request) => {
       const result = await listTasksOfWorker(ctx, request.workerId, request.query);
+      const ids = result.items.map((t) => t.id);
       const agents = await reputationsOf(
         ctx.db,
         result.items.map((t) => t.agent_id),
       );
-      return pageView(result, 'tasks', (t) => workerTaskView(t, reputationIn(agents, t.agent_id)));
+      // The latest submission says what the list shows: "Changes asked" is not "In progress".
+      const latest = await latestSubmissions(ctx.db, ids);
+      return pageView(result, 'tasks', (t) =>
+        workerTaskView(t, reputationIn(agents, t.agent_id), latest.get(t.id) ?? null),
+      );
     },
   );
 

@@ -1,6 +1,11 @@
 import { Type } from 'typebox';
-import { type CURRENCIES, formatAmount } from '../../domain/currency.js';
-import { earningsOfWorker, markChatRead, ratingsOfWorker, unreadOfWorker } from '../../domain/workerInbox.js';
+import { type CURRENCIES, formatAmount } from '../../domain/money/currency.js';
+import {
+  earningsOfWorker,
+  markChatRead,
+  ratingsOfWorker,
+  unreadOfWorker,
+} from '../../domain/workers/workerInbox.js';
 import { pageView } from '../pageView.js';
 import { type Routes, WORKER_SECURITY } from '../routeTypes.js';
 import { Amount, errors, NextCursor, Nullable, TaskIdParam, Timestamp } from '../schemas/common.js';

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { LEDGER_TYPES } from '../../domain/transactions.js';
+import { LEDGER_TYPES } from '../../domain/money/transactions.js';
 import { Amount, Currency, Nullable, nameSchemas, Timestamp } from './common.js';
 
 const CurrencyBalance = Type.Object({
@@ -25,6 +25,10 @@ export const AgentMe = Type.Object({
   taskCount: Type.Integer({ description: 'Tasks you created, all statuses' }),
   avgRating: Nullable(Type.Number({ description: 'Average score workers gave this agent' })),
   ratingCount: Type.Integer(),
+  livemode: Type.Boolean({
+    description:
+      'false when a test key (hr_test_...) called: its agent is the test twin, with its own id, balances, tasks and webhooks',
+  }),
 });
 
 export const AgentPatchBody = Type.Object({

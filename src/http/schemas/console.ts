@@ -1,5 +1,7 @@
 import { Type } from 'typebox';
-import type { ApiKeyInfo } from '../../domain/agentKeys.js';
+import type { ApiKeyInfo } from '../../domain/agents/agentKeys.js';
+import { policyView, spendingView } from '../../domain/agents/keyPolicies.js';
+import { scopesOf } from '../../domain/agents/keyScopes.js';
 import { Amount, AmountInput, Nullable, Timestamp } from './common.js';
 
 export const OwnerSessionView = Type.Object({
@@ -32,14 +34,7 @@ export const ConsoleAgent = Type.Object({
   createdAt: Timestamp,
 });
 
-export const ApiKeyView = Type.Object({
-  id: Type.String(),
-  name: Nullable(Type.String()),
-  hint: Type.String({ description: 'The prefix and last four characters' }),
-  createdAt: Timestamp,
-  lastUsedAt: Nullable(Timestamp),
-  revokedAt: Nullable(Timestamp),
-});
+export { ApiKeyView } from './keyPolicy.js';
 
 export const DepositInfo = Type.Object({
   network: Type.String(),
@@ -78,7 +73,7 @@ export const AgentKeyParams = Type.Object({
 });
 export const AgentParams = Type.Object({ agentId: Type.String({ maxLength: 100 }) });
 
-export function apiKeyView(key: ApiKeyInfo) {
+export function apiKeyView(key: ApiKeyInfo, now: Date) {
   return {
     id: key.id,
     name: key.name,
@@ -86,5 +81,19 @@ export function apiKeyView(key: ApiKeyInfo) {
     createdAt: key.created_at,
     lastUsedAt: key.last_used_at,
     revokedAt: key.revoked_at,
+    scopes: scopesOf(key.scopes),
+    spendPolicy: policyView(key.spend),
+    spending: spendingView(key.spend, now),
+  };
+}
+
+/** The calling key, for GET /agents/me. */
+export function callingKeyView(key: ApiKeyInfo, now: Date) {
+  return {
+    id: key.id,
+    name: key.name,
+    scopes: scopesOf(key.scopes),
+    spendPolicy: policyView(key.spend),
+    spending: spendingView(key.spend, now),
   };
 }

@@ -4,7 +4,7 @@ import {
   STATEMENT_ATTACHMENTS_MAX,
   STATEMENT_TEXT_MAX,
   STATEMENTS_PER_SIDE_MAX,
-} from '../../domain/disputeLimits.js';
+} from '../../domain/disputes/disputeLimits.js';
 import { Amount, Currency, Nullable, nameSchemas, Timestamp } from './common.js';
 
 export const DisputeParty = Type.Enum(['AGENT', 'WORKER']);

@@ -1,7 +1,8 @@
 import { type TSchema, Type } from 'typebox';
-import type { EventType } from '../../domain/events.js';
+import type { EventType } from '../../domain/events/events.js';
 import { Amount, Currency, Nullable, Timestamp } from './common.js';
 import { DisputeResolution } from './dispute.js';
+import { PartialOffer } from './settlement.js';
 import { Submission } from './submission.js';
 
 const Person = Type.Object({ id: Type.String(), name: Type.String() });
@@ -20,6 +21,7 @@ const AGENT = 'agt_01jq7v01x4m2c8w6t0r9b5k3n1p7';
 const WORKER = 'wrk_01jq7v01x4m2c8w6t0r9b5k3n1p7';
 const WALLET = '0QA9q04oVvvcDgRJnEHxFFY7Y1kfd0Xkm5K6fT4uVsHuy8n7';
 const AT = '2026-03-14T09:30:00.000Z';
+const APPROVAL = 'apr_01jq7v01x4m2c8w6t0r9b5k3n1p7';
 
 /**
  * The `data` of each webhook event, as the service sends it, with an example the API reference
@@ -105,11 +107,59 @@ const EVENT_DATA: Record<EventType | 'webhook.test', { summary: string; data: TS
       autoReleased: Type.Optional(
         Type.Boolean({ description: 'true when the review window ended without your answer' }),
       ),
+      partial: Type.Optional(
+        Type.Boolean({
+          description:
+            'true when your offer of part of the reward was paid (the worker accepted it, or its window ended); the fee was taken in proportion and the rest returned to your balance',
+        }),
+      ),
     }),
     example: {
       taskId: TASK,
       payment: { amount: '6.5', toAddress: WALLET, currency: 'TON' },
       autoReleased: false,
+    },
+  },
+  'task.bonus_paid': {
+    summary: 'You paid the worker a bonus for a completed task (POST /tasks/:id/bonus); it is being sent',
+    data: Type.Object({
+      taskId: Type.String(),
+      bonus: Type.Object({
+        id: Type.String(),
+        amount: Amount,
+        fee: Amount,
+        currency: Currency,
+        reason: Type.String(),
+        createdAt: Timestamp,
+        toAddress: Type.String(),
+      }),
+    }),
+    example: {
+      taskId: TASK,
+      bonus: {
+        id: 'bon_01jq7v01x4m2c8w6t0r9b5k3n1p7',
+        amount: '2',
+        fee: '0.6',
+        currency: 'TON',
+        reason: 'Sharp photos, and the opening hours too',
+        createdAt: AT,
+        toAddress: WALLET,
+      },
+    },
+  },
+  'task.partial_offered': {
+    summary:
+      'You offered part of the reward for the waiting submission; the worker accepts it, disputes it, or the review window ends and it is paid',
+    data: Type.Object({ taskId: Type.String(), partialOffer: PartialOffer }),
+    example: {
+      taskId: TASK,
+      partialOffer: {
+        amount: '3',
+        currency: 'TON',
+        reason: 'Two of the five photos are of the wrong shelf',
+        offeredAt: AT,
+        acceptBy: '2026-03-17T09:30:00.000Z',
+      },
     },
   },
   'task.submitted': {
@@ -293,6 +343,83 @@ const EVENT_DATA: Record<EventType | 'webhook.test', { summary: string; data: TS
           currency: 'TON',
         },
       },
+    },
+  },
+  'batch.created': {
+    summary:
+      'A batch was created: all its tasks FUNDED and their sum escrowed (instead of a task.funded per task)',
+    data: Type.Object({
+      batchId: Type.String(),
+      count: Type.Integer(),
+      currency: Currency,
+      totalAmount: Amount,
+      maxPerWorker: Nullable(Type.Integer()),
+    }),
+    example: {
+      batchId: 'bat_01jq7v01x4m2c8w6t0r9b5k3n1p7',
+      count: 50,
+      currency: 'TON',
+      totalAmount: '130',
+      maxPerWorker: 1,
+    },
+  },
+  'batch.completed': {
+    summary: 'The last open task of a batch ended (completed or cancelled); GET /batches/:id has the counts',
+    data: Type.Object({ batchId: Type.String(), count: Type.Integer(), completedAt: Timestamp }),
+    example: { batchId: 'bat_01jq7v01x4m2c8w6t0r9b5k3n1p7', count: 50, completedAt: AT },
+  },
+  'task.rejected_by_review': {
+    summary:
+      'An operator rejected your held task (screening): it is cancelled and its total is back on your balance (a refund.processed comes with it)',
+    data: Type.Object({
+      taskId: Type.String(),
+      rule: Nullable(Type.String({ description: 'The screening rule that held the task' })),
+      reason: Type.String({ description: 'The operator’s reason' }),
+      refund: Type.Object({
+        amount: Amount,
+        destination: Type.Literal('agent_balance'),
+        reason: Nullable(Type.String()),
+        currency: Currency,
+      }),
+    }),
+    example: {
+      taskId: TASK,
+      rule: 'dangerous-acts',
+      reason: 'Work at height without safety equipment',
+      refund: {
+        amount: '6.5',
+        destination: 'agent_balance',
+        reason: 'Work at height without safety equipment',
+        currency: 'TON',
+      },
+    },
+  },
+  'approval.approved': {
+    summary:
+      'Your owner approved a task that waited for approval: it was created and escrowed now (taskId; task.funded follows)',
+    data: Type.Object({ approvalId: Type.String(), taskId: Type.String() }),
+    example: { approvalId: APPROVAL, taskId: TASK },
+  },
+  'approval.declined': {
+    summary:
+      'Your owner declined a task that waited for approval (or the key that posted it was revoked: reason); nothing was escrowed',
+    data: Type.Object({ approvalId: Type.String(), reason: Type.Optional(Type.String()) }),
+    example: { approvalId: APPROVAL },
+  },
+  'approval.expired': {
+    summary: 'A task that waited for approval was not answered in time; nothing was escrowed',
+    data: Type.Object({ approvalId: Type.String(), expiresAt: Timestamp }),
+    example: { approvalId: APPROVAL, expiresAt: AT },
+  },
+  'approval.failed': {
+    summary:
+      'Your owner approved a task, but it could not be created then (status and error as POST /tasks would answer, e.g. 402); nothing was escrowed',
+    data: Type.Object({ approvalId: Type.String(), status: Type.Integer(), error: Type.String() }),
+    example: {
+      approvalId: APPROVAL,
+      status: 402,
+      error:
+        'Insufficient balance: This task costs 130\u00a0TON (reward 100\u00a0TON + 30% fee 30\u00a0TON); your TON balance is 12\u00a0TON. Top up your TON balance and try again.',
     },
   },
   'webhook.test': {

@@ -10,6 +10,7 @@ const KINDS = [
   'application_rejected',
   'message',
   'payment_sent',
+  'payment_failed',
   'task_expired',
   'offer_withdrawn',
   'task_cancelled',
@@ -19,6 +20,8 @@ const KINDS = [
   'revision_requested',
   'review_reminder',
   'auto_released',
+  'partial_offered',
+  'bonus_paid',
 ] as const;
 
 export const NotificationQuery = Type.Object({

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
-import { Amount, Currency, nameSchemas } from './common.js';
+import { SettlementBonuses } from './bonus.js';
+import { Amount, Currency, nameSchemas, Timestamp } from './common.js';
 
 const DecidedBy = Type.Enum(['agent', 'operator', 'auto'], {
   description:
@@ -14,6 +15,7 @@ export const Settlement = Type.Object(
     refunded: { ...Amount, description: 'Returned to your balance of the task’s currency' },
     decidedBy: DecidedBy,
     currency: Currency,
+    bonuses: Type.Optional(SettlementBonuses),
   },
   {
     description:
@@ -30,6 +32,12 @@ export const WorkerSettlement = Type.Object(
     workerAmount: { ...Amount, description: 'What you were paid for this task (0 when nothing was)' },
     decidedBy: DecidedBy,
     currency: Currency,
+    bonuses: Type.Optional(
+      Type.Object(
+        { count: Type.Integer(), amount: Amount },
+        { description: 'Bonuses the agent paid you for this task, on top of workerAmount' },
+      ),
+    ),
   },
   {
     description: 'What the task paid you, present once it ended (completed, decided or cancelled)',
@@ -38,3 +46,37 @@ export const WorkerSettlement = Type.Object(
 );
 
 nameSchemas({ Settlement, WorkerSettlement });
+
+/** A graded approval's offer waiting for the worker's answer (issue 40). */
+export const PartialOffer = Type.Object(
+  {
+    amount: {
+      ...Amount,
+      description:
+        'The part of the reward offered; if the worker takes it, the fee is taken in proportion and the rest returns to the agent',
+    },
+    currency: Currency,
+    reason: Type.String({ description: 'Why the agent offers less than the reward (1-1000 characters)' }),
+    offeredAt: { ...Timestamp, description: 'When the offer was made' },
+    acceptBy: {
+      ...Timestamp,
+      description:
+        'The end of the task’s review window, restarted by the offer: the worker accepts or disputes until then; silence then accepts it',
+    },
+  },
+  {
+    description:
+      'An offer of part of the reward for the waiting submission (POST /tasks/:id/complete with amount), present while it waits for the worker’s answer (POST /worker/tasks/:id/partial/accept, or a dispute); once the task ends, read settlement',
+    examples: [
+      {
+        amount: '3',
+        currency: 'TON',
+        reason: 'Two of the five photos are of the wrong shelf',
+        offeredAt: '2026-03-14T09:30:00.000Z',
+        acceptBy: '2026-03-17T09:30:00.000Z',
+      },
+    ],
+  },
+);
+
+nameSchemas({ PartialOffer });

@@ -1,8 +1,13 @@
 import { Type } from 'typebox';
-import { APPLICATION_STATUSES, PAYMENT_STATUSES, TASK_STATUSES, WORK_STATUSES } from '../../domain/states.js';
+import {
+  APPLICATION_STATUSES,
+  PAYMENT_STATUSES,
+  TASK_STATUSES,
+  WORK_STATUSES,
+} from '../../domain/tasks/states.js';
 import { Amount, AmountInput, Currency, Nullable, nameSchemas, Timestamp } from './common.js';
 import { Dispute } from './dispute.js';
-import { Settlement } from './settlement.js';
+import { PartialOffer, Settlement } from './settlement.js';
 import { Submission, TaskLocation, TaskLocationInput } from './submission.js';
 
 export const TaskStatus = Type.Enum(TASK_STATUSES);
@@ -63,18 +68,38 @@ export const Task = Type.Object({
   createdAt: Timestamp,
   updatedAt: Timestamp,
   agent: Type.Object({ id: Type.String(), name: Nullable(Type.String()) }),
+  livemode: Type.Boolean({
+    description:
+      'false for a task made with a test key (hr_test_...): no real worker sees it, no real money moves',
+  }),
   worker: Nullable(WorkerRef),
   settlement: Type.Optional(Settlement),
+  partialOffer: Type.Optional(PartialOffer),
+  batchId: Type.Optional(
+    Type.String({
+      description: 'The batch this task was created in (POST /batches); absent for a single task',
+    }),
+  ),
+  moderation: Type.Optional(
+    Type.Object(
+      {
+        status: Type.Enum(['PENDING', 'APPROVED', 'REJECTED']),
+        rule: Type.String({ description: 'The screening rule (or external-classifier) that held the task' }),
+      },
+      {
+        description:
+          'Only on a task screening held (docs/decisions/screening.md): PENDING while no worker sees it, APPROVED once an operator let it through, REJECTED when an operator refused it (refunded)',
+      },
+    ),
+  ),
   applications: Type.Optional(Type.Array(Application)),
   applicationCount: Type.Optional(
     Type.Integer({ description: 'Applications received, in any state (task lists only: GET /agents/tasks)' }),
   ),
-  reviewHours: Type.Optional(
-    Type.Integer({
-      description:
-        'Hours you have to review a submission before it is approved for you (auto-release). This and the next three fields appear once the task uses them: created with reviewHours or location, or work was submitted; absent, the window is 72 hours',
-    }),
-  ),
+  reviewHours: Type.Integer({
+    description:
+      'Hours you have to review a submission before it is approved for you (auto-release): the reviewHours the task was created with, or 72 when it chose none. On every task, like currency; the next three fields appear once the task uses them (created with reviewHours or location, or work was submitted)',
+  }),
   reviewDeadline: Type.Optional(
     Nullable({
       ...Timestamp,
@@ -108,7 +133,7 @@ export const CreateTaskBody = Type.Object({
   currency: Type.Optional({
     ...Currency,
     description:
-      'What the task is paid in: TON (default) or USDT. Reward, fee and total are in it and are escrowed from your balance of it; a 400 "USDT is not enabled" when this service does not take USDT',
+      'TON (default) or USDT: reward, fee and total are in it, escrowed from your balance of it; a 400 "USDT is not enabled" when this service does not take USDT',
   }),
   executionDeadlineDays: Type.Optional(
     Type.Integer({
@@ -173,6 +198,9 @@ export const PatchTaskBody = Type.Object({
 export const TaskListQuery = Type.Object({
   status: Type.Optional(TaskStatus),
   paymentStatus: Type.Optional(PaymentStatus),
+  batchId: Type.Optional(
+    Type.String({ maxLength: 100, description: 'Only the tasks of this batch (bat_...), newest first' }),
+  ),
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
   cursor: Type.Optional(Type.String({ maxLength: 400 })),
 });
@@ -221,6 +249,29 @@ export const CompleteResult = Type.Object({
   }),
 });
 
+export const CompleteBody = Type.Union([
+  Type.Object({
+    amount: Type.Optional({
+      ...AmountInput,
+      description:
+        'Graded approval: pay only this part of the reward (above 0, below it). The worker may accept it or open a dispute until the review window, restarted now, ends; silence accepts. The fee is taken in proportion, the rest returns to your balance. Leave it out to pay in full',
+    }),
+    reason: Type.Optional(
+      Type.String({
+        maxLength: 1000,
+        description: 'Why you pay less, shown to the worker; required with amount (1-1000 characters)',
+      }),
+    ),
+  }),
+  Type.Null(),
+]);
+
+export const PartialOfferResult = Type.Object({
+  success: Type.Boolean(),
+  task: Type.Object({ id: Type.String(), status: TaskStatus, paymentStatus: PaymentStatus }),
+  partialOffer: PartialOffer,
+});
+
 export const Rating = Type.Object({
   id: Type.String(),
   taskId: Type.String(),
@@ -252,6 +303,8 @@ nameSchemas({
   CancelResult,
   RefundBody,
   CompleteResult,
+  CompleteBody,
+  PartialOfferResult,
   Rating,
   RateBody,
   AcceptApplicationBody,

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import { LANGUAGES } from '../../domain/language.js';
-import { SOCIAL_KEYS } from '../../domain/workerProfile.js';
+import { LANGUAGES } from '../../domain/workers/language.js';
+import { SOCIAL_KEYS } from '../../domain/workers/workerProfile.js';
 import { Amount, AmountInput, Nullable, nameSchemas, Timestamp } from './common.js';
 
 const SocialLinks = Type.Object(

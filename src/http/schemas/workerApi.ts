@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { Amount, Currency, Nullable, nameSchemas, Timestamp } from './common.js';
 import { Dispute } from './dispute.js';
-import { WorkerSettlement } from './settlement.js';
+import { PartialOffer, WorkerSettlement } from './settlement.js';
 import { Submission, TaskLocation } from './submission.js';
 import { ApplicationStatus, TaskStatus } from './task.js';
 
@@ -47,7 +47,7 @@ export const WorkerTask = Type.Object({
   ),
   submission: Type.Optional(
     Type.Union([Submission, Type.Null()], {
-      description: 'Your latest submission (single-task views of your own task)',
+      description: 'Your latest submission (your own task: its single view and GET /worker/assignments)',
     }),
   ),
   applicants: Type.Optional(
@@ -62,6 +62,9 @@ export const WorkerTask = Type.Object({
     }),
   ),
   settlement: Type.Optional(WorkerSettlement),
+  // The agent offers part of the reward for your waiting work: accept it (POST
+  // /worker/tasks/:id/partial/accept) or open a dispute before acceptBy; silence accepts it then.
+  partialOffer: Type.Optional(PartialOffer),
   yourRating: Type.Optional(
     Type.Union(
       [

@@ -1,5 +1,7 @@
 import type { TObject } from 'typebox';
+import { IdParam } from '../../../src/http/schemas/common.js';
 import { AgentKeyParams, AgentParams } from '../../../src/http/schemas/console.js';
+import { KeyPatchBody } from '../../../src/http/schemas/keyPolicy.js';
 import { TonConnectProof } from '../../../src/http/schemas/wallet.js';
 import { resolve, type Schema } from './schemaValues.js';
 
@@ -178,6 +180,8 @@ export function hiddenTargets(documented: Target[]): Target[] {
   const keyParams = pathParams(AgentKeyParams);
   const agentParams = pathParams(AgentParams);
   const own: Target[] = [
+    // The acceptable-use policy page screening refusals link to (HTML for people, not in the document).
+    hidden({ method: 'GET', path: '/policy', auth: 'none' }),
     hidden({ method: 'POST', path: `${owner}/auth/challenge`, auth: 'none' }),
     hidden({ method: 'POST', path: `${owner}/auth/login`, auth: 'none', body: TonConnectProof as Schema }),
     hidden({ method: 'GET', path: `${owner}/session`, auth: 'owner' }),
@@ -186,6 +190,13 @@ export function hiddenTargets(documented: Target[]): Target[] {
     hidden({ method: 'GET', path: agent, auth: 'owner', params: agentParams }),
     hidden({ method: 'POST', path: `${agent}/keys`, auth: 'owner', params: agentParams, body: NAME_BODY }),
     hidden({ method: 'POST', path: `${agent}/keys/{keyId}/revoke`, auth: 'owner', params: keyParams }),
+    hidden({
+      method: 'PATCH',
+      path: `${agent}/keys/{keyId}`,
+      auth: 'owner',
+      params: keyParams,
+      body: KeyPatchBody as Schema,
+    }),
     hidden({
       method: 'POST',
       path: `${agent}/faucet`,
@@ -201,6 +212,16 @@ export function hiddenTargets(documented: Target[]): Target[] {
       body: USDT_TOP_UP_BODY,
     }),
     hidden({ method: 'GET', path: `${agent}/spending`, auth: 'owner', params: agentParams }),
+    // The owner's approvals queue (issue 38) and its decisions.
+    hidden({ method: 'GET', path: `${owner}/approvals`, auth: 'owner' }),
+    ...['approve', 'decline'].map((action) =>
+      hidden({
+        method: 'POST',
+        path: `${owner}/approvals/{id}/${action}`,
+        auth: 'owner',
+        params: pathParams(IdParam),
+      }),
+    ),
     // Last among the console's own: it ends the session (each target signs in afresh anyway).
     hidden({ method: 'POST', path: `${owner}/auth/logout`, auth: 'owner' }),
   ];

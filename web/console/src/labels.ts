@@ -79,6 +79,9 @@ export const LEDGER_TYPE_LABEL: Record<string, string> = {
   PAYOUT: 'Paid to the worker',
   REFUND: 'Returned to balance',
   FEE: 'Platform fee',
+  BONUS: 'Bonus to the worker',
+  BONUS_FEE: 'Platform fee on a bonus',
+  TEST_FAUCET: 'Test money (test mode)',
 };
 
 /** A ledger line's or a chain transfer's state. */
@@ -86,6 +89,7 @@ export const LEDGER_STATUS_LABEL: Record<string, string> = {
   confirmed: 'Confirmed',
   pending: 'Waiting for the chain',
   sent: 'Sent',
+  failed: 'Failed, still owed',
 };
 
 export const DELIVERY_STATUS_LABEL: Record<string, string> = {
@@ -122,4 +126,21 @@ export function taskStatusTone(status: string): 'warn' | 'ok' | 'info' | 'off' {
   if (status === 'COMPLETED') return 'ok';
   if (status === 'CANCELLED') return 'off';
   return 'info';
+}
+
+/** An approval's state (issue 38), from the owner's side. */
+export const APPROVAL_STATUS_LABEL: Record<string, string> = {
+  PENDING: 'Waiting for you',
+  APPROVED: 'Approved: task created',
+  DECLINED: 'Declined',
+  EXPIRED: 'Expired unanswered',
+  FAILED: 'Approved, but not created',
+};
+
+/** A badge's colour class for an approval: waiting, created, refused, stopped. */
+export function approvalTone(status: string): 'warn' | 'ok' | 'bad' | 'off' {
+  if (status === 'PENDING') return 'warn';
+  if (status === 'APPROVED') return 'ok';
+  if (status === 'FAILED') return 'bad';
+  return 'off';
 }

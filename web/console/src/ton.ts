@@ -1,3 +1,5 @@
+import { type Currency, formatDecimal, formatMoney, NO_AMOUNT } from '../../../src/shared/money.js';
+
 /** TON amounts in the page: the API writes TON as decimal strings ("2.5"), the chain counts nanotons. */
 const NANO = 1_000_000_000n;
 
@@ -16,18 +18,16 @@ export function tonOf(nano: bigint | string): string {
 }
 
 /**
- * A TON decimal string for reading: thousands grouped ("12,500.25"), exact (no float rounding);
- * anything that is not an amount is shown as it came.
+ * A decimal string for reading, without its currency: thousands grouped ("12,500.25"), exact (no
+ * float rounding), by the one formatter's rule; anything that is not an amount is shown as it came.
  */
 export function formatTon(ton: string | null | undefined): string {
-  if (ton === null || ton === undefined || ton === '') return '—';
-  const match = /^(-?)(\d+)(\.\d+)?$/.exec(String(ton));
-  if (!match) return String(ton);
-  return `${match[1]}${match[2]!.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}${match[3] ?? ''}`;
+  if (ton === null || ton === undefined || ton === '') return NO_AMOUNT;
+  return formatDecimal(String(ton), 'en');
 }
 
 /** The currencies the books keep (issue 29): an amount is always shown with its own. */
-export type Currency = 'TON' | 'USDT';
+export type { Currency };
 
 /** An API object's currency: the agent API names it when it is not TON (older objects: TON). */
 export function currencyOf(object: { currency?: string } | null | undefined): Currency {
@@ -35,18 +35,12 @@ export function currencyOf(object: { currency?: string } | null | undefined): Cu
 }
 
 /**
- * "12,500.25 TON", "3.50 USDT": grouped, exact, with the currency, so a USDT amount never reads
- * as TON. USDT shows at least 2 decimals (at most its 6), TON as the API writes it.
+ * "12,500.25 TON", "3.5 USDT": grouped, exact, with the currency, so a USDT amount never reads
+ * as TON; the one money formatter (src/shared/money.ts) that the Mini App, the bot and the API
+ * use, in the console's language (English).
  */
 export function formatAmount(amount: string | null | undefined, currency: Currency): string {
-  if (amount === null || amount === undefined || amount === '') return '—';
-  const shown = currency === 'USDT' && /^-?\d+(\.\d*)?$/.test(amount) ? twoDecimals(amount) : amount;
-  return `${formatTon(shown)} ${currency}`;
-}
-
-function twoDecimals(amount: string): string {
-  const [whole, fraction = ''] = amount.split('.');
-  return `${whole}.${fraction.padEnd(2, '0')}`;
+  return formatMoney(amount, currency, 'en');
 }
 
 const DECIMALS: Record<Currency, number> = { TON: 9, USDT: 6 };

@@ -80,7 +80,8 @@ export function App({ startParam }: { startParam: string | null }) {
     setOpenTask(task);
     setView('task');
   }, []);
-  const [linkError, setLinkError] = useState<string | null>(null);
+  // Kept as a message key and said at render: the deep link's effect must not depend on `t`.
+  const [linkError, setLinkError] = useState<'app.linkGone' | 'app.linkFailed' | null>(null);
 
   const loadMe = useCallback(() => {
     setMeError(null);
@@ -94,14 +95,27 @@ export function App({ startParam }: { startParam: string | null }) {
   }, []);
   useEffect(loadMe, [loadMe]);
 
+  // Once per launch link. It once also ran whenever `t` changed, which the profile's language
+  // does right after sign-in: the task was fetched again and reopened on the task view, so a
+  // worker who had tapped "View the dispute" (or the chat) meanwhile was sent back to the task.
+  // An answer that comes after the effect was cleaned up (React's StrictMode runs it twice in
+  // development) is dropped: it too would reopen the task over what the worker did meanwhile.
   useEffect(() => {
     const id = linkedTaskId(startParam);
     if (!id) return;
+    let current = true;
     findTask(id).then(
-      (task) => (task ? setOpen(task) : setLinkError(t('app.linkGone'))),
-      () => setLinkError(t('app.linkFailed')),
+      (task) => {
+        if (current) task ? setOpen(task) : setLinkError('app.linkGone');
+      },
+      () => {
+        if (current) setLinkError('app.linkFailed');
+      },
     );
-  }, [startParam, setOpen, t]);
+    return () => {
+      current = false;
+    };
+  }, [startParam, setOpen]);
 
   // A new screen starts at its top, not where the last one was scrolled to.
   // biome-ignore lint/correctness/useExhaustiveDependencies: runs when the screen changes
@@ -185,7 +199,7 @@ export function App({ startParam }: { startParam: string | null }) {
   return (
     <div className="app">
       <main className={open ? 'content bare' : 'content'}>
-        {linkError ? <ErrorNote error={linkError} /> : null}
+        {linkError ? <ErrorNote error={t(linkError)} /> : null}
         {open ? (
           <TaskDetail
             key={open.id}
@@ -195,6 +209,10 @@ export function App({ startParam }: { startParam: string | null }) {
             onView={setView}
             onChanged={refreshMe}
             onNeedWallet={(task) => setWalletFor(task)}
+            onBlocked={() => {
+              setView('task');
+              setOpen(null);
+            }}
           />
         ) : (
           <>

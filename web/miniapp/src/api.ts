@@ -38,6 +38,15 @@ export interface Task {
   yourApplication?: Application['status'] | null;
   /** The rating this worker gave the agent (their own task's view); null: not rated yet. */
   yourRating?: { score: number; comment: string | null } | null;
+  /** What was actually paid to this worker and who decided, once the task ended (issue 36). */
+  settlement?: TaskSettlement;
+}
+
+/** A task's recorded outcome for the worker: read as it is, never recomputed from the reward. */
+export interface TaskSettlement {
+  workerAmount: string;
+  decidedBy: 'agent' | 'operator' | 'auto';
+  currency: Currency;
 }
 
 /** The agent a worker would work for, with what it has done (absent fields: not known). */

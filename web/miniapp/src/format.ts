@@ -4,6 +4,7 @@
  * translation files; these only format the values.
  */
 import i18next from 'i18next';
+import { type Currency, formatDecimal, formatMoney, localizeDecimal } from '../../../src/shared/money.js';
 
 /** The worker's language as i18n.ts set it (English before it starts, e.g. in unit tests). */
 function currentLanguage(): string {
@@ -14,42 +15,36 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
-function separators(language: string): { group: string; decimal: string } {
-  const parts = new Intl.NumberFormat(language).formatToParts(12345.6);
-  return {
-    group: parts.find((p) => p.type === 'group')?.value ?? ',',
-    decimal: parts.find((p) => p.type === 'decimal')?.value ?? '.',
-  };
-}
-
 /**
- * "1,234.5" / "1 234,5": a decimal string as the API sends it, grouped and with the language's
- * decimal mark. Works on the string, so no digit of a 9-decimal amount is rounded away.
+ * "1,234.5" / "1 234,5": a decimal string as the API sends it (a rating, a count), grouped and
+ * with the language's decimal mark, every digit kept (src/shared/money.ts).
  */
 export function formatNumber(amount: string, language = currentLanguage()): string {
-  const match = /^(-?)(\d+)(?:\.(\d+))?$/.exec(amount.trim());
-  if (!match) return amount;
-  const [, sign, whole = '0', fraction] = match;
-  const { group, decimal } = separators(language);
-  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, group);
-  return `${sign}${grouped}${fraction ? decimal + fraction : ''}`;
+  return localizeDecimal(amount, language);
 }
 
-/** The currencies rewards are paid in (a task's `currency`). */
-export type Currency = 'TON' | 'USDT';
+export type { Currency };
 
 /**
- * "12.5 TON", "1 234,5 TON", "3,50 USDT": always with the currency, so a USDT reward never
- * reads as TON. USDT shows at least 2 decimals (as money in dollars is read) and at most its 6;
- * TON as the API writes it (up to 9).
+ * "12.5 TON", "1 234,5 TON", "3,5 USDT": always with the currency, so a USDT reward never reads
+ * as TON; the same rule, zero form and language as the bot, the console and the API
+ * (src/shared/money.ts).
  */
 export function formatAmount(amount: string, currency: Currency, language = currentLanguage()): string {
-  return `${formatNumber(currency === 'USDT' ? twoDecimals(amount) : amount, language)}\u00a0${currency}`;
+  return formatMoney(amount, currency, language);
 }
 
-function twoDecimals(amount: string): string {
-  const [whole, fraction = ''] = amount.trim().split('.');
-  return `${whole}.${fraction.padEnd(2, '0')}`;
+/**
+ * What the worker was actually paid when it is not the reward (a split or lost dispute, issue 36),
+ * read from the task's settlement; null while the task is open or when the whole reward was paid.
+ */
+export function paidLessThanReward(task: {
+  reward: string;
+  settlement?: { workerAmount: string } | undefined;
+}): string | null {
+  const paid = task.settlement?.workerAmount;
+  if (paid === undefined) return null;
+  return formatDecimal(paid) === formatDecimal(task.reward) ? null : paid;
 }
 
 /** "Nov 29, 2026, 5:44 AM" in the phone's zone and the worker's language. */

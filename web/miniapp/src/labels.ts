@@ -15,6 +15,7 @@ export type WorkerTaskState =
   | 'declined'
   | 'assigned'
   | 'inProgress'
+  | 'changesAsked'
   | 'inReview'
   | 'inDispute'
   | 'completed'
@@ -29,6 +30,7 @@ export const WORKER_TASK_STATES: readonly WorkerTaskState[] = [
   'declined',
   'assigned',
   'inProgress',
+  'changesAsked',
   'inReview',
   'inDispute',
   'completed',
@@ -43,6 +45,8 @@ export interface TaskAsSeen {
   application?: Application['status'] | null;
   /** The task's dispute is open (only an operator can move the task now). */
   disputeOpen?: boolean;
+  /** The agent asked for changes to the latest submission, and the worker has not sent again. */
+  changesAsked?: boolean;
   /** The task's absolute deadline: once it has passed, an open task can no longer be taken. */
   applyBy?: string | null;
 }
@@ -70,6 +74,7 @@ export function workerTaskState(seen: TaskAsSeen, now: Date = new Date()): Worke
     // Another worker holds it while this one's application still waits: they were not chosen.
     if (application === 'PENDING') return 'rejected';
     if (seen.disputeOpen && status !== 'COMPLETED') return 'inDispute';
+    if (working === 'inProgress' && seen.changesAsked) return 'changesAsked';
     return working;
   }
   if (status === 'OFFERED') return 'offered';
@@ -84,6 +89,7 @@ export function stateTone(state: WorkerTaskState): 'action' | 'active' | 'done' 
   switch (state) {
     case 'offered':
     case 'assigned':
+    case 'changesAsked':
       return 'action';
     case 'applied':
     case 'inProgress':

@@ -233,7 +233,7 @@ function QuarantineNotice({ agentId }: { agentId: string }) {
     [agentId],
   );
   useEffect(() => {
-    load();
+    void load();
     const timer = setInterval(load, REFRESH_MS);
     return () => clearInterval(timer);
   }, [load]);
@@ -301,7 +301,7 @@ function Tasks({ agentId }: { agentId: string }) {
       agentApi(agentId, 'GET', `/agents/tasks?limit=100${status ? `&status=${status}` : ''}`)
         .then((r) => setTasks(r.tasks))
         .catch((e) => setError(e.message));
-    load();
+    void load();
     const timer = setInterval(load, REFRESH_MS);
     return () => clearInterval(timer);
   }, [agentId, status]);
@@ -392,7 +392,7 @@ function Deliveries({ agentId }: { agentId: string }) {
     [agentId],
   );
   useEffect(() => {
-    load();
+    void load();
   }, [load]);
   const redeliver = async (id: string) => {
     try {

@@ -19,7 +19,7 @@ export function AgentsPage() {
     [],
   );
   useEffect(() => {
-    load();
+    void load();
   }, [load]);
 
   const create = async (event: FormEvent) => {
@@ -80,15 +80,15 @@ export function AgentsPage() {
                 <a href={`#/agents/${a.id}`}>{a.name ?? a.id}</a>
               </td>
               <td data-label="Balance" className="num">
-                {formatTon(a.balance)} TON
+                {formatAmount(a.balance, 'TON')}
                 <UsdtLine agent={a} field="balance" />
               </td>
               <td data-label="Locked" className="num">
-                {formatTon(a.lockedByTasks)} TON
+                {formatAmount(a.lockedByTasks, 'TON')}
                 <UsdtLine agent={a} field="lockedByTasks" />
               </td>
               <td data-label="Spent" className="num">
-                {formatTon(a.spent)} TON
+                {formatAmount(a.spent, 'TON')}
                 <UsdtLine agent={a} field="spent" />
               </td>
               <td data-label="Created">{a.createdAt.slice(0, 10)}</td>

@@ -7,7 +7,7 @@ import {
   watcherBacklogLabel,
   watcherProblemsLabel,
 } from '../chainLabels';
-import { formatTon, tonOf } from '../ton';
+import { formatAmount, tonOf } from '../ton';
 
 const when = (iso: string) => iso.slice(0, 16).replace('T', ' ');
 const short = (hash: string) => `${hash.slice(0, 12)}…`;
@@ -193,7 +193,7 @@ export function UnmatchedDeposits({
                 <code title={d.fromAddress}>{shortAddress(d.fromAddress)}</code>
               </td>
               <td data-label="Amount" className="num">
-                {formatTon(d.amount)} TON
+                {formatAmount(d.amount, 'TON')}
               </td>
               <td data-label="Memo" className="breakable">
                 {d.memo === '' ? '(none)' : d.memo}

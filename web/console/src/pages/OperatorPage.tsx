@@ -9,7 +9,7 @@ import {
   NOTIFICATION_STATUS_LABEL,
   wordsOf,
 } from '../labels';
-import { formatTon } from '../ton';
+import { formatAmount, formatTon } from '../ton';
 import { when } from '../trust';
 import { ChainStatus, type Reconciliation, ReconciliationCard, UnmatchedDeposits } from './OperatorChain';
 import { DisputeQueue, OperatorDispute } from './OperatorDisputes';
@@ -187,6 +187,7 @@ function OperatorOverview({
             <Stat label="Pending transfers" value={o.transfers.pending} target="op-transfers" />
             <Stat label="Failed transfers" value={o.transfers.failed} target="op-transfers" />
             <Stat label="Ledger audit" value={o.audit.ok ? 'OK' : `${o.audit.problems} problems`} />
+            <Stat label="Approvals waiting for owners" value={o.approvals?.pending ?? '—'} />
             <Stat
               label="Reconciliation"
               value={reconciliationSummary(reconciliation, reconciling)}
@@ -261,7 +262,7 @@ function OperatorOverview({
                       <NameAndId name={d.agentName} id={d.agentId} />
                     </td>
                     <td data-label="Amount" className="num">
-                      {formatTon(d.amount)} TON
+                      {formatAmount(d.amount, d.currency ?? 'TON')}
                     </td>
                     <td data-label="From" className="breakable">
                       {d.fromAddress ? <code>{d.fromAddress}</code> : '—'}
@@ -298,7 +299,7 @@ function OperatorOverview({
                     </td>
                     <td data-label="Kind">{labelOf(LEDGER_TYPE_LABEL, t.kind)}</td>
                     <td data-label="Amount" className="num">
-                      {formatTon(t.amount)} TON
+                      {formatAmount(t.amount, t.currency ?? 'TON')}
                     </td>
                     <td data-label="To" className="breakable">
                       <code>{t.toAddress}</code>

@@ -23,6 +23,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
 
   useEffect(
     () =>
+      // biome-ignore lint/nursery/noMisusedPromises: the handler catches its own failures; TON Connect need not await it
       tonConnectUI.onStatusChange(async (wallet) => {
         const item = wallet?.connectItems?.tonProof;
         if (!wallet || !item || !('proof' in item) || done.current) return;

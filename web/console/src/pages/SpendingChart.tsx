@@ -1,6 +1,6 @@
 import type { Json } from '../api';
 import { niceCeiling } from '../chartScale';
-import { formatTon } from '../ton';
+import { formatAmount, formatTon } from '../ton';
 
 /** Drawn in these units; a phone gets a narrower drawing, so its text is not scaled down to nothing. */
 const WIDE = 640;
@@ -116,8 +116,8 @@ export function SpendingChart({ days }: { days: Json[] }) {
               {moved.map((d) => (
                 <tr key={d.day}>
                   <td>{d.day}</td>
-                  <td className="num">{formatTon(d.deposited)} TON</td>
-                  <td className="num">{formatTon(d.spent)} TON</td>
+                  <td className="num">{formatAmount(d.deposited, 'TON')}</td>
+                  <td className="num">{formatAmount(d.spent, 'TON')}</td>
                 </tr>
               ))}
             </tbody>

@@ -101,7 +101,11 @@ function DisputeView({
         <p className="description">{dispute.reason}</p>
       </section>
       {dispute.resolution ? (
-        <div className="notice ok" role="status" aria-label={t('dispute.decision')}>
+        <div
+          className={decisionTone(dispute.resolution.workerAmount, task.reward)}
+          role="status"
+          aria-label={t('dispute.decision')}
+        >
           <p>
             <strong>{decision(t, dispute.resolution.workerAmount, task.reward, task.currency)}</strong>
           </p>
@@ -110,7 +114,11 @@ function DisputeView({
       ) : null}
       <section className="section" aria-label={t('dispute.statements')}>
         <h2>{t('dispute.statements')}</h2>
-        {dispute.statements.length === 0 ? <p className="muted small">{t('dispute.noStatements')}</p> : null}
+        {dispute.statements.length === 0 ? (
+          <p className="muted small">
+            {t(dispute.status === 'OPEN' ? 'dispute.noStatements' : 'dispute.noStatementsDecided')}
+          </p>
+        ) : null}
         <ol className="statements">
           {dispute.statements.map((s) => (
             <li key={s.id ?? `${s.by}:${s.createdAt}`} className={s.by === 'WORKER' ? 'mine' : 'theirs'}>
@@ -126,6 +134,15 @@ function DisputeView({
       {dispute.status === 'OPEN' ? <AddStatement task={task} onTask={onTask} /> : null}
     </>
   );
+}
+
+/**
+ * The decision's colour: green only when the worker got the whole reward, a warning when they got
+ * nothing, plain for a split (a loss never reads as a success).
+ */
+function decisionTone(workerAmount: string, reward: string): string {
+  if (Number(workerAmount) === 0) return 'notice warn';
+  return Number(workerAmount) >= Number(reward) ? 'notice ok' : 'notice';
 }
 
 /** The operator's decision in a sentence: all, none or part of the reward. */

@@ -6,6 +6,7 @@ import { stateOf, TaskCard } from './TaskCard';
 
 /** The worker's tasks grouped by what they are to the worker now, in the order they matter. */
 const GROUPS: WorkerTaskState[] = [
+  'changesAsked',
   'assigned',
   'inProgress',
   'inDispute',

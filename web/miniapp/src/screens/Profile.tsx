@@ -5,6 +5,7 @@ import { formatDate } from '../format';
 import { changeLanguage, currentLanguage, i18next, LANGUAGES } from '../i18n';
 import { haptic, useClosingConfirmation, useMainButton } from '../telegram';
 import { ErrorNote } from '../ui';
+import { BlockedAgents } from './TaskSafety';
 import { WalletSection } from './Wallet';
 
 type Missing = 'wallet' | 'headline' | 'skill' | 'available';
@@ -206,6 +207,7 @@ export function ProfileScreen({ me, onSaved }: { me: Worker; onSaved: (worker: W
           </button>
         )}
       </form>
+      <BlockedAgents />
     </>
   );
 }

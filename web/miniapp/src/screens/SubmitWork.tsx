@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { api, type GeoPoint, type Submission, type Task, type Uploaded } from '../api';
+import { api, type GeoPoint, type Submission, type SubmissionFile, type Task, type Uploaded } from '../api';
 import { formatDistance, formatDuration } from '../format';
 import { placeOf } from '../geo';
 import { reasonOf } from '../reason';
@@ -13,6 +13,7 @@ import {
 } from '../telegram';
 import { ErrorNote } from '../ui';
 import { PhotoPicker } from './PhotoPicker';
+import { RevisionNotice } from './Review';
 
 const MAX_NOTE = 4000;
 const MAX_FILES = 10;
@@ -24,15 +25,18 @@ const MAX_FILES = 10;
 export function SubmitWork({
   task,
   again,
+  previous,
   onSubmitted,
 }: {
   task: Task;
   again: boolean;
+  /** The submission the agent sent back: its reason is shown and its files are attached again. */
+  previous?: Submission | null;
   onSubmitted: (task: Task, submission: Submission) => void;
 }) {
   const { t } = useTranslation();
   const [note, setNote] = useState('');
-  const [photos, setPhotos] = useState<Uploaded[]>([]);
+  const [photos, setPhotos] = useState<Uploaded[]>(() => (previous?.attachments ?? []).map(uploadedOf));
   const [uploading, setUploading] = useState(false);
   const [location, setLocation] = useState<GeoPoint | null>(null);
   const [locating, setLocating] = useState(false);
@@ -41,7 +45,8 @@ export function SubmitWork({
   const [error, setError] = useState<unknown>(null);
   const canLocate = useLocationAvailable();
   const ready = note.trim().length > 0 && !uploading;
-  useClosingConfirmation(note.trim().length > 0 || photos.length > 0);
+  const carried = (previous?.attachments.length ?? 0) > 0;
+  useClosingConfirmation(note.trim().length > 0 || (photos.length > 0 && !carried));
 
   const locate = async () => {
     setLocating(true);
@@ -100,6 +105,7 @@ export function SubmitWork({
           window: formatDuration((task.reviewHours ?? 72) * 3_600_000),
         })}
       </p>
+      {previous ? <RevisionNotice submission={previous} /> : null}
       <label>
         <span>{t('submit.noteLabel')}</span>
         <textarea
@@ -112,6 +118,7 @@ export function SubmitWork({
       </label>
       <section className="section" aria-label={t('submit.photos')}>
         <h2>{t('submit.photos')}</h2>
+        {carried ? <p className="muted small">{t('submit.earlier')}</p> : null}
         <PhotoPicker photos={photos} onChange={setPhotos} max={MAX_FILES} onBusy={setUploading} />
       </section>
       <section className="section" aria-label={t('submit.location')}>
@@ -150,4 +157,9 @@ export function SubmitWork({
       )}
     </form>
   );
+}
+
+/** A file of an earlier submission as the photo picker holds an upload (the server takes it again). */
+function uploadedOf(file: SubmissionFile): Uploaded {
+  return { fileUrl: file.fileUrl, fileName: file.name, fileSize: file.size, mimeType: file.contentType };
 }

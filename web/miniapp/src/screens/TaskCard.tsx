@@ -1,7 +1,7 @@
 import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
 import type { AgentReputation, Application, GeoPoint, Task } from '../api';
-import { formatAmount, formatDistance, formatNumber, formatRelative } from '../format';
+import { formatAmount, formatDistance, formatNumber, formatRelative, paidLessThanReward } from '../format';
 import { distanceMeters } from '../geo';
 import { stateTone, type WorkerTaskState, workerTaskState } from '../labels';
 import { haptic } from '../telegram';
@@ -13,6 +13,7 @@ export function stateOf(task: Task, application?: Application['status'] | null):
     status: task.status,
     application: application !== undefined ? application : task.yourApplication,
     disputeOpen: task.dispute?.status === 'OPEN',
+    changesAsked: task.submission?.status === 'REVISION_REQUESTED',
     applyBy: task.deadline ?? null,
   });
 }
@@ -64,7 +65,7 @@ export function TaskCard({
         <span className="task-head">
           <strong className="task-title">{task.title}</strong>
           <UnreadBadge count={unread} id={`unread-${task.id}`} />
-          <span className="reward">{formatAmount(task.reward, task.currency)}</span>
+          <span className="reward">{rewardShown(t, task)}</span>
         </span>
         <span className="task-meta">
           <StatePill state={state} />
@@ -115,4 +116,14 @@ export function deadlineText(t: TFunction, task: Task): string {
       : t('task.due', { when: formatRelative(task.deadline, now) });
   if (task.executionDeadlineDays) return t('task.daysToDo', { count: task.executionDeadlineDays });
   return t('task.noDeadline');
+}
+
+/**
+ * The task's amount as the worker reads it: the reward, or once the task ended with less paid
+ * (a split or lost dispute), "1.8 TON of 3 TON" from the recorded settlement, never recomputed.
+ */
+export function rewardShown(t: TFunction, task: Pick<Task, 'reward' | 'currency' | 'settlement'>): string {
+  const paid = paidLessThanReward(task);
+  const reward = formatAmount(task.reward, task.currency);
+  return paid === null ? reward : t('task.paidOfReward', { paid: formatAmount(paid, task.currency), reward });
 }

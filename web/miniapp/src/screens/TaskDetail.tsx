@@ -1,7 +1,9 @@
+import type { TFunction } from 'i18next';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { type Application, api, loadTask, type Submission, type Task, type Worker } from '../api';
-import { formatAmount, formatRelative } from '../format';
+import { formatAmount, formatRelative, paidLessThanReward } from '../format';
+import type { WorkerTaskState } from '../labels';
 import {
   confirmAction,
   haptic,
@@ -17,7 +19,8 @@ import { DisputeScreen } from './DisputeScreen';
 import { OpenChat } from './OpenChat';
 import { ReviewCountdown, RevisionNotice, SubmissionView } from './Review';
 import { SubmitWork } from './SubmitWork';
-import { deadlineText, StatePill, stateOf } from './TaskCard';
+import { deadlineText, rewardShown, StatePill, stateOf } from './TaskCard';
+import { TaskSafety } from './TaskSafety';
 
 const MINE: Task['status'][] = ['ASSIGNED', 'IN_PROGRESS', 'REVIEW', 'COMPLETED'];
 
@@ -32,6 +35,7 @@ export function TaskDetail({
   onView,
   onChanged,
   onNeedWallet,
+  onBlocked,
 }: {
   task: Task;
   me: Worker;
@@ -40,6 +44,8 @@ export function TaskDetail({
   onChanged: () => void;
   /** "Connect a wallet" from this task: the wallet screen, which comes back here afterwards. */
   onNeedWallet: (task: Task) => void;
+  /** The worker blocked the task's agent: the task leaves the screen and the lists. */
+  onBlocked: () => void;
 }) {
   const { t } = useTranslation();
   const [task, setTask] = useState(initial);
@@ -161,6 +167,7 @@ export function TaskDetail({
       <SubmitWork
         task={task}
         again={revision}
+        previous={revision ? latest : null}
         onSubmitted={(next) => {
           setTask((current) => ({ ...current, ...next }));
           onView('task');
@@ -183,7 +190,7 @@ export function TaskDetail({
       <header className="detail-head">
         <h1 id="task-title">{task.title}</h1>
         <p className="detail-reward">
-          <span className="reward big">{formatAmount(task.reward, task.currency)}</span>
+          <span className="reward big">{rewardShown(t, task)}</span>
           <StatePill state={state} />
         </p>
         {known ? (
@@ -198,8 +205,12 @@ export function TaskDetail({
           </p>
         ) : null}
       </header>
-      <p className="notice" role="status" aria-label={t('task.whereYouStand')}>
-        {t(`status.detail.${state}`)}
+      <p
+        className={lostToOperator(task, state) ? 'notice warn' : 'notice'}
+        role="status"
+        aria-label={t('task.whereYouStand')}
+      >
+        {standSentence(t, task, state)}
       </p>
       {/* The dispute comes first: it holds the task, and nothing that loads later (the revision
           notice, the application check) may push its button away from under a tap. */}
@@ -310,6 +321,32 @@ export function TaskDetail({
       ) : null}
       <ErrorNote error={submissions.error} onRetry={submissions.reload} />
       {mine ? <OpenChat taskId={task.id} onOpen={() => onView('chat')} /> : null}
+      {known ? <TaskSafety task={task} onBlocked={onBlocked} /> : null}
     </article>
   );
+}
+
+/** An operator decided the task's dispute for the agent: the worker was paid nothing. */
+const lostToOperator = (task: Task, state: WorkerTaskState) =>
+  state === 'cancelled' && task.settlement?.decidedBy === 'operator';
+
+/**
+ * What the task is to the worker, in a sentence: the state's own words, or, once the task ended,
+ * who decided and what was paid, read from its settlement (an operator's decision is never "The
+ * agent cancelled", a split is never "Done and paid").
+ */
+function standSentence(t: TFunction, task: Task, state: WorkerTaskState): string {
+  const settlement = task.settlement;
+  if (lostToOperator(task, state)) return t('status.detail.cancelledByOperator');
+  if (state === 'completed' && settlement) {
+    const paid = paidLessThanReward(task);
+    const reward = formatAmount(task.reward, task.currency);
+    if (settlement.decidedBy === 'operator')
+      return paid === null
+        ? t('status.detail.completedByOperatorAll', { paid: reward })
+        : t('status.detail.completedByOperator', { paid: formatAmount(paid, task.currency), reward });
+    if (paid !== null)
+      return t('status.detail.completedInPart', { paid: formatAmount(paid, task.currency), reward });
+  }
+  return t(`status.detail.${state}`);
 }
