@@ -13,6 +13,12 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/e2e/globalSetup.ts', 'test/helpers/dbTemplateSetup.ts'],
     pool: 'forks',
+    // Test files share one module registry per worker: with isolation every file imported the
+    // app, the chain libraries and their dependencies again (about 2 s a file, 380 s a run on
+    // SQLite). Nothing a test relies on lives at module level but process-wide caches of
+    // compiled schemas and the sandbox chain template; outside parts are replaced on their
+    // shared module objects (vi.spyOn), never with vi.mock, which a shared registry ignores.
+    isolate: false,
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // expect.poll waits for something a browser or a background loop does: 1 s (vitest's default)

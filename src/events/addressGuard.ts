@@ -1,4 +1,6 @@
-import { lookup } from 'node:dns/promises';
+// Called as dns.lookup (not a named import) so a test can replace the resolver on the one shared
+// module object, whichever test file loaded this module first.
+import dns from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 
 /**
@@ -84,7 +86,7 @@ export async function checkPublicHost(hostname: string): Promise<HostCheck> {
   if (isIP(host)) addresses = [host];
   else {
     try {
-      addresses = (await lookup(host, { all: true })).map((a) => a.address);
+      addresses = (await dns.lookup(host, { all: true })).map((a) => a.address);
     } catch {
       return { refused: `cannot resolve ${host}` };
     }

@@ -1,4 +1,5 @@
 import systemDns from 'node:dns';
+import dnsPromises from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -17,16 +18,15 @@ import { Receiver } from '../helpers/receiver.js';
  * that resolves to a private address" is tested without a network or a special resolver.
  * Unknown names fail to resolve, as they would offline.
  */
-const dns = vi.hoisted(() => ({ answers: new Map<string, string[]>() }));
-vi.mock('node:dns/promises', async (importOriginal) => {
-  const real = await importOriginal<typeof import('node:dns/promises')>();
-  const lookup = async (host: string) => {
-    const answer = dns.answers.get(host);
-    if (!answer) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
-    return answer.map((address) => ({ address, family: isIP(address) }));
-  };
-  return { ...real, default: { ...real, lookup }, lookup };
-});
+const dns = { answers: new Map<string, string[]>() };
+const fakeLookup = (async (host: string) => {
+  const answer = dns.answers.get(host);
+  if (!answer) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+  return answer.map((address) => ({ address, family: isIP(address) }));
+}) as unknown as typeof dnsPromises.lookup;
+// Replaced on the shared module object (not with vi.mock), so it holds however test files share modules.
+const resolver = vi.spyOn(dnsPromises, 'lookup').mockImplementation(fakeLookup);
+afterAll(() => resolver.mockRestore());
 
 const REFUSED = [
   '127.0.0.1',
