@@ -70,11 +70,13 @@ export type WalletKeyPairs = Record<keyof WalletMnemonics, KeyPair>;
  * The wallets' key pairs. Deriving one from its mnemonic is PBKDF2-SHA512 with 100,000 rounds
  * (about 100 ms of CPU each, three at every start), so the derived secret keys are kept next to
  * the mnemonics, as secret (0600), each with a hash of the words it came from: a mnemonic that
- * changed, or a missing or unreadable file, derives again and rewrites it.
+ * changed, or a missing or unreadable file, derives again and rewrites it. `derive` is the
+ * derivation (a test counts calls or makes one fail).
  */
 export async function loadOrDeriveKeyPairs(
   stateDir: string,
   mnemonics: WalletMnemonics,
+  derive: (words: string[]) => Promise<KeyPair> = mnemonicToPrivateKey,
 ): Promise<WalletKeyPairs> {
   const file = path.join(stateDir, DERIVED_KEYS_FILE);
   const wordsHash = (words: string[]) => createHash('sha256').update(words.join(' ')).digest('hex');
@@ -94,7 +96,7 @@ export async function loadOrDeriveKeyPairs(
   const fromCache = names.map(cached);
   const pairs = fromCache.every((pair) => pair !== null)
     ? fromCache
-    : await Promise.all(names.map((name) => mnemonicToPrivateKey(mnemonics[name])));
+    : await Promise.all(names.map((name) => derive(mnemonics[name])));
   if (pairs !== fromCache) {
     const record = Object.fromEntries(
       names.map((name, i) => [

@@ -1,23 +1,18 @@
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { mnemonicNew } from '@ton/crypto';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { loadOrDeriveKeyPairs, type WalletMnemonics } from '../../src/chain/sandboxState.js';
+import { type KeyPair, mnemonicNew, mnemonicToPrivateKey } from '@ton/crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadOrDeriveKeyPairs as load, type WalletMnemonics } from '../../src/chain/sandboxState.js';
 
 // Counts derivations (PBKDF2, ~100 ms of CPU each) and can make one fail: the fault to inject.
-const derive = vi.hoisted(() => ({ calls: 0, fail: false }));
-vi.mock('@ton/crypto', async (importOriginal) => {
-  const crypto = await importOriginal<typeof import('@ton/crypto')>();
-  return {
-    ...crypto,
-    mnemonicToPrivateKey: (words: string[]) => {
-      derive.calls++;
-      if (derive.fail) throw new Error('derived again');
-      return crypto.mnemonicToPrivateKey(words);
-    },
-  };
-});
+const derive = { calls: 0, fail: false };
+const countedDerive = (words: string[]): Promise<KeyPair> => {
+  derive.calls++;
+  if (derive.fail) throw new Error('derived again');
+  return mnemonicToPrivateKey(words);
+};
+const loadOrDeriveKeyPairs = (dir: string, mnemonics: WalletMnemonics) => load(dir, mnemonics, countedDerive);
 
 let dir: string;
 let mnemonics: WalletMnemonics;
@@ -49,7 +44,6 @@ describe("the sandbox wallets' derived keys", () => {
     await loadOrDeriveKeyPairs(dir, mnemonics);
     const otherHot = await mnemonicNew();
     const changed = { ...mnemonics, hot: otherHot };
-    const { mnemonicToPrivateKey } = await vi.importActual<typeof import('@ton/crypto')>('@ton/crypto');
     const expected = (await mnemonicToPrivateKey(otherHot)).publicKey.toString('hex');
     expect((await loadOrDeriveKeyPairs(dir, changed)).hot.publicKey.toString('hex')).toBe(expected);
 
