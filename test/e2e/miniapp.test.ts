@@ -304,10 +304,8 @@ describe('the Mini App, as a new worker uses it', () => {
       ] as const) {
         await page.getByRole('tab', { name: tab, exact: true }).click();
         await page.getByRole('region', { name: ready }).waitFor();
-        await page
-          .getByRole('status')
-          .filter({ hasText: /Loading/ })
-          .waitFor({ state: 'detached' });
+        // Every section loading at once shows one status each: wait until none is left.
+        await expect.poll(() => page.getByRole('status').filter({ hasText: /Loading/ }).count()).toBe(0);
         await shot(page, name, 'dark');
       }
 
