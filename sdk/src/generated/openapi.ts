@@ -6555,9 +6555,9 @@ export interface operations {
                 skills?: string;
                 country?: string;
                 timezone?: string;
-                /** @description Minimum hourly rate, TON */
+                /** @description Minimum hourly rate, TON (at most 1000000, the highest rate a profile holds) */
                 minRate?: number;
-                /** @description Maximum hourly rate, TON */
+                /** @description Maximum hourly rate, TON (at most 1000000, the highest rate a profile holds) */
                 maxRate?: number;
                 available: boolean;
                 /** @description completed: most completed tasks first; rating: best average rating first (unrated last) */
