@@ -22,10 +22,30 @@ export function decodeCursor<T extends (string | number)[]>(
   const ok =
     Array.isArray(parsed) &&
     parsed.length === shape.length &&
-    parsed.every((v, i) => typeof v === shape[i] && (typeof v !== 'string' || v.length <= 100));
+    parsed.every((v, i) => isCursorValue(v, shape[i]));
   if (!ok) throw invalid('cursor', 'is not a cursor this list returned; pass nextCursor unchanged');
   return parsed as T;
 }
+
+/**
+ * The largest number a cursor carries: every number in a cursor is a count read from a 32-bit
+ * `integer` column (completed tasks, rating sum and count), and PostgreSQL refuses a larger
+ * parameter compared with such a column ("out of range for type integer").
+ */
+export const MAX_CURSOR_NUMBER = 2_147_483_647;
+
+/**
+ * A decoded cursor is caller input like any other: what this list encodes is ASCII (timestamps and
+ * prefixed ids) and whole counts, so anything else (U+0000, which PostgreSQL cannot take in a
+ * text parameter, other control characters, 1e300, 1.5, -1) is refused here, before the database.
+ */
+function isCursorValue(value: unknown, type: 'string' | 'number' | undefined): boolean {
+  if (type === 'string')
+    return typeof value === 'string' && value.length <= 100 && PRINTABLE_ASCII.test(value);
+  return Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) <= MAX_CURSOR_NUMBER;
+}
+
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
 /** Newest-first lists: the cursor is the last item's (createdAt, id). */
 export function positionCursor(row: { created_at: string; id: string }): string {

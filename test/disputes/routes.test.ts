@@ -379,6 +379,35 @@ describe('resolving', () => {
     await expectBooksBalanced(t);
   });
 
+  it('refuses a dust payout: nothing, or at least 0.01 TON to the worker (issue #35)', async () => {
+    const { taskId, dispute: opened } = await disputedTask(t, agent, worker, { reward: '10' });
+    const before = (await call(t, 'GET', '/agents/me', agent.headers)).json().agent;
+    for (const dust of ['0.000000001', '0.009999999', 0.005]) {
+      const res = await resolve(t, opened.id, dust);
+      expect(res.statusCode, `${dust}: ${res.body}`).toBe(400);
+      expect(res.json()).toEqual({
+        error: 'Validation failed',
+        details: [
+          {
+            path: 'workerAmount',
+            // \s: the amount and its currency are joined by a no-break space.
+            message: expect.stringMatching(
+              /^must be 0 or at least 0\.01\sTON: a smaller payout costs more in gas/,
+            ),
+          },
+        ],
+      });
+    }
+    // Nothing changed: the dispute is open, the money still locked.
+    expect(await getTask(t, agent, taskId)).toMatchObject({ status: 'REVIEW', dispute: { status: 'OPEN' } });
+    expect((await call(t, 'GET', '/agents/me', agent.headers)).json().agent).toEqual(before);
+    // The smallest payout itself is a split like any other.
+    const res = await resolve(t, opened.id, '0.01');
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().dispute.resolution).toMatchObject({ workerAmount: '0.01', currency: 'TON' });
+    await expectBooksBalanced(t);
+  });
+
   it('the full reward completes the task (RELEASED), as an approval would', async () => {
     const { taskId, dispute: opened } = await disputedTask(t, agent, worker, { reward: '10' });
     const res = await resolve(t, opened.id, '10', 'The work is as asked');
@@ -483,7 +512,8 @@ describe('resolving', () => {
     expect((await resolve(t, won.dispute.id, '0')).statusCode).toBe(200);
     const partly = await disputedTask(t, judged, worker, { reward: '1' });
     expect(await lost(partly.taskId)).toBe(0);
-    expect((await resolve(t, partly.dispute.id, '0.000000001')).statusCode).toBe(200);
+    // The smallest payout (0.01 TON) is enough to count as the agent's loss.
+    expect((await resolve(t, partly.dispute.id, '0.01')).statusCode).toBe(200);
     expect(await lost(partly.taskId)).toBe(1);
   });
 

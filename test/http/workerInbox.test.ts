@@ -167,6 +167,35 @@ describe('GET /worker/earnings', () => {
   });
 });
 
+describe('GET /worker/earnings past 2^53 smallest units', () => {
+  // Issue #35, finding 11: a reward is at most 1000000 TON (10^15 nanotons), so eleven of them
+  // pass 2^53; the sums were read as plain integers and SQLite's answer was a 500.
+  it('reads each sum exactly, through the real flows', async () => {
+    const rich = await createAgent(t, { deposit: '30000000' });
+    const worker = await createWorker(t);
+    const reward = '1000000';
+    chain.down = true; // The payouts stay recorded and unconfirmed: on the way.
+    try {
+      for (let i = 0; i < 11; i++) await completedTask(t, rich, worker, { reward });
+    } finally {
+      chain.down = false;
+    }
+    for (let i = 0; i < 11; i++) {
+      const review = await assignedTask(t, rich, worker, { reward });
+      const submitted = await call(t, 'POST', `/worker/tasks/${review.taskId}/submissions`, worker.headers, {
+        note: 'Done',
+      });
+      expect(submitted.statusCode, submitted.body).toBe(201);
+    }
+    expect(11n * 10n ** 15n).toBeGreaterThan(BigInt(Number.MAX_SAFE_INTEGER));
+
+    const res = await call(t, 'GET', '/worker/earnings', worker.headers);
+    expect(res.statusCode, res.body).toBe(200);
+    const ton = { paid: '0', onTheWay: '11000000', inReview: '11000000', inReviewTasks: 11 };
+    expect(res.json()).toMatchObject({ ...ton, byCurrency: { TON: ton } });
+  });
+});
+
 describe('GET /worker/ratings', () => {
   it('lists the agents’ ratings of this worker with their comments, newest first', async () => {
     const worker = await createWorker(t);

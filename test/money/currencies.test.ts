@@ -340,47 +340,59 @@ describe('USDT in the books', () => {
     await expectBooksBalanced(t);
   });
 
-  it('splits a USDT dispute down to 1 micro-USDT: worker, fee in proportion (rounded down), the rest back', async () => {
+  it('splits a USDT dispute from 0.01 USDT: worker, fee in proportion (rounded down), the rest back', async () => {
     const agent = await createAgent(t);
     await depositIn(t, agent.id, '1', 'USDT');
     const worker = await createWorker(t);
-    // Reward 0.01 USDT: fee 3000 micro, total 13000 micro.
-    const first = await disputedOn(t, agent, worker, '0.01');
+    // Reward 0.03 USDT: fee 9000 micro, total 39000 micro.
+    const first = await disputedOn(t, agent, worker, '0.03');
+    // Issue #35, finding 12: a payout under 0.01 USDT costs more in gas than it pays.
+    for (const dust of ['0.000001', '0.009999']) {
+      const refused = await call(t, 'POST', `/admin/disputes/${first.dispute.id}/resolve`, t.admin, {
+        workerAmount: dust,
+        currency: 'USDT',
+        note: 'Dust',
+      });
+      expect(refused.statusCode, refused.body).toBe(400);
+      expect(refused.json().details).toEqual([
+        { path: 'workerAmount', message: expect.stringMatching(/at least 0\.01\sUSDT/) },
+      ]);
+    }
     const one = await call(t, 'POST', `/admin/disputes/${first.dispute.id}/resolve`, t.admin, {
-      workerAmount: '0.000001',
+      workerAmount: '0.01',
       currency: 'USDT',
-      note: 'One micro-USDT',
+      note: 'The smallest payout',
     });
     expect(one.statusCode, one.body).toBe(200);
-    // 3000 * 1 / 10000 = 0.3 micro: no fee; 12999 micro back.
+    // 9000 * 10000 / 30000 = 3000 micro of fee; 26000 micro back.
     expect(one.json()).toMatchObject({
-      payout: { amount: '0.000001', currency: 'USDT', status: 'confirmed' },
-      fee: null,
-      refund: { amount: '0.012999', destination: 'agent_balance', currency: 'USDT' },
+      payout: { amount: '0.01', currency: 'USDT', status: 'confirmed' },
+      fee: { amount: '0.003', currency: 'USDT' },
+      refund: { amount: '0.026', destination: 'agent_balance', currency: 'USDT' },
     });
     expect(one.json().dispute.resolution).toMatchObject({
-      workerAmount: '0.000001',
-      platformFee: '0',
-      agentAmount: '0.012999',
+      workerAmount: '0.01',
+      platformFee: '0.003',
+      agentAmount: '0.026',
       currency: 'USDT',
     });
-    const second = await disputedOn(t, agent, worker, '0.01');
-    const four = await call(t, 'POST', `/admin/disputes/${second.dispute.id}/resolve`, t.admin, {
-      workerAmount: '0.000004',
-      note: 'Four micro-USDT',
+    const second = await disputedOn(t, agent, worker, '0.03');
+    const odd = await call(t, 'POST', `/admin/disputes/${second.dispute.id}/resolve`, t.admin, {
+      workerAmount: '0.010004',
+      note: 'A micro-USDT above',
     });
-    expect(four.statusCode, four.body).toBe(200);
-    // 3000 * 4 / 10000 = 1.2 micro: a fee of 1 micro-USDT.
-    expect(four.json()).toMatchObject({
-      payout: { amount: '0.000004', currency: 'USDT' },
-      fee: { amount: '0.000001', currency: 'USDT' },
-      refund: { amount: '0.012995', currency: 'USDT' },
+    expect(odd.statusCode, odd.body).toBe(200);
+    // 9000 * 10004 / 30000 = 3001.2 micro: a fee of 3001 micro-USDT (rounded down).
+    expect(odd.json()).toMatchObject({
+      payout: { amount: '0.010004', currency: 'USDT' },
+      fee: { amount: '0.003001', currency: 'USDT' },
+      refund: { amount: '0.025995', currency: 'USDT' },
     });
     expect(await balances(t, agent)).toEqual({
       TON: { balance: '0', lockedByTasks: '0' },
-      USDT: { balance: '0.999994', lockedByTasks: '0' },
+      USDT: { balance: '0.973995', lockedByTasks: '0' },
     });
-    expect((await workerMe(t, worker.headers)).earnings).toEqual({ TON: '0', USDT: '0.000005' });
+    expect((await workerMe(t, worker.headers)).earnings).toEqual({ TON: '0', USDT: '0.020004' });
     await expectAgentBooks(t, agent);
     await expectBooksBalanced(t);
   });
@@ -405,7 +417,7 @@ describe('USDT in the books', () => {
     // The USDT deposits and payouts of the tests above, summed in USDT only, all paid on chain.
     expect(report.books.deposits.count).toBeGreaterThan(0);
     expect(report.books.payoutsPending).toEqual({ count: 0, total: '0' });
-    expect(report.books.payoutsConfirmed).toEqual({ count: 3, total: '0.010005' });
+    expect(report.books.payoutsConfirmed).toEqual({ count: 3, total: '0.030004' });
   });
 });
 

@@ -247,6 +247,9 @@ function mayDispute(k: ModelTask, side: 'agent' | 'worker'): boolean {
 }
 const UNKNOWN_DISPUTE = `dsp_${'0'.repeat(40)}`;
 
+/** The smallest payout a dispute split makes, per currency (issue #35): 0.01 TON, 0.01 USDT. */
+const MIN_PAYOUT: Record<Currency, bigint> = { TON: 10_000_000n, USDT: 10_000n };
+
 function workerNanoOf(amount: ResolveAmount, rewardNano: bigint): bigint {
   switch (amount) {
     case 'zero':
@@ -638,6 +641,8 @@ function expect_(m: Model, r: Real, op: Op): Expected {
       if (!task?.dispute) return { status: 404, request };
       if (task.dispute.status === 'RESOLVED') return { status: 409, request };
       if (workerNano > task.rewardNano) return { status: 400, request };
+      // Nothing, or at least the smallest payout: below it a transfer costs more than it pays.
+      if (workerNano > 0n && workerNano < MIN_PAYOUT[task.currency]) return { status: 400, request };
       return {
         status: 200,
         request,
@@ -1266,7 +1271,9 @@ describe(`model-based money property on ${DIALECT}`, () => {
       [{ kind: 'acceptApplication', agent: 0, ...own, application: 0 }, 200],
       [{ kind: 'submit', worker: 2, ...hold, task: 0 }, 201],
       [{ kind: 'dispute', ...byAgent, task: 0 }, 201],
-      [{ kind: 'resolve', fit: true, task: 0, amount: 'nano' }, 200],
+      // One nanoton is dust (less than the smallest payout): refused, and the reward is paid.
+      [{ kind: 'resolve', fit: true, task: 0, amount: 'nano' }, 400],
+      [{ kind: 'resolve', fit: true, task: 0, amount: 'full' }, 200],
     ];
     for (const [op, status] of script) {
       expect(await runStep(model, real, op), real.log.join('\n')).toBe(status);
@@ -1276,12 +1283,10 @@ describe(`model-based money property on ${DIALECT}`, () => {
       ['CANCELLED', ['REVISION_REQUESTED', 'DISPUTED'], 'RESOLVED'],
       ['COMPLETED', ['DISPUTED'], 'RESOLVED'],
     ]);
-    // A third of 10 TON (3.333333333) and one nanoton of 0.01 TON; the 1 TON task went back.
-    expect(model.earned.map((e) => e.TON)).toEqual([3_333_333_333n, 0n, 1n, 0n]);
-    // Agent 0: 20 - 13 - 0.013, plus back 13 - 3.333333333 - 0.999999999 and 0.013 - 0.000000001.
-    expect(model.balance[0]!.TON).toBe(
-      20_000_000_000n - 13_000_000_000n + 8_666_666_668n - 13_000_000n + 12_999_999n,
-    );
+    // A third of 10 TON (3.333333333) and all of 0.01 TON; the 1 TON task went back.
+    expect(model.earned.map((e) => e.TON)).toEqual([3_333_333_333n, 0n, 10_000_000n, 0n]);
+    // Agent 0: 20 - 13 - 0.013, plus back 13 - 3.333333333 - 0.999999999; all of 0.013 spent.
+    expect(model.balance[0]!.TON).toBe(20_000_000_000n - 13_000_000_000n + 8_666_666_668n - 13_000_000n);
   });
 
   it('a scripted sequence walks USDT: deposits, tasks paid in jettons, splits, and neither currency paying for the other', async () => {

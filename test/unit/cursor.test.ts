@@ -1,6 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeCursor, decodePosition, encodeCursor, page, positionCursor } from '../../src/domain/cursor.js';
+import {
+  decodeCursor,
+  decodePosition,
+  encodeCursor,
+  MAX_CURSOR_NUMBER,
+  page,
+  positionCursor,
+} from '../../src/domain/cursor.js';
 import { DomainError } from '../../src/domain/errors.js';
 
 const b64 = (text: string) => Buffer.from(text).toString('base64url');
@@ -28,9 +35,13 @@ describe('cursors', () => {
 
   it('round-trips what it encodes', () => {
     fc.assert(
-      fc.property(fc.string({ maxLength: 100 }), fc.integer(), (s, n) => {
-        expect(decodeCursor(encodeCursor([s, n]), ['string', 'number'])).toEqual([s, n]);
-      }),
+      fc.property(
+        fc.string({ maxLength: 100, unit: 'grapheme-ascii' }),
+        fc.nat(MAX_CURSOR_NUMBER),
+        (s, n) => {
+          expect(decodeCursor(encodeCursor([s, n]), ['string', 'number'])).toEqual([s, n]);
+        },
+      ),
     );
     const row = { created_at: '2030-01-01T00:00:00.000Z', id: 'tsk_01abc' };
     expect(decodePosition(positionCursor(row))).toEqual({ createdAt: row.created_at, id: row.id });
@@ -55,6 +66,35 @@ describe('cursors', () => {
     ['truncated json', b64('["a","b"')],
   ])('refuses %s with a validation error on cursor', (_name, cursor) => {
     expectCursorError(() => decodePosition(cursor));
+  });
+
+  it.each([
+    ['U+0000 in a string', b64(JSON.stringify(['2030-01-01T00:00:00.000Z', 'tsk_\u0000']))],
+    ['a control character in a string', b64(JSON.stringify(['2030-01-01\n', 'tsk_x']))],
+    ['non-ASCII text', b64(JSON.stringify(['2030-01-01', 'tsk_é']))],
+  ])('refuses %s (a decoded cursor is input like any other)', (_name, cursor) => {
+    expectCursorError(() => decodePosition(cursor));
+  });
+
+  it.each([
+    ['1e300', '1e300'],
+    ['a fraction', '1.5'],
+    ['a negative count', '-1'],
+    ['past a 32-bit count', String(MAX_CURSOR_NUMBER + 1)],
+    ['past 2^53', '9007199254740993'],
+  ])('refuses a number that is %s', (_name, number) => {
+    expectCursorError(() =>
+      decodeCursor(b64(`[${number},"2030-01-01","wrk_x"]`), ['number', 'string', 'string']),
+    );
+  });
+
+  it('takes the largest count a cursor may carry', () => {
+    const cursor = encodeCursor([MAX_CURSOR_NUMBER, '2030-01-01', 'wrk_x']);
+    expect(decodeCursor(cursor, ['number', 'string', 'string'])).toEqual([
+      MAX_CURSOR_NUMBER,
+      '2030-01-01',
+      'wrk_x',
+    ]);
   });
 
   it('refuses a cursor of another shape (a catalog cursor on a list)', () => {

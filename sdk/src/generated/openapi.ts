@@ -1616,8 +1616,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Resolve a dispute: workerAmount (0 to the reward) to the worker on chain, the fee in proportion, the rest back to the agent
-         * @description Resolve a dispute: workerAmount (0 to the reward) to the worker on chain, the fee in proportion, the rest back to the agent. Operator only: `Authorization: Bearer <ADMIN_TOKEN>`. Safe to retry with an `Idempotency-Key`. Errors: 400, 401, 404, 409, each as JSON `{error}`.
+         * Resolve a dispute: workerAmount (0, or 0.01 to the reward) to the worker on chain, the fee in proportion, the rest back to the agent
+         * @description Resolve a dispute: workerAmount (0, or 0.01 to the reward) to the worker on chain, the fee in proportion, the rest back to the agent. Operator only: `Authorization: Bearer <ADMIN_TOKEN>`. Safe to retry with an `Idempotency-Key`. Errors: 400, 401, 404, 409, each as JSON `{error}`.
          */
         post: operations["adminResolveDispute"];
         delete?: never;
@@ -5976,7 +5976,7 @@ export interface components {
         };
         /** ResolveBody */
         ResolveBody: {
-            /** @description What the worker gets, 0 to the task’s reward, in the task’s currency: 0 cancels and refunds, the reward completes */
+            /** @description What the worker gets, in the task’s currency: 0 (cancels and refunds) or from 0.01 (TON or USDT, the smallest reward; a smaller payout costs more in gas than it pays) to the task’s reward (completes) */
             workerAmount: string | number;
             /**
              * @description The task’s currency, to confirm it: another one is a 400 and nothing is resolved
@@ -6555,9 +6555,9 @@ export interface operations {
                 skills?: string;
                 country?: string;
                 timezone?: string;
-                /** @description Minimum hourly rate, TON */
+                /** @description Minimum hourly rate, TON (at most 1000000, the highest rate a profile holds) */
                 minRate?: number;
-                /** @description Maximum hourly rate, TON */
+                /** @description Maximum hourly rate, TON (at most 1000000, the highest rate a profile holds) */
                 maxRate?: number;
                 available: boolean;
                 /** @description completed: most completed tasks first; rating: best average rating first (unrated last) */

@@ -130,12 +130,13 @@ export async function setChainTxHash(db: Executor, txnId: string, txHash: string
 export async function inFlightUsdt(db: Executor): Promise<bigint> {
   const row = await db
     .selectFrom('chain_transfers')
-    .select((eb) => eb.fn.sum('amount_nano').as('total'))
+    // `*_nano`: read as bigint on both drivers, exact past 2^53 (see bigintPlugin.ts).
+    .select((eb) => eb.fn.sum<bigint>('amount_nano').as('total_nano'))
     .where('status', '=', 'pending')
     .where('currency', '=', 'USDT')
     .where('batch_id', 'is not', null)
     .executeTakeFirst();
-  return BigInt(row?.total ?? 0);
+  return BigInt(row?.total_nano ?? 0);
 }
 
 /**

@@ -7,6 +7,9 @@ import { olderThan } from './pagination.js';
  * confirmed on chain), on the way (payouts recorded but not confirmed yet) and in review
  * (rewards of tasks waiting for the agent's review, paid when accepted). Grouped by currency so
  * a TON and a USDT amount are never added. Two aggregate queries on the worker's own rows.
+ *
+ * The sums are aliased `*_nano` so both drivers read them as bigint (see bigintPlugin.ts): any
+ * other alias is read as a number, which SQLite refuses past 2^53 (eleven top rewards).
  */
 export async function workerEarningTotals(db: Executor, workerId: string) {
   const payouts = await db
@@ -15,7 +18,7 @@ export async function workerEarningTotals(db: Executor, workerId: string) {
     .select([
       'transactions.currency as currency',
       'transactions.status as status',
-      (eb) => eb.fn.sum<string | number | bigint>('transactions.amount_nano').as('total'),
+      (eb) => eb.fn.sum<bigint>('transactions.amount_nano').as('total_nano'),
     ])
     .where('tasks.worker_id', '=', workerId)
     .where('transactions.type', 'in', ['PAYOUT', 'BONUS'])
@@ -25,7 +28,7 @@ export async function workerEarningTotals(db: Executor, workerId: string) {
     .selectFrom('tasks')
     .select([
       'currency',
-      (eb) => eb.fn.sum<string | number | bigint>('reward_nano').as('total'),
+      (eb) => eb.fn.sum<bigint>('reward_nano').as('total_nano'),
       (eb) => eb.fn.countAll<number>().as('n'),
     ])
     .where('worker_id', '=', workerId)
@@ -34,12 +37,12 @@ export async function workerEarningTotals(db: Executor, workerId: string) {
     .execute();
   const of = (currency: Currency) => {
     const sum = (status: 'confirmed' | 'pending') =>
-      BigInt(payouts.find((p) => p.currency === currency && p.status === status)?.total ?? 0);
+      payouts.find((p) => p.currency === currency && p.status === status)?.total_nano ?? 0n;
     const inReview = review.find((r) => r.currency === currency);
     return {
       paid: sum('confirmed'),
       onTheWay: sum('pending'),
-      inReview: BigInt(inReview?.total ?? 0),
+      inReview: inReview?.total_nano ?? 0n,
       inReviewTasks: Number(inReview?.n ?? 0),
     };
   };

@@ -181,8 +181,10 @@ export function listCatalogByRating(
   if (after && after.ratingCount > 0) {
     const p = after;
     query = query.where((eb) => {
-      const left = sql<number>`rating_sum * ${p.ratingCount}`;
-      const right = sql<number>`${p.ratingSum} * rating_count`;
+      // In 64 bits: two 32-bit counts multiplied overflow PostgreSQL's integer (a cursor may carry
+      // any count up to MAX_CURSOR_NUMBER); SQLite's integers are 64-bit already.
+      const left = sql<number>`cast(rating_sum as bigint) * ${p.ratingCount}`;
+      const right = sql<number>`cast(${p.ratingSum} as bigint) * rating_count`;
       return eb.or([
         eb('rating_count', '=', 0),
         eb.and([eb('rating_count', '>', 0), eb(left, '<', right)]),

@@ -7,7 +7,14 @@ import type { DomainContext } from '../context.js';
 import { assertInvariant, conflict, invalid, notFound } from '../errors.js';
 import { recordEvent } from '../events/events.js';
 import { isIdOf } from '../ids.js';
-import { amountText, type Currency, formatAmount, parseAmount, rowCurrency } from '../money/currency.js';
+import {
+  amountText,
+  type Currency,
+  currencyFacts,
+  formatAmount,
+  parseAmount,
+  rowCurrency,
+} from '../money/currency.js';
 import { AmountFormatError } from '../money/money.js';
 import { attemptTransfer } from '../money/payouts.js';
 import { endTask, paidInPart } from '../money/settlement.js';
@@ -67,6 +74,7 @@ export async function resolveDispute(
         `must be from 0 to the task's reward (${amountText(currency, current.reward_nano)})`,
       );
     }
+    checkNotDust(currency, workerNano);
     const split = disputeSplit(current, workerNano);
     const now = ctx.clock.now();
     const at = now.toISOString();
@@ -208,6 +216,22 @@ function parseWorkerAmount(currency: Currency, value: string | number): bigint {
     if (error instanceof AmountFormatError)
       throw invalid('workerAmount', `${error.message}; 0 pays the worker nothing`);
     throw error;
+  }
+}
+
+/**
+ * A split pays the worker nothing or at least the smallest reward of its currency (0.01 TON,
+ * 0.01 USDT): a smaller payout is a chain transfer that costs more in gas than it pays (issue #35).
+ * The reward itself is never below that minimum, so paying in full is always allowed; the agent's
+ * part is no transfer (it goes back to the balance) and may be any amount.
+ */
+function checkNotDust(currency: Currency, workerNano: bigint): void {
+  const { minReward } = currencyFacts(currency);
+  if (workerNano > 0n && workerNano < minReward) {
+    throw invalid(
+      'workerAmount',
+      `must be 0 or at least ${amountText(currency, minReward)}: a smaller payout costs more in gas than it pays`,
+    );
   }
 }
 

@@ -10,7 +10,7 @@ import type { DomainContext } from '../context.js';
 import { decodeCursor, encodeCursor, page } from '../cursor.js';
 import { invalid, notFound } from '../errors.js';
 import { isIdOf } from '../ids.js';
-import { parseTon } from '../money/money.js';
+import { formatTon, MAX_REWARD_NANO, parseTon } from '../money/money.js';
 
 export interface CatalogQuery {
   skills?: string;
@@ -85,11 +85,18 @@ export async function getWorkerDetail(ctx: DomainContext, workerId: string): Pro
   return worker;
 }
 
+/**
+ * A rate filter is bounded by the highest hourly rate a profile can hold (MAX_REWARD_NANO): a
+ * larger one matches nothing anyway, and past 64 bits the databases cannot compare it at all.
+ */
 function rate(path: string, value: number | undefined): bigint | undefined {
   if (value === undefined) return undefined;
+  let nano: bigint;
   try {
-    return parseTon(value);
+    nano = parseTon(value);
   } catch (error) {
     throw invalid(path, (error as Error).message);
   }
+  if (nano > MAX_REWARD_NANO) throw invalid(path, `must be at most ${formatTon(MAX_REWARD_NANO)} TON`);
+  return nano;
 }

@@ -118,7 +118,7 @@ export const adminDisputeRoutes: Routes = async (app, { ctx }) => {
         security,
         operationId: 'adminResolveDispute',
         summary:
-          'Resolve a dispute: workerAmount (0 to the reward) to the worker on chain, the fee in proportion, the rest back to the agent',
+          'Resolve a dispute: workerAmount (0, or 0.01 to the reward) to the worker on chain, the fee in proportion, the rest back to the agent',
         params: IdParam,
         body: ResolveBody,
         response: { 200: ResolveResult, ...errors(400, 401, 404, 409) },

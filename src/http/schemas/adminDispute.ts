@@ -34,7 +34,7 @@ export const ResolveBody = Type.Object({
   workerAmount: {
     ...AmountInput,
     description:
-      'What the worker gets, 0 to the task’s reward, in the task’s currency: 0 cancels and refunds, the reward completes',
+      'What the worker gets, in the task’s currency: 0 (cancels and refunds) or from 0.01 (TON or USDT, the smallest reward; a smaller payout costs more in gas than it pays) to the task’s reward (completes)',
   },
   currency: Type.Optional({
     ...Currency,

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { MAX_REWARD_NANO, NANO_PER_TON } from '../../domain/money/money.js';
 import { LANGUAGES } from '../../domain/workers/language.js';
 import { SOCIAL_KEYS } from '../../domain/workers/workerProfile.js';
 import { Amount, AmountInput, Nullable, nameSchemas, Timestamp } from './common.js';
@@ -63,14 +64,29 @@ export const WorkerSelf = Type.Object({
   ),
 });
 
+/** The rate filters' bound in TON: the highest hourly rate a profile holds (MAX_REWARD_NANO). */
+const MAX_RATE_FILTER_TON = Number(MAX_REWARD_NANO / NANO_PER_TON);
+
 export const CatalogQuery = Type.Object({
   skills: Type.Optional(
     Type.String({ maxLength: 1000, description: 'Comma-separated; workers having all of them' }),
   ),
   country: Type.Optional(Type.String({ maxLength: 100 })),
   timezone: Type.Optional(Type.String({ maxLength: 100 })),
-  minRate: Type.Optional(Type.Number({ minimum: 0, description: 'Minimum hourly rate, TON' })),
-  maxRate: Type.Optional(Type.Number({ minimum: 0, description: 'Maximum hourly rate, TON' })),
+  minRate: Type.Optional(
+    Type.Number({
+      minimum: 0,
+      maximum: MAX_RATE_FILTER_TON,
+      description: 'Minimum hourly rate, TON (at most 1000000, the highest rate a profile holds)',
+    }),
+  ),
+  maxRate: Type.Optional(
+    Type.Number({
+      minimum: 0,
+      maximum: MAX_RATE_FILTER_TON,
+      description: 'Maximum hourly rate, TON (at most 1000000, the highest rate a profile holds)',
+    }),
+  ),
   available: Type.Boolean({ default: true }),
   sort: Type.Enum(['completed', 'rating'], {
     default: 'completed',
