@@ -1,4 +1,10 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+// The browser walks (test/e2e) test the web apps: the same bundle reading the same JSON, whichever
+// database is behind the API, and the API's answers are tested on both databases. They are a
+// third of a run, so the default run (SQLite) has them and a run on PostgreSQL leaves them out
+// unless TEST_BROWSER_WALKS=1; CI runs each walk once and every other test on both databases.
+const walksOnThisRun = !process.env.TEST_DATABASE_URL || process.env.TEST_BROWSER_WALKS === '1';
 
 // Test files run in parallel forks; each builds its own app on its own SQLite file or PostgreSQL
 // schema (see test/helpers/app.ts), so they never share state. The web apps are built once per
@@ -11,6 +17,7 @@ export default defineConfig({
   ssr: { resolve: { conditions: ['handoff-source'] } },
   test: {
     include: ['test/**/*.test.ts'],
+    exclude: walksOnThisRun ? configDefaults.exclude : [...configDefaults.exclude, 'test/e2e/**'],
     globalSetup: ['test/e2e/globalSetup.ts', 'test/helpers/dbTemplateSetup.ts'],
     pool: 'forks',
     // Test files share one module registry per worker: with isolation every file imported the

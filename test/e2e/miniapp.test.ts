@@ -305,7 +305,14 @@ describe('the Mini App, as a new worker uses it', () => {
         await page.getByRole('tab', { name: tab, exact: true }).click();
         await page.getByRole('region', { name: ready }).waitFor();
         // Every section loading at once shows one status each: wait until none is left.
-        await expect.poll(() => page.getByRole('status').filter({ hasText: /Loading/ }).count()).toBe(0);
+        await expect
+          .poll(() =>
+            page
+              .getByRole('status')
+              .filter({ hasText: /Loading/ })
+              .count(),
+          )
+          .toBe(0);
         await shot(page, name, 'dark');
       }
 
