@@ -140,7 +140,7 @@ function compactOutput(
       named.add(title);
       return {
         ...(node.type ? { type: node.type } : {}),
-        description: `${title}, as described in ${first}'s output`,
+        description: `${title}: see ${first}'s output`,
       };
     }
     shapes.set(title, tool);

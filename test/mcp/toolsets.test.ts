@@ -53,7 +53,7 @@ describe('MCP tools fit a model’s context', () => {
       // Every resource shape is described once: later tools name it instead.
       const text = JSON.stringify(tools);
       expect(text.match(/"title":"Task"/g)).toHaveLength(1);
-      expect(text).toContain("Task, as described in create_task's output");
+      expect(text).toContain("Task: see create_task's output");
       // The client validates every structured result against these output schemas.
       await runWholeTask(serviceOf(t, baseUrl), client, agent, await createWorker(t));
     } finally {

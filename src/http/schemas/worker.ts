@@ -77,14 +77,14 @@ export const CatalogQuery = Type.Object({
     Type.Number({
       minimum: 0,
       maximum: MAX_RATE_FILTER_TON,
-      description: 'Minimum hourly rate, TON (at most 1000000, the highest rate a profile holds)',
+      description: 'Minimum hourly rate, TON',
     }),
   ),
   maxRate: Type.Optional(
     Type.Number({
       minimum: 0,
       maximum: MAX_RATE_FILTER_TON,
-      description: 'Maximum hourly rate, TON (at most 1000000, the highest rate a profile holds)',
+      description: 'Maximum hourly rate, TON',
     }),
   ),
   available: Type.Boolean({ default: true }),
