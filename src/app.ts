@@ -147,6 +147,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     deps.rateLimitStore ?? (redis ? new RedisRateLimitStore(redis) : new MemoryRateLimitStore());
   const metrics = new Metrics();
   app.decorate('metrics', metrics);
+  if (redis) metrics.watchRedis(() => !redis.down());
   // OpenTelemetry first, so its request span starts before any other hook; its modules load
   // only when it is configured.
   const tracing = config.otel ? await import('./http/tracing.js') : null;

@@ -1,3 +1,4 @@
+import { validTraceparent } from '../domain/events/traceContext.js';
 import { checkPublicHost } from './addressGuard.js';
 import { type PinnedAddress, postJson, TimeoutError } from './httpPost.js';
 import { type Envelope, envelopeBody, webhookHeaders } from './signer.js';
@@ -43,7 +44,10 @@ export async function postWebhook(
   const body = envelopeBody(envelope);
   try {
     const headers: Record<string, string> = webhookHeaders(envelope, body, apiKey, deliveryId, sentAt);
-    if (trace.traceparent) headers.traceparent = trace.traceparent;
+    // Normalized again at the edge: an event stored before traces were normalized may hold a
+    // caller's raw header text, and only a plain version-00 traceparent ever leaves.
+    const traceparent = validTraceparent(trace.traceparent);
+    if (traceparent) headers.traceparent = traceparent;
     const status = await postJson(url, headers, body, settings.timeoutMs, pinned);
     const ok = status >= 200 && status < 300;
     return { ok, statusCode: status, error: ok ? null : `the receiver answered HTTP ${status}` };

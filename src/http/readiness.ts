@@ -17,11 +17,17 @@ export interface Readiness {
 const DRAINING = 'Shutting down: this instance takes no new work; send requests to another instance';
 
 /**
- * `GET /ready`, for load balancers and orchestrators: 200 while the database (and Redis, when
- * REDIS_URL is set) answer, 503 once
+ * `GET /ready`, for load balancers and orchestrators: 200 while the database answers, 503 once
  * shutdown began (so the balancer stops routing here during SHUTDOWN_DELAY_MS, while the
  * instance still answers what reaches it) or when the database does not answer. `/health` stays
  * liveness only: a restart does not fix a database that is down.
+ *
+ * Redis (when REDIS_URL is set) is reported, not required: `{"status":"ready","redis":"down"}`
+ * while it does not answer. The instance keeps serving (limits count per instance, chat catches
+ * up from the database), and a balancer that took every instance out on a Redis outage would
+ * turn a degradation into a full stop. The outage is logged once by the link (this probe tells
+ * it, so a Redis that hangs without dropping the connection is noticed) and shown by the
+ * handoff_redis_up gauge.
  */
 export function registerReadiness(
   app: FastifyInstance,
@@ -37,7 +43,15 @@ export function registerReadiness(
         operationId: 'getReady',
         summary: 'Readiness: whether to route requests here',
         response: {
-          200: Type.Object({ status: Type.Literal('ready') }),
+          200: Type.Object({
+            status: Type.Literal('ready'),
+            redis: Type.Optional(
+              Type.Union([Type.Literal('up'), Type.Literal('down')], {
+                description:
+                  'Only with REDIS_URL set. "down": Redis does not answer; this instance still serves (limits count per instance, chat reaches other instances late) and stays ready',
+              }),
+            ),
+          }),
           503: ErrorBody,
         },
       },
@@ -55,12 +69,12 @@ export function registerReadiness(
       if (redis) {
         try {
           await withTimeout(redis.ping(), READY_DATABASE_TIMEOUT_MS);
+          redis.succeeded();
+          return { status: 'ready' as const, redis: 'up' as const };
         } catch (error) {
-          request.log.warn({ err: error }, 'readiness: Redis did not answer');
-          return reply.status(503).send({
-            error:
-              'Redis (REDIS_URL) is not answering: limits count per instance and chat reaches other instances late until it does',
-          });
+          // Logged once per outage by the link, not once per probe.
+          redis.failed(error);
+          return { status: 'ready' as const, redis: 'down' as const };
         }
       }
       return { status: 'ready' as const };

@@ -34,5 +34,7 @@ export function registerTraceContext(
 
 /** The domain context a traced request's effect runs with (the shared one when untraced). */
 export function tracedContext(request: FastifyRequest, ctx: DomainContext): DomainContext {
-  return request.traceparent ? { ...ctx, db: withTrace(ctx.db, request.traceparent) } : ctx;
+  if (!request.traceparent) return ctx;
+  // request.agentId is '' on worker and operator routes: their traces stay out of agents' webhooks.
+  return { ...ctx, db: withTrace(ctx.db, request.traceparent, request.agentId || null) };
 }

@@ -80,6 +80,21 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /**
+   * Adds handoff_redis_up (1 while Redis answers, 0 during an outage), read from `answering` at
+   * scrape time. Only with REDIS_URL set: without Redis there is nothing to be up or down.
+   */
+  watchRedis(answering: () => boolean): void {
+    new Gauge({
+      name: 'handoff_redis_up',
+      help: 'Whether Redis (REDIS_URL) answers: 0 while limits count per instance and chat reaches other instances late; the instance stays ready',
+      registers: [this.registry],
+      collect() {
+        this.set(answering() ? 1 : 0);
+      },
+    });
+  }
+
   /** Where handoff_sse_streams is read from: the app's stream counter, kept up to date by the streams. */
   countStreams(openBySide: ReadonlyMap<string, number>): void {
     this.openStreams = openBySide;

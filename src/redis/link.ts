@@ -118,6 +118,11 @@ export class RedisLink {
     if (this.outageSinceMs !== null) this.recovered();
   }
 
+  /** Whether Redis is in an outage (from its first failure until it answers again): GET /ready, metrics. */
+  down(): boolean {
+    return this.outageSinceMs !== null;
+  }
+
   /** Runs `listener` each time Redis answers again after an outage (the fan-out then resynchronises). */
   onRecovered(listener: () => void): void {
     this.recoveredListeners.push(listener);

@@ -4,7 +4,7 @@ import { validTraceparent } from '../../src/domain/events/traceContext.js';
 import { FailureLog } from '../../src/jobs.js';
 import { dispatchDueDeliveries } from '../../src/outbox/webhookDeliveries.js';
 import { createTestApp, DIALECT, type TestApp } from '../helpers/app.js';
-import { createAgent } from '../helpers/fixtures.js';
+import { createAgent, createWorker } from '../helpers/fixtures.js';
 import { Receiver } from '../helpers/receiver.js';
 
 /**
@@ -98,9 +98,60 @@ describe(`logs and traces on ${DIALECT}`, () => {
     );
   });
 
+  it("sends only a clean version-00 traceparent, and never one party's trace to another party's webhook", async () => {
+    const receiver2 = await Receiver.start();
+    try {
+      const agent = await createAgent(t, { deposit: '100' });
+      const patched = await t.app.inject({
+        method: 'PATCH',
+        url: '/agents/webhooks',
+        headers: agent.headers,
+        payload: { url: receiver2.url },
+      });
+      expect(patched.statusCode, patched.body).toBe(200);
+      // Version 01 may append fields: a caller could put ~220 characters of its own there.
+      const tail = `-${'x'.repeat(200)}`;
+      const created = await t.app.inject({
+        method: 'POST',
+        url: '/tasks',
+        headers: { ...agent.headers, traceparent: `01-${TRACE_ID}-00f067aa0ba902b7-01${tail}` },
+        payload: { title: 'Traced', description: 'Carries a future-version trace', reward: '1' },
+      });
+      expect(created.statusCode, created.body).toBe(201);
+      // A worker's request causes an event for the agent: the worker's trace stays out of it.
+      const workerTrace = 'a'.repeat(32);
+      const worker = await createWorker(t);
+      const applied = await t.app.inject({
+        method: 'POST',
+        url: `/worker/tasks/${created.json().task.id}/applications`,
+        headers: { ...worker.headers, traceparent: `00-${workerTrace}-00f067aa0ba902b7-01` },
+        payload: { message: 'Me' },
+      });
+      expect(applied.statusCode, applied.body).toBe(201);
+      await dispatchDueDeliveries(t.ctx, t.ctx.webhooks);
+
+      const funded = receiver2.requestsOf('task.funded');
+      expect(funded.length).toBeGreaterThanOrEqual(1);
+      for (const request of funded) expect(request.headers.traceparent).toBe(TRACEPARENT);
+      const received = receiver2.requestsOf('application.received');
+      expect(received.length).toBeGreaterThanOrEqual(1);
+      for (const request of received) {
+        expect(request.headers.traceparent).toBeUndefined();
+        expect(JSON.stringify(request.headers)).not.toContain(workerTrace);
+      }
+      for (const request of receiver2.requests) {
+        expect(JSON.stringify(request.headers)).not.toContain('xxxx');
+        expect(request.headers.tracestate).toBeUndefined();
+      }
+    } finally {
+      await receiver2.close();
+    }
+  });
+
   it('validates traceparent as W3C Trace Context says', () => {
     expect(validTraceparent(TRACEPARENT)).toBe(TRACEPARENT);
-    expect(validTraceparent(`01-${TRACE_ID}-00f067aa0ba902b7-01-future`)).not.toBeNull();
+    // A later version is understood as its first four fields, re-emitted as version 00.
+    expect(validTraceparent(`01-${TRACE_ID}-00f067aa0ba902b7-01-future`)).toBe(TRACEPARENT);
     for (const bad of [
       undefined,
       '',

@@ -94,8 +94,13 @@ describe('Redis lost while running, then back', () => {
     expect(Number(during.headers['x-ratelimit-remaining'])).toBe(limit - 1);
     // ... while B, which still reaches Redis, goes on with the shared count (3 before).
     expect(Number((await apps[B]!.inject(me())).headers['x-ratelimit-remaining'])).toBe(limit - 4);
-    expect((await apps[A]!.inject({ method: 'GET', url: '/ready' })).statusCode).toBe(503);
-    expect((await apps[B]!.inject({ method: 'GET', url: '/ready' })).statusCode).toBe(200);
+    // A stays in the balancer (it serves on its fallbacks) and says it is degraded.
+    const readyA = await apps[A]!.inject({ method: 'GET', url: '/ready' });
+    expect([readyA.statusCode, readyA.json()]).toEqual([200, { status: 'ready', redis: 'down' }]);
+    expect((await apps[B]!.inject({ method: 'GET', url: '/ready' })).json()).toEqual({
+      status: 'ready',
+      redis: 'up',
+    });
 
     // B's messages cannot reach A live now; A's own next message brings them, in order, first.
     sent.push(await post(B, worker, taskId, 'during 1'), await post(B, agent, taskId, 'during 2'));

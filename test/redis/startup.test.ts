@@ -93,25 +93,34 @@ describe('Redis down at start', () => {
 });
 
 describe('GET /ready with Redis', () => {
-  it('is 200 while Redis answers and 503 (saying Redis) while it does not', async () => {
+  it('stays 200 while Redis does not answer, saying redis "down" (and in handoff_redis_up), then "up" again', async () => {
     const prefix = testPrefix();
     const proxy = await TcpProxy.start();
     const t = await createTestApp({ redis: { url: proxy.url(), prefix } });
+    const redisUp = async () => /^handoff_redis_up (\d)$/m.exec(await t.app.metrics.text())?.[1];
     try {
-      expect((await t.app.inject({ method: 'GET', url: '/ready' })).json()).toEqual({ status: 'ready' });
+      expect((await t.app.inject({ method: 'GET', url: '/ready' })).json()).toEqual({
+        status: 'ready',
+        redis: 'up',
+      });
+      expect(await redisUp()).toBe('1');
       await proxy.cut();
+      // The instance keeps serving on local fallbacks: a balancer must not take it (and every
+      // other instance) out because Redis is away.
       const down = await t.app.inject({ method: 'GET', url: '/ready' });
-      expect(down.statusCode).toBe(503);
-      expect(down.json().error).toMatch(/^Redis \(REDIS_URL\) is not answering/);
+      expect([down.statusCode, down.json()]).toEqual([200, { status: 'ready', redis: 'down' }]);
+      expect(await redisUp()).toBe('0');
       // /health stays liveness only.
       expect((await t.app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200);
       await proxy.restore();
-      let status = 0;
-      for (let i = 0; i < 60 && status !== 200; i++) {
-        status = (await t.app.inject({ method: 'GET', url: '/ready' })).statusCode;
-        if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
+      let body: unknown = null;
+      for (let i = 0; i < 60; i++) {
+        body = (await t.app.inject({ method: 'GET', url: '/ready' })).json();
+        if ((body as { redis?: string }).redis === 'up') break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
       }
-      expect(status).toBe(200);
+      expect(body).toEqual({ status: 'ready', redis: 'up' });
+      expect(await redisUp()).toBe('1');
     } finally {
       await t.close();
       await proxy.cut();

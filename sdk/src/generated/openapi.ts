@@ -6160,6 +6160,8 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         status: "ready";
+                        /** @description Only with REDIS_URL set. "down": Redis does not answer; this instance still serves (limits count per instance, chat reaches other instances late) and stays ready */
+                        redis?: "up" | "down";
                     };
                 };
             };

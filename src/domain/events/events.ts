@@ -2,7 +2,7 @@ import { insertDelivery, webhookTarget } from '../../db/repositories/deliveries.
 import { insertEvent } from '../../db/repositories/events.js';
 import type { Executor } from '../../db/repositories/executor.js';
 import { newId } from '../ids.js';
-import { traceOf } from './traceContext.js';
+import { traceFor } from './traceContext.js';
 import { endpointOrigin } from './webhookUrl.js';
 
 /** The webhook events of the spec, plus task.expired from the decisions and issue 25's disputes. */
@@ -68,7 +68,7 @@ export async function recordEvent(
     agent_id: event.agentId,
     task_id: event.taskId,
     type: event.type,
-    data_json: eventJson(event.data, traceOf(trx)),
+    data_json: eventJson(event.data, traceFor(trx, event.agentId)),
     created_at: at,
   });
   const url =

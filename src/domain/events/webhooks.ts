@@ -16,7 +16,7 @@ import type { DomainContext } from '../context.js';
 import { decodePosition, page, positionCursor } from '../cursor.js';
 import { assertInvariant, conflict, notFound } from '../errors.js';
 import { isIdOf } from '../ids.js';
-import { traceOf } from './traceContext.js';
+import { traceFor } from './traceContext.js';
 import { checkWebhookTarget, endpointOrigin } from './webhookUrl.js';
 
 /** PATCH /agents/webhooks: sets the agent's webhook URL; null turns webhooks off. */
@@ -55,7 +55,7 @@ export async function sendTestWebhook(ctx: DomainContext, agentId: string) {
     ctx.webhooks,
     ctx.clock.now(),
     // Sent while the request is served: it carries the caller's trace.
-    { traceparent: traceOf(ctx.db) },
+    { traceparent: traceFor(ctx.db, agentId) },
   );
   return {
     success: outcome.ok,
