@@ -6557,9 +6557,9 @@ export interface operations {
                 skills?: string;
                 country?: string;
                 timezone?: string;
-                /** @description Minimum hourly rate, TON (at most 1000000, the highest rate a profile holds) */
+                /** @description Minimum hourly rate, TON */
                 minRate?: number;
-                /** @description Maximum hourly rate, TON (at most 1000000, the highest rate a profile holds) */
+                /** @description Maximum hourly rate, TON */
                 maxRate?: number;
                 available: boolean;
                 /** @description completed: most completed tasks first; rating: best average rating first (unrated last) */

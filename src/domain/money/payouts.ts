@@ -50,12 +50,33 @@ export async function attemptTransfer(ctx: DomainContext, txnId: string): Promis
   // Sandbox only (network mode batches its transfers): a USDT row is a jetton transfer, never TON.
   if (transfer.status === 'pending' && !ctx.chain.live) {
     const due = { ...transfer, id: transfer.txn_id };
-    if (transfer.currency === 'TON') await attemptRow(ctx, chainTransferKind(ctx), due);
-    else await attemptRow(ctx, jettonTransferKind(ctx), due);
+    const claimed =
+      transfer.currency === 'TON'
+        ? await attemptRow(ctx, chainTransferKind(ctx), due)
+        : await attemptRow(ctx, jettonTransferKind(ctx), due);
+    // The background sender took it between the completion's commit and this attempt: its send
+    // takes a moment, so wait for it briefly rather than answer "not on chain yet" for a
+    // transfer that is a few milliseconds from confirmed.
+    if (!claimed) await settledElsewhere(ctx, txnId);
   }
   const row = await findLedgerRow(ctx.db, txnId);
   assertInvariant(row, `ledger row ${txnId} exists`);
   return row;
+}
+
+const SETTLE_WAIT_MS = 2_000;
+const SETTLE_POLL_MS = 50;
+
+/** Waits (bounded, in real time) while another sender's claimed attempt at `txnId` is in flight. */
+async function settledElsewhere(ctx: DomainContext, txnId: string): Promise<void> {
+  for (let waited = 0; waited < SETTLE_WAIT_MS; waited += SETTLE_POLL_MS) {
+    const transfer = await findTransfer(ctx.db, txnId);
+    if (transfer?.status !== 'pending') return;
+    // Pending and due now: nobody holds it, and the background runner owns it from here. (A
+    // failed attempt also leaves it pending, due later: then this waits out its bound.)
+    if (transfer.next_attempt_at <= ctx.clock.now().toISOString()) return;
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_POLL_MS));
+  }
 }
 
 /**
