@@ -103,7 +103,7 @@ describe('a Russian-speaking worker', () => {
       await form.waitFor();
       await page.getByText(/Вы появитесь в поиске исполнителей/).waitFor();
       // Joined in the evening UTC, which is already 2 January in Yekaterinburg.
-      await page.getByText('В Handoff с 2 янв. 2030 г. · заданий пока нет').waitFor();
+      await page.getByText('В Handoff с 2 янв. 2030 г. · выполненных задач пока нет').waitFor();
       expect(await profileText(page)).not.toMatch(ENGLISH);
       await checkProfile(page, 'profile, Russian, light');
 
@@ -115,7 +115,7 @@ describe('a Russian-speaking worker', () => {
       await expect
         .poll(() => page.getByLabel('Часовой пояс').locator('option:checked').textContent())
         .toBe(`${ZONE} (этот телефон)`);
-      await page.getByLabel('Заголовок').fill('Фотограф в Екатеринбурге');
+      await page.getByLabel('Коротко о себе').fill('Фотограф в Екатеринбурге');
       await page.getByLabel('Навыки через запятую').fill('фотосъёмка');
       const available = page.getByRole('switch', { name: 'Готов к работе' });
       expect(await available.isChecked()).toBe(true);
@@ -154,7 +154,7 @@ describe('a Russian-speaking worker', () => {
       // 2030-01-03 20:30 UTC is 4 January, 01:30 in Yekaterinburg.
       expect(botTexts()).toEqual([
         [
-          '✅ Ваша заявка на <b>Фото витрины</b> принята: задание ваше.',
+          '✅ Ваша заявка на <b>Фото витрины</b> принята: задача ваша.',
           'Срок: 4 янв. 2030 г., 01:30 GMT+5.',
           'Откройте Handoff, чтобы написать агенту.',
         ].join('\n'),

@@ -56,7 +56,7 @@ const nextMinute = () => t.clock.advance(61_000);
 /** The words each language uses on the screens this test reads. */
 const WORDS = {
   en: { tasks: 'Tasks', earnings: 'Earnings', paid: 'Paid', byTask: 'By task' },
-  ru: { tasks: 'Задачи', earnings: 'Доход', paid: 'Выплачено', byTask: 'По заданиям' },
+  ru: { tasks: 'Задачи', earnings: 'Доход', paid: 'Выплачено', byTask: 'По задачам' },
 } as const;
 
 async function workerWithMoney(firstName: string, language: 'en' | 'ru'): Promise<TelegramUser> {

@@ -75,7 +75,7 @@ describe('the bot in the worker’s language', () => {
         '<b>Сфотографировать витрину</b>',
         'Вознаграждение: <b>1\u00a0500\u00a0TON</b>',
         '',
-        'Примите, чтобы взять задание; срок выполнения начнётся с момента принятия.',
+        'Примите, чтобы взять задачу; срок выполнения начнётся с момента принятия.',
       ].join('\n'),
     );
     const keyboard = (sent!.replyMarkup as { inline_keyboard: { text: string }[][] }).inline_keyboard;
@@ -84,9 +84,9 @@ describe('the bot in the worker’s language', () => {
     fake.clear();
     // Telegram's own language on the press does not matter: the stored one does.
     const answer = await press(worker.telegramId, `offer:accept:${offer.task.id}`, 'en');
-    expect(answer).toMatchObject({ text: 'Принято: задание ваше.', show_alert: false });
+    expect(answer).toMatchObject({ text: 'Принято: задача ваша.', show_alert: false });
     expect(fake.callsOf('editMessageText')[0]?.body.text).toBe(
-      'Offer\n\n✅ Вы приняли это предложение: задание ваше. Откройте Handoff, чтобы написать агенту.',
+      'Offer\n\n✅ Вы приняли это предложение: задача ваша. Откройте Handoff, чтобы написать агенту.',
     );
     const again = await press(worker.telegramId, `offer:accept:${offer.task.id}`);
     expect(again).toMatchObject({ text: 'Это предложение уже неактуально.', show_alert: true });
@@ -118,7 +118,7 @@ describe('the bot in the worker’s language', () => {
       expect(local).toContain(`${hh}:${mm} ${zone}`);
       expect(sentTo(worker).map((m) => m.text)).toEqual([
         [
-          '✅ Ваша заявка на <b>Срочно</b> принята: задание ваше.',
+          '✅ Ваша заявка на <b>Срочно</b> принята: задача ваша.',
           `Срок: ${local}.`,
           'Откройте Handoff, чтобы написать агенту.',
         ].join('\n'),

@@ -22,7 +22,7 @@ describe('bot texts in the worker’s language and zone', () => {
         '<b>Фото &lt;витрины&gt;</b>',
         'Вознаграждение: <b>1\u00a0234,5\u00a0TON</b>',
         '',
-        'Примите, чтобы взять задание; срок выполнения начнётся с момента принятия.',
+        'Примите, чтобы взять задачу; срок выполнения начнётся с момента принятия.',
       ].join('\n'),
     );
     expect(message.buttons[0]!.map((b) => b.text)).toEqual(['✅ Принять', '✖️ Отклонить']);
@@ -36,7 +36,7 @@ describe('bot texts in the worker’s language and zone', () => {
   it('times are in the worker’s zone when the profile has one, else UTC, and say which', () => {
     const data = { taskId: TASK_ID, title: 'Фото', reviewDeadline: '2030-01-04T10:00:00.000Z' };
     expect(renderNotification('review_reminder', data, noLabel, RU_MOSCOW).text).toBe(
-      '⏳ Проверка задания <b>Фото</b> скоро закончится.\n' +
+      '⏳ Проверка задачи <b>Фото</b> скоро закончится.\n' +
         'Если агент ничего не сделает до 4 янв. 2030 г., 13:00 GMT+3, оплата придёт автоматически.',
     );
     expect(renderNotification('review_reminder', data, noLabel, RU_UTC).text).toContain(
@@ -59,10 +59,10 @@ describe('bot texts in the worker’s language and zone', () => {
         { title: 'Фото', agentName: 'Bot' },
         RU_UTC,
       ).text.split('\n')[0];
-    expect(render(1)).toBe('💬 Новое сообщение от Bot по заданию <b>Фото</b>:');
-    expect(render(3)).toBe('💬 3 новых сообщения от Bot по заданию <b>Фото</b>. Последнее:');
-    expect(render(5)).toBe('💬 5 новых сообщений от Bot по заданию <b>Фото</b>. Последнее:');
-    expect(render(21)).toBe('💬 21 новое сообщение от Bot по заданию <b>Фото</b>. Последнее:');
+    expect(render(1)).toBe('💬 Новое сообщение от Bot по задаче <b>Фото</b>:');
+    expect(render(3)).toBe('💬 3 новых сообщения от Bot по задаче <b>Фото</b>. Последнее:');
+    expect(render(5)).toBe('💬 5 новых сообщений от Bot по задаче <b>Фото</b>. Последнее:');
+    expect(render(21)).toBe('💬 21 новое сообщение от Bot по задаче <b>Фото</b>. Последнее:');
   });
 
   it('every kind renders in Russian without English words', () => {
