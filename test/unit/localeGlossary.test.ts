@@ -52,7 +52,10 @@ describe('the translators’ glossary', () => {
   it('lists terms for the languages both apps speak', () => {
     expect(glossary.length).toBeGreaterThan(3);
     for (const { code } of [...MINIAPP, ...BOT]) {
-      expect(glossary.every((t) => t.byLanguage.has(code)), `a column for ${code}`).toBe(true);
+      expect(
+        glossary.every((t) => t.byLanguage.has(code)),
+        `a column for ${code}`,
+      ).toBe(true);
     }
   });
 
@@ -81,7 +84,8 @@ describe('the translators’ glossary', () => {
         const banned = glossary.flatMap((t) => t.never.get(code) ?? []);
         for (const [key, text] of messages) {
           for (const stem of banned) {
-            if (text.toLowerCase().includes(stem.toLowerCase())) found.push(`${app} ${code} ${key}: "${stem}" in "${text}"`);
+            if (text.toLowerCase().includes(stem.toLowerCase()))
+              found.push(`${app} ${code} ${key}: "${stem}" in "${text}"`);
           }
         }
       }

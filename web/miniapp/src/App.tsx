@@ -1,6 +1,7 @@
 import { type ReactNode, useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, loadTask, type Task, type Worker } from './api';
+import { onRefresh } from './freshness';
 import { changeLanguage } from './i18n';
 import { closeOverlay } from './native';
 import { EarningsScreen } from './screens/Earnings';
@@ -94,6 +95,18 @@ export function App({ startParam }: { startParam: string | null }) {
     }, setMeError);
   }, []);
   useEffect(loadMe, [loadMe]);
+  // The profile's and earnings' counters (tasks done, rating) follow the server too; a failed
+  // quiet re-read keeps what is shown.
+  useEffect(
+    () =>
+      onRefresh(() => {
+        api<{ worker: Worker }>('GET', '/worker/me').then(
+          ({ worker }) => setMe(worker),
+          () => undefined,
+        );
+      }),
+    [],
+  );
 
   // Once per launch link. It once also ran whenever `t` changed, which the profile's language
   // does right after sign-in: the task was fetched again and reopened on the task view, so a

@@ -1,6 +1,7 @@
 import { type ReactNode, useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ApiError } from './api';
+import { onRefresh } from './freshness';
 import { closeApp } from './telegram';
 
 export function Loading({ label }: { label?: string }) {
@@ -82,19 +83,45 @@ export function Fact({ label, children }: { label: string; children: ReactNode }
   );
 }
 
-/** Loads on mount and whenever `key` changes (and on `reload`), keeping the error instead of a blank screen. */
+/**
+ * Loads on mount and whenever `key` changes (and on `reload`), keeping the error instead of a blank
+ * screen. It also re-reads quietly whenever the screens should be fresh (freshness.ts): no
+ * spinner, and a failed quiet re-read keeps what is shown rather than replacing it by an error.
+ * An answer that arrives after a newer read started is dropped (a slow poll must not overwrite
+ * what the worker's own action just loaded).
+ */
 export function useLoad<T>(load: () => Promise<T>, key = '') {
   const [state, setState] = useState<{ data?: T; error?: unknown; loading: boolean }>({ loading: true });
   const latest = useRef(load);
   latest.current = load;
+  const generation = useRef(0);
   // biome-ignore lint/correctness/useExhaustiveDependencies: `key` names what the load depends on
   const run = useCallback(() => {
+    const mine = ++generation.current;
     setState((s) => ({ ...s, loading: true, error: undefined }));
     latest.current().then(
-      (data) => setState({ data, loading: false }),
-      (error: unknown) => setState({ error, loading: false }),
+      (data) => mine === generation.current && setState({ data, loading: false }),
+      (error: unknown) => mine === generation.current && setState({ error, loading: false }),
     );
   }, [key]);
   useEffect(run, [run]);
-  return { ...state, reload: run, set: (data: T) => setState({ data, loading: false }) };
+  useEffect(
+    () =>
+      onRefresh(() => {
+        const mine = ++generation.current;
+        latest.current().then(
+          (data) => mine === generation.current && setState({ data, loading: false }),
+          () => undefined,
+        );
+      }),
+    [],
+  );
+  return {
+    ...state,
+    reload: run,
+    set: (data: T) => {
+      generation.current += 1;
+      setState({ data, loading: false });
+    },
+  };
 }

@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { api, type Message, type Task, type Uploaded, uploadFile } from '../api';
 import { followChat, mergeMessages } from '../chatStream';
 import { formatChatTime, formatDate } from '../format';
+import { refreshSoon } from '../freshness';
 import { reasonOf } from '../reason';
 import { haptic, useClosingConfirmation } from '../telegram';
 import { Empty, Loading } from '../ui';
@@ -42,8 +43,12 @@ export function Chat({ task, closed }: { task: Task; closed: boolean }) {
   const load = useCallback(() => {
     const abort = new AbortController();
     setLoadError(null);
-    const add = (m: Message) =>
+    // A message from the stream may come with a change to the task (the agent accepted, asked
+    // for changes, paid): the screens re-read soon after it (freshness.ts).
+    const add = (m: Message) => {
       setMessages((list) => (list?.some((x) => x.id === m.id) ? list : [...(list ?? []), m]));
+      refreshSoon();
+    };
     api<{ messages: Message[] }>('GET', `/worker/chat/${encodeURIComponent(taskId)}/messages?limit=100`)
       .then((page) => {
         setMessages((list) => mergeMessages(page.messages.slice().reverse(), list));

@@ -3,6 +3,7 @@ import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { type Application, api, loadTask, type Submission, type Task, type Worker } from '../api';
 import { formatAmount, formatRelative, paidLessThanReward } from '../format';
+import { onRefresh } from '../freshness';
 import type { WorkerTaskState } from '../labels';
 import {
   confirmAction,
@@ -77,11 +78,16 @@ export function TaskDetail({
   // The list the task came from is a summary: the task's own view has its submission, dispute,
   // applicant count and the rating given. A task someone else holds now is not readable (404):
   // the summary stays, and says what the task is to this worker.
+  // Read again whenever the screens should be fresh (freshness.ts): the agent may have accepted,
+  // asked for changes or paid since this screen opened.
   useEffect(() => {
-    loadTask(initial.id).then(
-      (fresh) => setTask((current) => ({ ...current, ...fresh })),
-      () => undefined,
-    );
+    const read = () =>
+      loadTask(initial.id).then(
+        (fresh) => setTask((current) => ({ ...current, ...fresh })),
+        () => undefined,
+      );
+    void read();
+    return onRefresh(() => void read());
   }, [initial.id]);
 
   const act = async (run: () => Promise<void>) => {

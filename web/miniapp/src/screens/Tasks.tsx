@@ -17,7 +17,8 @@ export function TasksScreen({ onOpen }: { onOpen: (task: Task) => void }) {
   const [pages, setPages] = useState<TaskPage[]>([]);
   const first = useLoad(async () => {
     const page = await api<TaskPage>('GET', '/worker/tasks?limit=50');
-    setPages([page]);
+    // A quiet re-read (freshness.ts) replaces the first page and keeps the pages loaded after it.
+    setPages((loaded) => [page, ...loaded.slice(1)]);
     return page;
   });
   const [search, setSearch] = useState('');
@@ -32,6 +33,8 @@ export function TasksScreen({ onOpen }: { onOpen: (task: Task) => void }) {
     return (
       pages
         .flatMap((p) => p.tasks)
+        // A task can sit on the re-read first page and on a later one loaded before it.
+        .filter((task, i, all) => all.findIndex((other) => other.id === task.id) === i)
         .filter((task) => !words || `${task.title} ${task.description}`.toLowerCase().includes(words))
         // The minimum is in TON: a USDT reward is not compared with it (the two never mix).
         .filter((task) => !minReward || task.currency !== 'TON' || Number(task.reward) >= min)
