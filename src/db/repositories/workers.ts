@@ -50,6 +50,10 @@ export async function replaceWorkerSkills(db: Executor, workerId: string, skills
   }
 }
 
+/** The worker's column that sums earnings in `currency` (TON and USDT never mix). */
+const earnedColumn = (currency: Currency) =>
+  currency === 'TON' ? ('total_earned_nano' as const) : ('usdt_earned_micro' as const);
+
 /** A task done: its count, and the earnings of the task's currency (never the other's). */
 export async function recordCompletedTask(
   db: Executor,
@@ -57,7 +61,7 @@ export async function recordCompletedTask(
   currency: Currency,
   earned: bigint,
 ): Promise<void> {
-  const column = currency === 'TON' ? 'total_earned_nano' : 'usdt_earned_micro';
+  const column = earnedColumn(currency);
   await db
     .updateTable('workers')
     .set({
@@ -75,7 +79,7 @@ export async function addWorkerEarnings(
   currency: Currency,
   earned: bigint,
 ): Promise<void> {
-  const column = currency === 'TON' ? 'total_earned_nano' : 'usdt_earned_micro';
+  const column = earnedColumn(currency);
   await db
     .updateTable('workers')
     .set({ [column]: sql`${sql.ref(column)} + ${earned}` })
