@@ -571,10 +571,17 @@ describe('trust between agents and workers, in the Mini App and the console', ()
             .getByRole('region', { name: 'Decision' })
             .getByText(/^1\.5\sTON of 3\sTON to the worker/)
             .waitFor();
+          // The page now reads the task's settlement, not the reward and fee held (issue 36).
+          await expectSettlementStats(page, { paid: '1.5', fee: '0.45', returned: '1.95' }, 'the agent');
         });
       } finally {
         await context.close();
       }
+      // The owner's task page says the same.
+      await onPage(owner.page, async () => {
+        await ownerAt(parcel);
+        await expectSettlementStats(owner.page, { paid: '1.5', fee: '0.45', returned: '1.95' }, 'you');
+      });
       const { task } = await ok(t, agent, 'GET', `/tasks/${parcel}`);
       expect(task).toMatchObject({ status: 'COMPLETED', dispute: { status: 'RESOLVED' } });
       expect(task.dispute.resolution).toMatchObject({
@@ -706,6 +713,26 @@ describe('trust between agents and workers, in the Mini App and the console', ()
  * mistake). With every read of the task after the first slowed (slowSecondRead), such a late
  * answer would land after the tap every time; the dispute must still be there once it came.
  */
+/**
+ * The money stats of an ended task on a console page: what the settlement says was paid, taken and
+ * returned, that an operator decided, a payment line that says "in part", and the disputed
+ * submission marked as decided. The fee held at creation (0.9 of 3 TON) must not show.
+ */
+async function expectSettlementStats(
+  page: Page,
+  money: { paid: string; fee: string; returned: string },
+  returnedTo: string,
+): Promise<void> {
+  const stat = (name: string) => page.getByRole('group', { name, exact: true });
+  await stat('Paid to the worker').getByText(`${money.paid} TON`).waitFor();
+  await stat('Fee taken').getByText(`${money.fee} TON`).waitFor();
+  await stat(`Returned to ${returnedTo}`).getByText(`${money.returned} TON`).waitFor();
+  await stat('Decided by').getByText('An operator').waitFor();
+  await stat('Payment').getByText('Paid in part, the rest returned').waitFor();
+  expect(await stat('Fee held').count()).toBe(0);
+  await page.getByText('Decided by an operator', { exact: true }).first().waitFor();
+}
+
 async function tapViewDispute(page: Page, shown: Locator): Promise<void> {
   await page.getByRole('button', { name: 'View the dispute' }).click();
   await shown.waitFor();

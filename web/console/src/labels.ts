@@ -21,6 +21,22 @@ export const PAYMENT_STATUS_LABEL: Record<string, string> = {
   REFUNDED: 'Refunded',
 };
 
+/**
+ * The payment line of a task. Once it ended, from its recorded settlement: a split or a graded
+ * approval paid part and returned the rest, a decision for the agent returned it all, which the
+ * escrow's own status (RELEASED, REFUNDED) cannot tell apart (issue 36). Only the signs are read.
+ */
+export function paymentLabel(
+  task: { settlement?: { workerAmount: string; refunded: string } | null; paymentStatus?: string } | undefined,
+): string {
+  const settlement = task?.settlement;
+  if (!settlement) return labelOf(PAYMENT_STATUS_LABEL, task?.paymentStatus);
+  const paid = Number(settlement.workerAmount) > 0;
+  const returned = Number(settlement.refunded) > 0;
+  if (paid && returned) return 'Paid in part, the rest returned';
+  return paid ? 'Paid to the worker' : 'Returned in full';
+}
+
 export const SUBMISSION_LABEL: Record<string, string> = {
   PENDING: 'Waiting for review',
   ACCEPTED: 'Approved',

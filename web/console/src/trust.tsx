@@ -61,7 +61,7 @@ function LocationLine({ submission }: { submission: Json }) {
 }
 
 /** Submissions, newest first: number, state, note, files and location. */
-export function SubmissionList({ submissions }: { submissions: Json[] }) {
+export function SubmissionList({ submissions, decided }: { submissions: Json[]; decided?: boolean }) {
   if (submissions.length === 0) return <p className="muted">No work submitted yet.</p>;
   return (
     <ol className="submissions" aria-label="Submissions">
@@ -69,7 +69,12 @@ export function SubmissionList({ submissions }: { submissions: Json[] }) {
         <li key={s.id} className="submission">
           <div className="row">
             <strong>Submission {s.number}</strong>
-            <span className="tag">{labelOf(SUBMISSION_LABEL, s.status)}</span>
+            <span className="tag">
+              {/* A disputed submission stays DISPUTED; once an operator decided, say so. */}
+              {decided && s.status === 'DISPUTED'
+                ? 'Decided by an operator'
+                : labelOf(SUBMISSION_LABEL, s.status)}
+            </span>
             <span className="muted">{when(s.createdAt)}</span>
           </div>
           <p className="description">{s.note}</p>

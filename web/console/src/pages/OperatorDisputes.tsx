@@ -1,16 +1,10 @@
 import { useCallback, useEffect, useState } from 'react';
 import { adminApi, type Json } from '../api';
 import { Stat } from '../components';
-import {
-  ageLabel,
-  DISPUTE_LABEL,
-  labelOf,
-  PARTY_LABEL,
-  PAYMENT_STATUS_LABEL,
-  TASK_STATUS_LABEL,
-} from '../labels';
+import { ageLabel, DISPUTE_LABEL, labelOf, PARTY_LABEL, paymentLabel, TASK_STATUS_LABEL } from '../labels';
 import { currencyOf, formatAmount } from '../ton';
 import { ChatLog, DecisionText, StatementList, SubmissionList, when } from '../trust';
+import { MoneyStats } from './MoneyStats';
 import { ResolveForm } from './ResolveForm';
 
 type Rejected = (e: { message: string; status?: number }) => void;
@@ -145,10 +139,9 @@ export function OperatorDispute({
       <h1>Dispute: {task?.title}</h1>
       <div className="stats wide">
         <Stat label="Dispute" value={labelOf(DISPUTE_LABEL, dispute.status)} />
-        <Stat label="Reward" value={task?.reward ?? '—'} unit={currencyOf(task)} />
-        <Stat label="Platform fee" value={task?.platformFee ?? '—'} unit={currencyOf(task)} />
+        <MoneyStats task={task} returnedTo="the agent" />
         <Stat label="Task" value={labelOf(TASK_STATUS_LABEL, task?.status)} />
-        <Stat label="Payment" value={labelOf(PAYMENT_STATUS_LABEL, task?.paymentStatus)} />
+        <Stat label="Payment" value={paymentLabel(task)} />
       </div>
       <section className="card" aria-labelledby="d-summary">
         <h2 id="d-summary">The dispute</h2>
@@ -172,7 +165,7 @@ export function OperatorDispute({
       </section>
       <section className="card" aria-labelledby="d-work">
         <h2 id="d-work">Submissions</h2>
-        <SubmissionList submissions={submissions} />
+        <SubmissionList submissions={submissions} decided={dispute.status === 'RESOLVED'} />
       </section>
       <section className="card" aria-labelledby="d-statements">
         <h2 id="d-statements">Statements</h2>

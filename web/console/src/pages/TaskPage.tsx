@@ -7,11 +7,12 @@ import {
   LEDGER_STATUS_LABEL,
   LEDGER_TYPE_LABEL,
   labelOf,
-  PAYMENT_STATUS_LABEL,
+  paymentLabel,
   taskStatusLabel,
 } from '../labels';
-import { currencyOf, formatAmount, formatTon } from '../ton';
+import { currencyOf, formatAmount } from '../ton';
 import { ChatLog, when } from '../trust';
+import { MoneyStats } from './MoneyStats';
 import { TaskActions } from './TaskActions';
 import { OwnerDispute, TaskReview } from './TaskReview';
 
@@ -85,9 +86,8 @@ export function TaskPage({ agentId, taskId, network }: { agentId: string; taskId
       </p>
       <div className="stats wide">
         <Stat label="Status" value={taskStatusLabel(task)} />
-        <Stat label="Reward" value={formatTon(task.reward)} unit={currency} />
-        <Stat label="Fee" value={formatTon(task.platformFee)} unit={currency} />
-        <Stat label="Payment" value={labelOf(PAYMENT_STATUS_LABEL, task.paymentStatus)} />
+        <MoneyStats task={task} returnedTo="you" />
+        <Stat label="Payment" value={paymentLabel(task)} />
         <Stat label="Worker" value={task.worker ? task.worker.firstName : 'Not chosen yet'} />
         <Stat
           label="Deadline"

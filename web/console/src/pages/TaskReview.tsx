@@ -81,7 +81,7 @@ export function TaskReview({
           {done}
         </p>
       ) : null}
-      <SubmissionList submissions={submissions} />
+      <SubmissionList submissions={submissions} decided={task.dispute?.status === 'RESOLVED'} />
       {waiting || disputable ? (
         <div className="actions">
           <div className="row">
