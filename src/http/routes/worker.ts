@@ -20,7 +20,7 @@ import { updateWorkerProfile } from '../../domain/workers/workerProfile.js';
 import { sendIdempotent } from '../idempotency.js';
 import { pageView } from '../pageView.js';
 import { type Routes, WORKER_SECURITY } from '../routeTypes.js';
-import { errors, example, IdParam, NextCursor, TaskIdParam } from '../schemas/common.js';
+import { errors, IdParam, NextCursor, TaskIdParam } from '../schemas/common.js';
 import { RateBody, Rating } from '../schemas/task.js';
 import { WalletBody, WalletChallenge } from '../schemas/wallet.js';
 import { WorkerPatchBody, WorkerSelf } from '../schemas/worker.js';
@@ -226,22 +226,8 @@ export const workerRoutes: Routes = async (app, { ctx, config }) => {
         params: IdParam,
         body: Type.Object({ message: Type.String({ maxLength: 2000, default: '' }) }),
         response: {
-          201: example(Type.Object({ application: WorkerApplication }), {
-            application: {
-              id: 'app_01jq7v4c2n8m5x1w7t3r9b6k0p',
-              taskId: 'task_01jq7v01x9d3f6h8k2m4p7r0t5',
-              status: 'PENDING',
-              message: 'I live nearby and can go today',
-              createdAt: '2026-03-14T10:05:00.000Z',
-            },
-          }),
-          ...errors(400, 401, {
-            404: 'Batch not found',
-            409: {
-              error: 'This batch is full: every place is taken. Choose another task from the list',
-              batchId: 'bat_01jq7v01x4m2c8w6t0r9b5k3n1p7',
-            },
-          }),
+          201: Type.Object({ application: WorkerApplication }),
+          ...errors(400, 401, 404, 409),
         },
       },
     },
