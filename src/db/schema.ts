@@ -609,6 +609,8 @@ export type NotificationKind =
   | 'offer'
   | 'application_accepted'
   | 'application_rejected'
+  /** A batch's last place was taken: its waiting applicants are told it is full (issue 40). */
+  | 'batch_full'
   | 'message'
   | 'payment_sent'
   | 'payment_failed'

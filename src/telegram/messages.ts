@@ -162,6 +162,8 @@ function renderKind(kind: NotificationKind, data: Record<string, unknown>, p: Pa
     }
     case 'application_rejected':
       return plain(t('rejected', { title }));
+    case 'batch_full':
+      return plain(t('batchFull', { title }));
     case 'message':
       return messageText(data, p);
     case 'payment_sent':

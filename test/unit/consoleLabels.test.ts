@@ -46,6 +46,7 @@ const NOTIFICATION_KINDS: Record<NotificationKind, true> = {
   offer: true,
   application_accepted: true,
   application_rejected: true,
+  batch_full: true,
   message: true,
   payment_sent: true,
   payment_failed: true,

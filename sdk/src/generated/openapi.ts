@@ -839,7 +839,7 @@ export interface paths {
         };
         /**
          * Tasks open for applications, newest first
-         * @description Tasks open for applications, newest first. Authenticated as a worker with Telegram Mini App init data: `Authorization: tma <initData>`. Errors: 400, 401, each as JSON `{error}`.
+         * @description A batch is one item: the task standing for it is its next open place for you, with `batch` (places, places left, your places against maxPerWorker). Apply to it with `POST /worker/batches/:id/applications`.
          */
         get: operations["listOpenTasks"];
         put?: never;
@@ -884,6 +884,26 @@ export interface paths {
          * @description Apply to an open task (once; you need a wallet). Authenticated as a worker with Telegram Mini App init data: `Authorization: tma <initData>`. Errors: 400, 401, 404, 409, each as JSON `{error}`.
          */
         post: operations["applyToTask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/worker/batches/{id}/applications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apply to a batch: your application takes its next open place
+         * @description The application goes to the oldest task of the batch that is FUNDED with no application waiting (an open place), and holds that place until the agent accepts or rejects it; `application.taskId` says which task. Places are taken one after the other: when none is left the answer is 409 (the batch is full). At the batch's maxPerWorker it is 409 too. You need a wallet, as for any application.
+         */
+        post: operations["applyToBatch"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5782,6 +5802,19 @@ export interface components {
             /** @description Your own application to the task (open tasks and the single-task view), or null */
             yourApplication?: components["schemas"]["ApplicationStatus"] | null;
             settlement?: components["schemas"]["WorkerSettlement"];
+            /** @description In GET /worker/tasks, on the one task that stands for its batch (a batch is one card) */
+            batch?: {
+                /** @description The batch (bat_...) */
+                id: string;
+                /** @description Places (tasks) in the batch */
+                count: number;
+                /** @description Open places: tasks still FUNDED with nobody assigned and no application waiting */
+                placesLeft: number;
+                /** @description Places one person may take; null when no limit */
+                maxPerWorker: number | null;
+                /** @description Places you hold, held or wait for (applications pending, offered or accepted); at maxPerWorker you cannot take another */
+                yourPlaces: number;
+            };
             partialOffer?: components["schemas"]["PartialOffer"];
             /** @description The rating you gave the agent for this task (single view of your own task), or null */
             yourRating?: {
@@ -5863,7 +5896,7 @@ export interface components {
             chatId: string;
             taskId: string | null;
             /** @enum {unknown} */
-            kind: "offer" | "application_accepted" | "application_rejected" | "message" | "payment_sent" | "payment_failed" | "task_expired" | "offer_withdrawn" | "task_cancelled" | "dispute_opened" | "dispute_resolved" | "submission_received" | "revision_requested" | "review_reminder" | "auto_released" | "partial_offered" | "bonus_paid";
+            kind: "offer" | "application_accepted" | "application_rejected" | "batch_full" | "message" | "payment_sent" | "payment_failed" | "task_expired" | "offer_withdrawn" | "task_cancelled" | "dispute_opened" | "dispute_resolved" | "submission_received" | "revision_requested" | "review_reminder" | "auto_released" | "partial_offered" | "bonus_paid";
             /** @description The message in Telegram HTML, as sent (or as it would be sent) */
             text: string;
             buttons: {
@@ -11769,6 +11802,39 @@ export interface operations {
                      *           },
                      *           "applicants": 0,
                      *           "yourApplication": null
+                     *         },
+                     *         {
+                     *           "id": "tsk_01jq7v01x9d3f6h8k2m4p7r0t5",
+                     *           "title": "Photograph the menu of a café in Mitte",
+                     *           "description": "One café each; the whole menu, readable, today",
+                     *           "currency": "TON",
+                     *           "reward": "2",
+                     *           "status": "FUNDED",
+                     *           "executionDeadlineDays": 7,
+                     *           "executionDeadline": null,
+                     *           "createdAt": "2026-03-14T09:00:00.000Z",
+                     *           "agent": {
+                     *             "id": "agt_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *             "name": "Photo agent",
+                     *             "tasksPaid": 0,
+                     *             "averageRating": null,
+                     *             "ratingCount": 0,
+                     *             "disputesLost": 0,
+                     *             "medianReviewHours": null
+                     *           },
+                     *           "reviewHours": 72,
+                     *           "reviewDeadline": null,
+                     *           "revisionCount": 0,
+                     *           "location": null,
+                     *           "applicants": 0,
+                     *           "yourApplication": null,
+                     *           "batch": {
+                     *             "id": "bat_01jq7v01x4m2c8w6t0r9b5k3n1p7",
+                     *             "count": 50,
+                     *             "placesLeft": 18,
+                     *             "maxPerWorker": 1,
+                     *             "yourPlaces": 0
+                     *           }
                      *         }
                      *       ],
                      *       "nextCursor": null,
@@ -12036,6 +12102,123 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "You have already applied to this task"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    applyToBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "message": "I live nearby and can go today"
+                 *     }
+                 */
+                "application/json": {
+                    /** @default  */
+                    message: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "application": {
+                     *         "id": "app_01jq7v4c2n8m5x1w7t3r9b6k0p",
+                     *         "taskId": "tsk_01jq7v01x9d3f6h8k2m4p7r0t5",
+                     *         "status": "PENDING",
+                     *         "message": "I live nearby and can go today",
+                     *         "createdAt": "2026-03-14T10:05:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        application: components["schemas"]["WorkerApplication"];
+                    };
+                };
+            };
+            /** @description The request is invalid; `details[].path` names each field to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "path": "message",
+                     *           "message": "must have required property 'message'"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing, malformed or unknown credentials; `error` says which */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "reason": "malformed",
+                     *       "message": "The init data is expired. Send fresh Telegram Mini App init data as: Authorization: tma <initData>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Batch not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource is not in a state that allows this (see `currentStatus`), or the same Idempotency-Key is still in progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "This batch is full: every place is taken. Choose another task from the list",
+                     *       "batchId": "bat_01jq7v01x4m2c8w6t0r9b5k3n1p7"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

@@ -9,6 +9,7 @@ import {
 } from '../../domain/tasks/states.js';
 import { compiledInsert, compiledOnce } from '../compiledQuery.js';
 import type { Database } from '../schema.js';
+import { isBatchCardFor } from './batchPlaces.js';
 import type { Executor, Position, TaskRow } from './executor.js';
 import { olderThan } from './pagination.js';
 import { notBlockedBy } from './workerProtection.js';
@@ -199,6 +200,8 @@ export function listOpenTasks(db: Executor, workerId: string, after: Position | 
     .where('tasks.status', '=', 'FUNDED')
     .where(visibleToWorkers)
     .where(notBlockedBy(workerId))
+    // A batch is one card: the task standing for it is its next open place for this worker.
+    .where(isBatchCardFor(workerId))
     .where(({ not, exists, selectFrom }) =>
       not(
         exists(

@@ -6,7 +6,7 @@ import {
   rejectOtherPending,
   setApplicationStatus,
 } from '../../db/repositories/applications.js';
-import type { ApplicationRow } from '../../db/repositories/executor.js';
+import type { ApplicationRow, Executor, TaskRow, WorkerRow } from '../../db/repositories/executor.js';
 import { findTask, lockTaskIn, moveTask } from '../../db/repositories/tasks.js';
 import { findWorker } from '../../db/repositories/workers.js';
 import { agentIsLive } from '../agents/testMode.js';
@@ -20,6 +20,7 @@ import { inTransaction, isUniqueViolation } from '../transaction.js';
 import { notifyWorker } from '../workers/notifications.js';
 import { openChat } from './assignment.js';
 import { checkBatchPlace } from './batches.js';
+import { batchFilledBy } from './batchPlaces.js';
 import { executionDeadlineFor, loadAgentTask } from './taskAccess.js';
 import { heldFromWorkers } from './taskQueries.js';
 
@@ -27,14 +28,7 @@ export const APPLICATION_MESSAGE_MAX = 2000;
 
 /** A worker applies to a FUNDED task; the agent hears application.received. */
 export async function applyToTask(ctx: DomainContext, workerId: string, taskId: string, message: string) {
-  if (textLength(message) > APPLICATION_MESSAGE_MAX) {
-    throw invalid('message', `must be at most ${APPLICATION_MESSAGE_MAX} characters`);
-  }
-  const worker = await findWorker(ctx.db, workerId);
-  assertInvariant(worker, 'a signed-in worker exists');
-  if (!worker.wallet_address) {
-    throw conflict('Connect a TON wallet (PUT /worker/me/wallet) before applying: rewards are paid to it');
-  }
+  const worker = await applicantFor(ctx, workerId, message);
   const task = isIdOf('task', taskId) ? await findTask(ctx.db, taskId) : undefined;
   // A task screening holds from workers answers as if it did not exist (workerTaskFor).
   if (!task || heldFromWorkers(task) || !(await agentIsLive(ctx.db, task.agent_id))) throw notFound('Task');
@@ -49,24 +43,7 @@ export async function applyToTask(ctx: DomainContext, workerId: string, taskId: 
         });
       }
       if (await findApplicationOf(trx, taskId, workerId)) throw alreadyApplied();
-      const now = ctx.clock.now();
-      const application: ApplicationRow = {
-        id: newId('application', now.getTime()),
-        task_id: taskId,
-        worker_id: workerId,
-        status: 'PENDING',
-        message,
-        created_at: now.toISOString(),
-        updated_at: now.toISOString(),
-      };
-      await insertApplication(trx, application);
-      await recordEvent(trx, {
-        agentId: task.agent_id,
-        taskId,
-        type: 'application.received',
-        data: { applicationId: application.id, taskId, applicant: workerRef(worker) },
-        now,
-      });
+      const application = await recordApplication(ctx, trx, task, worker, message);
       return { application, worker };
     });
   } catch (error) {
@@ -76,7 +53,53 @@ export async function applyToTask(ctx: DomainContext, workerId: string, taskId: 
   }
 }
 
-const alreadyApplied = () => conflict('You have already applied to this task');
+/** Checks an application's message and that the worker can be paid (a wallet) before anything. */
+export async function applicantFor(
+  ctx: DomainContext,
+  workerId: string,
+  message: string,
+): Promise<WorkerRow> {
+  if (textLength(message) > APPLICATION_MESSAGE_MAX) {
+    throw invalid('message', `must be at most ${APPLICATION_MESSAGE_MAX} characters`);
+  }
+  const worker = await findWorker(ctx.db, workerId);
+  assertInvariant(worker, 'a signed-in worker exists');
+  if (!worker.wallet_address) {
+    throw conflict('Connect a TON wallet (PUT /worker/me/wallet) before applying: rewards are paid to it');
+  }
+  return worker;
+}
+
+/** The PENDING application and its application.received event, in the caller's transaction. */
+export async function recordApplication(
+  ctx: DomainContext,
+  trx: Executor,
+  task: TaskRow,
+  worker: WorkerRow,
+  message: string,
+): Promise<ApplicationRow> {
+  const now = ctx.clock.now();
+  const application: ApplicationRow = {
+    id: newId('application', now.getTime()),
+    task_id: task.id,
+    worker_id: worker.id,
+    status: 'PENDING',
+    message,
+    created_at: now.toISOString(),
+    updated_at: now.toISOString(),
+  };
+  await insertApplication(trx, application);
+  await recordEvent(trx, {
+    agentId: task.agent_id,
+    taskId: task.id,
+    type: 'application.received',
+    data: { applicationId: application.id, taskId: task.id, applicant: workerRef(worker) },
+    now,
+  });
+  return application;
+}
+
+export const alreadyApplied = () => conflict('You have already applied to this task');
 
 export async function listApplications(
   ctx: DomainContext,
@@ -127,6 +150,8 @@ export async function acceptApplication(ctx: DomainContext, agentId: string, app
     const worker = await findWorker(trx, application.worker_id);
     assertInvariant(worker, 'an applicant exists');
     const chat = await openChat(trx, assigned, worker.id, now);
+    // The batch's last place just went: its waiting applicants hear that it is full.
+    const full = await batchFilledBy(trx, assigned);
     for (const rejected of await rejectOtherPending(trx, task.id, application.id, at)) {
       const other = await findWorker(trx, rejected.worker_id);
       await recordEvent(trx, {
@@ -143,7 +168,7 @@ export async function acceptApplication(ctx: DomainContext, agentId: string, app
       await notifyWorker(trx, {
         workerId: rejected.worker_id,
         taskId: task.id,
-        kind: 'application_rejected',
+        kind: full ? 'batch_full' : 'application_rejected',
         data: { taskId: task.id, title: task.title },
         now,
       });

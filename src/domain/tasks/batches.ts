@@ -102,16 +102,29 @@ export async function cancelBatch(
  * to one batch count one after the other and at most maxPerWorker get through.
  */
 export async function checkBatchPlace(trx: Executor, task: TaskRow, workerId: string): Promise<void> {
-  if (!task.batch_id) return;
-  const batch = await lockBatch(trx, task.batch_id);
-  assertInvariant(batch, `the batch of task ${task.id} exists`);
-  if (batch.max_per_worker === null) return;
+  if (task.batch_id)
+    await lockBatchForPlace(trx, task.batch_id, workerId, 'This task is one of a batch that');
+}
+
+/**
+ * checkBatchPlace by the batch's id: locks the batch row, refuses a worker at their maxPerWorker
+ * (409, the sentence starting with `subject`) and returns the locked batch.
+ */
+export async function lockBatchForPlace(
+  trx: Executor,
+  batchId: string,
+  workerId: string,
+  subject = 'This batch',
+): Promise<BatchRow> {
+  const batch = await lockBatch(trx, batchId);
+  assertInvariant(batch, `the batch ${batchId} exists`);
+  if (batch.max_per_worker === null) return batch;
   const places = await countWorkerPlacesInBatch(trx, batch.id, workerId);
-  if (places < batch.max_per_worker) return;
+  if (places < batch.max_per_worker) return batch;
   throw conflict(
     batch.max_per_worker === 1
-      ? 'This task is one of a batch that takes each person once, and you already applied for or hold one of its tasks'
-      : `This task is one of a batch that takes each person at most ${batch.max_per_worker} times, and you already applied for or hold ${places} of its tasks`,
+      ? `${subject} takes each person once, and you already applied for or hold one of its tasks`
+      : `${subject} takes each person at most ${batch.max_per_worker} times, and you already applied for or hold ${places} of its tasks`,
     { batchId: batch.id, maxPerWorker: batch.max_per_worker },
   );
 }

@@ -1,8 +1,10 @@
 import { Type } from 'typebox';
+import type { ApplicationRow } from '../../db/repositories/executor.js';
 import { latestSubmission, latestSubmissions } from '../../db/repositories/submissions.js';
 import { formatAmount } from '../../domain/money/currency.js';
 import { explorerTxUrl, listPayoutsOfWorker } from '../../domain/money/earnings.js';
 import { applyToTask } from '../../domain/tasks/applications.js';
+import { applyToBatch, batchCardsFor } from '../../domain/tasks/batchPlaces.js';
 import { acceptOffer, declineOffer, listOffers } from '../../domain/tasks/offers.js';
 import {
   listApplicationsOfWorker,
@@ -32,6 +34,14 @@ const taskPage = Type.Object({
   tasks: Type.Array(WorkerTask),
   nextCursor: NextCursor,
   hasMore: Type.Boolean(),
+});
+
+const workerApplicationView = (a: ApplicationRow) => ({
+  id: a.id,
+  taskId: a.task_id,
+  status: a.status,
+  message: a.message,
+  createdAt: a.created_at,
 });
 
 /** The worker API behind Telegram Mini App init data (`Authorization: tma ...`). */
@@ -114,6 +124,10 @@ export const workerRoutes: Routes = async (app, { ctx, config }) => {
         security,
         operationId: 'listOpenTasks',
         summary: 'Tasks open for applications, newest first',
+        description:
+          'A batch is one item: the task standing for it is its next open place for you, with `batch` ' +
+          '(places, places left, your places against maxPerWorker). Apply to it with ' +
+          '`POST /worker/batches/:id/applications`.',
         querystring: PageQuery,
         response: { 200: taskPage, ...errors(400, 401) },
       },
@@ -124,13 +138,22 @@ export const workerRoutes: Routes = async (app, { ctx, config }) => {
         ctx.db,
         result.items.map((t) => t.agent_id),
       );
-      return pageView(result, 'tasks', (t) => ({
-        ...workerTaskView(t, reputationIn(agents, t.agent_id)),
-        ...workerApplicantsView({
-          applicantCount: Number(t.applicant_count),
-          ownApplication: t.own_application,
-        }),
-      }));
+      const batches = await batchCardsFor(
+        ctx,
+        request.workerId,
+        result.items.flatMap((t) => (t.batch_id ? [t.batch_id] : [])),
+      );
+      return pageView(result, 'tasks', (t) => {
+        const batch = t.batch_id ? batches.get(t.batch_id) : undefined;
+        return {
+          ...workerTaskView(t, reputationIn(agents, t.agent_id)),
+          ...workerApplicantsView({
+            applicantCount: Number(t.applicant_count),
+            ownApplication: t.own_application,
+          }),
+          ...(batch ? { batch } : {}),
+        };
+      });
     },
   );
 
@@ -182,15 +205,40 @@ export const workerRoutes: Routes = async (app, { ctx, config }) => {
         request.params.id,
         request.body.message,
       );
-      return reply.status(201).send({
-        application: {
-          id: application.id,
-          taskId: application.task_id,
-          status: application.status,
-          message: application.message,
-          createdAt: application.created_at,
+      return reply.status(201).send({ application: workerApplicationView(application) });
+    },
+  );
+
+  app.post(
+    '/worker/batches/:id/applications',
+    {
+      schema: {
+        tags,
+        security,
+        operationId: 'applyToBatch',
+        summary: 'Apply to a batch: your application takes its next open place',
+        description:
+          'The application goes to the oldest task of the batch that is FUNDED with no application ' +
+          'waiting (an open place), and holds that place until the agent accepts or rejects it; ' +
+          '`application.taskId` says which task. Places are taken one after the other: when none is ' +
+          "left the answer is 409 (the batch is full). At the batch's maxPerWorker it is 409 too. " +
+          'You need a wallet, as for any application.',
+        params: IdParam,
+        body: Type.Object({ message: Type.String({ maxLength: 2000, default: '' }) }),
+        response: {
+          201: Type.Object({ application: WorkerApplication }),
+          ...errors(400, 401, 404, 409),
         },
-      });
+      },
+    },
+    async (request, reply) => {
+      const { application } = await applyToBatch(
+        tracedContext(request, ctx),
+        request.workerId,
+        request.params.id,
+        request.body.message,
+      );
+      return reply.status(201).send({ application: workerApplicationView(application) });
     },
   );
 

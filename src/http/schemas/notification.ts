@@ -8,6 +8,7 @@ const KINDS = [
   'offer',
   'application_accepted',
   'application_rejected',
+  'batch_full',
   'message',
   'payment_sent',
   'payment_failed',

@@ -18,6 +18,26 @@ export const AgentReputation = Type.Object({
   ),
 });
 
+/**
+ * A batch as one card in the open tasks (issue 40): the task it comes with is its next open place
+ * for you; apply with POST /worker/batches/:id/applications to take the next open place.
+ */
+export const WorkerBatchCard = Type.Object(
+  {
+    id: Type.String({ description: 'The batch (bat_...)' }),
+    count: Type.Integer({ description: 'Places (tasks) in the batch' }),
+    placesLeft: Type.Integer({
+      description: 'Open places: tasks still FUNDED with nobody assigned and no application waiting',
+    }),
+    maxPerWorker: Nullable(Type.Integer({ description: 'Places one person may take; null when no limit' })),
+    yourPlaces: Type.Integer({
+      description:
+        'Places you hold, held or wait for (applications pending, offered or accepted); at maxPerWorker you cannot take another',
+    }),
+  },
+  { description: 'In GET /worker/tasks, on the one task that stands for its batch (a batch is one card)' },
+);
+
 /** A task as a worker sees it: no fee, no webhook, no other applicants. */
 export const WorkerTask = Type.Object({
   id: Type.String(),
@@ -62,6 +82,8 @@ export const WorkerTask = Type.Object({
     }),
   ),
   settlement: Type.Optional(WorkerSettlement),
+  // In GET /worker/tasks only, on the one task that stands for its batch (a batch is one card).
+  batch: Type.Optional(WorkerBatchCard),
   // The agent offers part of the reward for your waiting work: accept it (POST
   // /worker/tasks/:id/partial/accept) or open a dispute before acceptBy; silence accepts it then.
   partialOffer: Type.Optional(PartialOffer),
@@ -105,4 +127,4 @@ export const WorkerPayout = Type.Object({
   createdAt: Timestamp,
 });
 
-nameSchemas({ AgentReputation, WorkerTask, WorkerApplication, WorkerPayout });
+nameSchemas({ AgentReputation, WorkerBatchCard, WorkerTask, WorkerApplication, WorkerPayout });

@@ -40,7 +40,22 @@ export interface Task {
   yourRating?: { score: number; comment: string | null } | null;
   /** What was actually paid to this worker and who decided, once the task ended (issue 36). */
   settlement?: TaskSettlement;
+  /** In the open tasks: this task stands for its batch, shown as one card (issue 40). */
+  batch?: BatchCard;
 }
+
+/** A batch as one card: its places, the open ones, and this worker's against maxPerWorker. */
+export interface BatchCard {
+  id: string;
+  count: number;
+  placesLeft: number;
+  maxPerWorker: number | null;
+  yourPlaces: number;
+}
+
+/** True when this worker holds as many places of the batch as it allows one person. */
+export const batchLimitReached = (batch: BatchCard): boolean =>
+  batch.maxPerWorker !== null && batch.yourPlaces >= batch.maxPerWorker;
 
 /** A task's recorded outcome for the worker: read as it is, never recomputed from the reward. */
 export interface TaskSettlement {

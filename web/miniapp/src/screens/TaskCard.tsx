@@ -1,6 +1,13 @@
 import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
-import type { AgentReputation, Application, GeoPoint, Task } from '../api';
+import {
+  type AgentReputation,
+  type Application,
+  type BatchCard,
+  batchLimitReached,
+  type GeoPoint,
+  type Task,
+} from '../api';
 import { formatAmount, formatDistance, formatNumber, formatRelative, paidLessThanReward } from '../format';
 import { distanceMeters } from '../geo';
 import { stateTone, type WorkerTaskState, workerTaskState } from '../labels';
@@ -71,9 +78,23 @@ export function TaskCard({
           <StatePill state={state} />
           {compact ? null : <span className="muted small">{deadlineText(t, task)}</span>}
         </span>
+        {task.batch ? <BatchPlaces batch={task.batch} /> : null}
         {facts.length > 0 ? <span className="task-trust muted small">{facts.join(' · ')}</span> : null}
       </button>
     </li>
+  );
+}
+
+/** A batch's card says how many places are open, and when this worker cannot take another. */
+export function BatchPlaces({ batch }: { batch: BatchCard }) {
+  const { t } = useTranslation();
+  return (
+    <span className="task-batch small">
+      <strong>{t('task.placesLeft', { left: batch.placesLeft, count: batch.count })}</strong>
+      {batchLimitReached(batch) ? (
+        <span className="muted"> · {t('task.batchLimit', { max: batch.maxPerWorker })}</span>
+      ) : null}
+    </span>
   );
 }
 
@@ -90,7 +111,8 @@ export function agentSummary(t: TFunction, agent: AgentReputation): string[] {
 function trustFacts(t: TFunction, task: Task, here: GeoPoint | null): string[] {
   const out = agentSummary(t, task.agent);
   out.push(t('task.posted', { when: formatRelative(task.createdAt) }));
-  if (task.applicants !== undefined && (task.status === 'FUNDED' || task.status === 'OPEN'))
+  // A batch's card counts places instead: its one task's applicants say nothing of the batch.
+  if (task.applicants !== undefined && !task.batch && (task.status === 'FUNDED' || task.status === 'OPEN'))
     out.push(t('task.applicants', { count: task.applicants }));
   if (task.location) {
     out.push(

@@ -1,7 +1,15 @@
 import type { TFunction } from 'i18next';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { type Application, api, loadTask, type Submission, type Task, type Worker } from '../api';
+import {
+  type Application,
+  api,
+  batchLimitReached,
+  loadTask,
+  type Submission,
+  type Task,
+  type Worker,
+} from '../api';
 import { formatAmount, formatRelative, paidLessThanReward } from '../format';
 import { onRefresh } from '../freshness';
 import type { WorkerTaskState } from '../labels';
@@ -20,7 +28,7 @@ import { DisputeScreen } from './DisputeScreen';
 import { OpenChat } from './OpenChat';
 import { ReviewCountdown, RevisionNotice, SubmissionView } from './Review';
 import { SubmitWork } from './SubmitWork';
-import { deadlineText, rewardShown, StatePill, stateOf } from './TaskCard';
+import { BatchPlaces, deadlineText, rewardShown, StatePill, stateOf } from './TaskCard';
 import { TaskSafety } from './TaskSafety';
 
 const MINE: Task['status'][] = ['ASSIGNED', 'IN_PROGRESS', 'REVIEW', 'COMPLETED'];
@@ -107,12 +115,19 @@ export function TaskDetail({
 
   const [message, setMessage] = useState('');
   useClosingConfirmation(message.trim() !== '' && view === 'task');
-  const canApply = state === 'open' && application.data === null && !application.loading;
+  // A batch's card: applying takes its next open place, unless this worker holds all it allows.
+  const batch = task.batch;
+  const canApply =
+    state === 'open' &&
+    application.data === null &&
+    !application.loading &&
+    !(batch && batchLimitReached(batch));
   const apply = () =>
     act(async () => {
-      const res = await api<{ application: Application }>('POST', `/worker/tasks/${task.id}/applications`, {
-        message,
-      });
+      const path = batch
+        ? `/worker/batches/${batch.id}/applications`
+        : `/worker/tasks/${task.id}/applications`;
+      const res = await api<{ application: Application }>('POST', path, { message });
       application.set(res.application);
       setMessage('');
       setTask((current) => ({ ...current, applicants: (current.applicants ?? 0) + 1 }));
@@ -227,6 +242,12 @@ export function TaskDetail({
             {t('task.viewDispute')}
           </button>
         </div>
+      ) : null}
+      {batch && state === 'open' ? (
+        <p className="batch-note">
+          <BatchPlaces batch={batch} />
+          {canApply ? <span className="muted small"> {t('task.batchApply')}</span> : null}
+        </p>
       ) : null}
       {task.description ? <p className="description">{task.description}</p> : null}
       <ErrorNote error={error} />
