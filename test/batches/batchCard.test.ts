@@ -170,7 +170,7 @@ describe('a batch in the worker’s open tasks', () => {
         .filter((m) => m.chatId === w.telegramId)
         .map((m) => m.text);
     expect(told(olga)).toEqual([
-      'Все места в задании <b>Photograph a café menu</b> уже заняты, и вашей заявке места не хватило. В Handoff вас ждут другие задания.',
+      'Все места в задаче <b>Photograph a café menu</b> уже заняты, и вашей заявке места не хватило. В Handoff вас ждут другие задачи.',
     ]);
     expect(told(dan)).toEqual([
       'Every place of <b>Photograph a café menu</b> is taken now, so your application did not get one. Other tasks are waiting in Handoff.',
