@@ -198,7 +198,9 @@ export function BatchPage({ agentId, batchId }: { agentId: string; batchId: stri
 
       <section className="card" aria-labelledby="batch-actions-title">
         <h2 id="batch-actions-title">Cancel open tasks</h2>
-        {result ? <CancelResult result={result} currency={currency} titleOf={titleOf} /> : null}
+        {result ? (
+          <CancelResult agentId={agentId} result={result} currency={currency} titleOf={titleOf} />
+        ) : null}
         {refundable.length === 0 ? (
           <p className="muted">No task of this batch is open: there is nothing to cancel.</p>
         ) : (
@@ -282,12 +284,26 @@ export function BatchPage({ agentId, batchId }: { agentId: string; batchId: stri
   );
 }
 
+/**
+ * Why a task was left, for a person: the server's reason is written for an agent (it names API
+ * routes), so the console says it from the task's status and falls back to the server's words.
+ */
+function keptReason(kept: Json): string {
+  if (kept.status === 'COMPLETED' || kept.status === 'CANCELLED') return 'it had already ended';
+  if (/dispute is open/i.test(kept.reason)) return 'a dispute is open on it; the operator decides it';
+  if (kept.status === 'REVIEW')
+    return 'work was handed in: approve it, ask for a revision or open a dispute on its page';
+  return kept.reason;
+}
+
 /** What the cancel did, from its answer: the refunded tasks and sum, and each task left with why. */
 function CancelResult({
+  agentId,
   result,
   currency,
   titleOf,
 }: {
+  agentId: string;
   result: Json;
   currency: Currency;
   titleOf: Map<string, string>;
@@ -313,7 +329,8 @@ function CancelResult({
           <ul aria-label="Not refunded" className="plain-list">
             {result.notRefunded.map((k: Json) => (
               <li key={k.id}>
-                {name(k.id)} · {labelOf(TASK_STATUS_LABEL, k.status)}: {k.reason}
+                <a href={`#/agents/${agentId}/tasks/${k.id}`}>{name(k.id)}</a> ·{' '}
+                {labelOf(TASK_STATUS_LABEL, k.status)}: {keptReason(k)}
               </li>
             ))}
           </ul>

@@ -86,7 +86,7 @@ export function TaskPage({ agentId, taskId, network }: { agentId: string; taskId
         {task.batchId ? (
           <>
             {' '}
-            · part of <a href={`#/agents/${agentId}/batches/${task.batchId}`}>batch {task.batchId}</a>
+            · part of <a href={`#/agents/${agentId}/batches/${task.batchId}`}>a batch</a>
           </>
         ) : null}
       </p>
