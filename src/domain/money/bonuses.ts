@@ -41,7 +41,7 @@ export const BONUS_LIMITS = {
   reasonMax: 1000,
 } as const;
 
-const DAY_MS = 86_400_000;
+export const DAY_MS = 86_400_000;
 
 export interface BonusInput {
   amount: string | number;
@@ -210,7 +210,7 @@ async function ledgerRow(db: Executor, id: string): Promise<TransactionRow> {
 }
 
 /** The amount in the task's currency: at least the smallest reward, at most 10 times the reward. */
-function checkAmount(task: TaskRow, currency: Currency, amount: string | number): bigint {
+export function checkAmount(task: TaskRow, currency: Currency, amount: string | number): bigint {
   const nano = parseAmountField('amount', currency, amount);
   const { minReward } = currencyFacts(currency);
   if (nano < minReward) throw invalid('amount', `must be at least ${amountText(currency, minReward)}`);

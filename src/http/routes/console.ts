@@ -7,6 +7,8 @@ import { approvalsOfOwner, approveApproval, declineApproval } from '../../domain
 import { holderOfKey, keyHolder } from '../../domain/agents/testMode.js';
 import { depositInstructions, depositInstructionsIn } from '../../domain/chain/chainDeposits.js';
 import type { DomainContext } from '../../domain/context.js';
+import { bonusView } from '../../domain/money/bonuses.js';
+import { previewBonus } from '../../domain/money/bonusPreview.js';
 import { type Currency, formatAmount } from '../../domain/money/currency.js';
 import { commentPayload } from '../../domain/money/depositInfo.js';
 import { formatTon } from '../../domain/money/money.js';
@@ -23,7 +25,16 @@ import { approvalView } from '../approvalViews.js';
 import type { Routes } from '../routeTypes.js';
 import { Transaction } from '../schemas/agent.js';
 import { Approval } from '../schemas/approval.js';
-import { AmountInput, errors, IdParam, Nullable, Timestamp } from '../schemas/common.js';
+import { Bonus } from '../schemas/bonus.js';
+import {
+  Amount,
+  AmountInput,
+  Currency as CurrencySchema,
+  errors,
+  IdParam,
+  Nullable,
+  Timestamp,
+} from '../schemas/common.js';
 import {
   AgentKeyParams,
   AgentParams,
@@ -225,6 +236,59 @@ export const consoleOwnerRoutes: Routes = async (app, { ctx }) => {
           deposited: formatTon(d.depositedNano),
           spent: formatTon(d.spentNano),
         })),
+      };
+    },
+  );
+};
+
+/**
+ * The console's bonus dialog (issue 40): a task's bonuses already paid, its limits, and what a
+ * bonus of `amount` would take from the balance, by payBonus's own checks and fee (never worked
+ * out in the page). Paying is the agent API's POST /tasks/:id/bonus under /agents/:agentId/api.
+ */
+export const consoleBonusRoutes: Routes = async (app, { ctx }) => {
+  app.get(
+    '/agents/:agentId/tasks/:taskId/bonuses',
+    {
+      schema: {
+        params: Type.Object({
+          agentId: Type.String({ maxLength: 100 }),
+          taskId: Type.String({ maxLength: 100 }),
+        }),
+        querystring: Type.Object({ amount: Type.Optional(Type.String({ maxLength: 40 })) }),
+        response: {
+          200: Type.Object({
+            currency: CurrencySchema,
+            bonuses: Type.Array(Bonus, { description: 'Paid on this task, oldest first' }),
+            left: Type.Integer({ description: 'Bonuses the task may still take (0: none)' }),
+            maxAmount: Amount,
+            payableUntil: Nullable(Timestamp),
+            balance: Amount,
+            quote: Nullable(
+              Type.Object({ amount: Amount, fee: Amount, total: Amount, enough: Type.Boolean() }),
+            ),
+          }),
+          ...errors(400, 401, 403, 404),
+        },
+      },
+    },
+    async (request) => {
+      const agent = await requireOwnedAgent(ctx, owner(request).ownerId, request.params.agentId);
+      const p = await previewBonus(ctx, agent.id, request.params.taskId, request.query.amount);
+      const money = (units: bigint) => formatAmount(p.currency, units);
+      return {
+        currency: p.currency,
+        bonuses: p.bonuses.map(bonusView),
+        left: p.left,
+        maxAmount: money(p.maxAmountNano),
+        payableUntil: p.payableUntil,
+        balance: money(p.balanceNano),
+        quote: p.quote && {
+          amount: money(p.quote.amountNano),
+          fee: money(p.quote.feeNano),
+          total: money(p.quote.totalNano),
+          enough: p.balanceNano >= p.quote.totalNano,
+        },
       };
     },
   );

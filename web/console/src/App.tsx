@@ -3,6 +3,7 @@ import { api, type Json, onSessionEnded, setCsrfToken } from './api';
 import { AgentPage } from './pages/AgentPage';
 import { AgentsPage } from './pages/AgentsPage';
 import { type ApprovalsData, ApprovalsPage } from './pages/ApprovalsPage';
+import { BatchPage } from './pages/Batches';
 import { OperatorPage } from './pages/OperatorPage';
 import { SignIn } from './pages/SignIn';
 import { TaskPage } from './pages/TaskPage';
@@ -118,6 +119,9 @@ function Main({ route, session }: { route: string[]; session: Session }) {
     return (
       <TaskPage key={`${agentId}/${taskId}`} agentId={agentId} taskId={taskId} network={session.network} />
     );
+  }
+  if (first === 'agents' && agentId && section === 'batches' && taskId) {
+    return <BatchPage key={`${agentId}/${taskId}`} agentId={agentId} batchId={taskId} />;
   }
   if (first === 'agents' && agentId)
     return <AgentPage key={agentId} agentId={agentId} network={session.network} />;

@@ -28,8 +28,13 @@ export class ApiError extends Error {
 // biome-ignore lint/suspicious/noExplicitAny: JSON answers are read field by field by the pages
 export type Json = any;
 
-export async function api(method: string, path: string, body?: unknown): Promise<Json> {
-  const headers: Record<string, string> = {};
+export async function api(
+  method: string,
+  path: string,
+  body?: unknown,
+  extraHeaders: Record<string, string> = {},
+): Promise<Json> {
+  const headers: Record<string, string> = { ...extraHeaders };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (method !== 'GET') headers['x-csrf-token'] = csrfToken;
   const res = await fetch(`/console/api${path}`, {
@@ -51,8 +56,13 @@ export async function api(method: string, path: string, body?: unknown): Promise
 }
 
 /** The agent API, as the signed-in owner's agent. */
-export const agentApi = (agentId: string, method: string, path: string, body?: unknown) =>
-  api(method, `/agents/${agentId}/api${path}`, body);
+export const agentApi = (
+  agentId: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers?: Record<string, string>,
+) => api(method, `/agents/${agentId}/api${path}`, body, headers);
 
 /** Operator API calls carry ADMIN_TOKEN (kept in this tab's session storage only). */
 export async function adminApi(token: string, path: string, method = 'GET', body?: unknown): Promise<Json> {

@@ -5,6 +5,7 @@ import { NewKey, Stat, StatusBadge } from '../components';
 import { DELIVERY_STATUS_LABEL, labelOf, TASK_STATUS_LABEL, taskStatusLabel } from '../labels';
 import { currencyOf, formatAmount, formatTon } from '../ton';
 import { when } from '../trust';
+import { BatchList } from './Batches';
 import { Onboarding, SdkQuickStart } from './Onboarding';
 import { SpendingChart } from './SpendingChart';
 import { TopUp } from './TopUp';
@@ -85,6 +86,7 @@ export function AgentPage({ agentId }: { agentId: string; network: string }) {
       ) : null}
       <Webhook agentId={agentId} url={agent.webhookUrl} onChange={load} />
       <QuarantineNotice agentId={agentId} />
+      <BatchList agentId={agentId} />
       <Tasks agentId={agentId} />
       <Deliveries agentId={agentId} />
       <Spending agentId={agentId} moneyMoved={`${agent.deposited}/${agent.spent}`} />

@@ -12,6 +12,7 @@ import {
 } from '../labels';
 import { currencyOf, formatAmount } from '../ton';
 import { ChatLog, when } from '../trust';
+import { TaskBonuses } from './BonusDialog';
 import { MoneyStats } from './MoneyStats';
 import { TaskActions } from './TaskActions';
 import { OwnerDispute, TaskReview } from './TaskReview';
@@ -83,6 +84,12 @@ export function TaskPage({ agentId, taskId, network }: { agentId: string; taskId
       <h1>{task.title}</h1>
       <p className="muted">
         <code>{task.id}</code> · created {when(task.createdAt)}
+        {task.batchId ? (
+          <>
+            {' '}
+            · part of <a href={`#/agents/${agentId}/batches/${task.batchId}`}>a batch</a>
+          </>
+        ) : null}
       </p>
       <div className="stats wide">
         <Stat label="Status" value={taskStatusLabel(task)} />
@@ -96,6 +103,9 @@ export function TaskPage({ agentId, taskId, network }: { agentId: string; taskId
       </div>
       <p className="description">{task.description}</p>
       <TaskActions agentId={agentId} task={task} onChanged={load} />
+      {task.status === 'COMPLETED' && task.worker ? (
+        <TaskBonuses agentId={agentId} task={task} onChanged={load} />
+      ) : null}
       {submissions.length > 0 || task.status === 'REVIEW' ? (
         <TaskReview agentId={agentId} task={task} submissions={submissions} onChanged={load} />
       ) : null}
