@@ -374,7 +374,7 @@ function MoneyTiles({ money, chain }: { money: Json; chain: Json | null }) {
   return (
     <section className="card" aria-labelledby={id}>
       <h2 id={id}>Money in {currency}</h2>
-      <div className="stats">
+      <div className="stats money">
         <Stat label="Agent balances" value={amount(money.balance)} target="op-agents" />
         <Stat label="Escrowed in tasks" value={amount(money.locked)} target="op-agents" />
         <Stat label="Deposited" value={amount(money.deposited)} target="op-deposits" />
