@@ -101,7 +101,10 @@ describe('the operator overview in both currencies', () => {
             await tile('TON', 'Agent balances', '17.4 TON');
 
             const deposits = page.getByRole('table', { name: 'Recent deposits' });
-            await deposits.getByRole('row', { name: /Two purses/ }).first().waitFor();
+            await deposits
+              .getByRole('row', { name: /Two purses/ })
+              .first()
+              .waitFor();
             const amounts = await deposits
               .getByRole('row', { name: /Two purses/ })
               .getByRole('cell', { name: /TON|USDT/ })
