@@ -1,7 +1,10 @@
 import { toNano } from '@ton/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatUnits, parseUnits } from '../../src/domain/money/money.js';
+import { completedTask } from '../helpers/agentApi.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { consoleOk, signInOwner } from '../helpers/consoleApi.js';
+import { createAgent, createWorker } from '../helpers/fixtures.js';
 import { createLiveTestApp, roundsUntil } from '../helpers/liveChain.js';
 
 let t: TestApp;
@@ -96,6 +99,64 @@ describe('GET /admin/overview', () => {
     const o = (await t.app.inject({ method: 'GET', url: '/admin/overview', headers: t.admin })).json();
     expect(o.recentDeposits[0]).toMatchObject({ agentId, amount: '50', currency: 'USDT' });
     expect(o.recentDeposits.slice(1).every((d: { currency: string }) => d.currency === 'TON')).toBe(true);
+  });
+});
+
+describe('GET /admin/overview in both currencies (issue 36)', () => {
+  const overview = async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/admin/overview', headers: t.admin });
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json();
+  };
+  const inCurrency = (o: { money: { currency: string }[] }, currency: string) =>
+    o.money.find((m) => m.currency === currency) as Record<string, string>;
+  // Exact sums of decimal strings (no float): both sides to 9-decimal units and back.
+  const units = (a: string) => parseUnits(a, 9, 'TON');
+  const plus = (a: string, b: string) => formatUnits(units(a) + units(b), 9);
+
+  it('keeps tiles, deposits, payouts, fees and agents per currency: USDT in USDT, TON in TON', async () => {
+    const before = await overview();
+    expect(before.money.map((m: { currency: string }) => m.currency)).toEqual(['TON', 'USDT']);
+    const agent = await createAgent(t, { name: 'Two purses', deposit: '20' });
+    const deposit = await t.app.inject({
+      method: 'POST',
+      url: `/admin/agents/${agent.id}/deposits`,
+      headers: t.admin,
+      payload: { amount: '50', currency: 'USDT' },
+    });
+    expect(deposit.statusCode, deposit.body).toBe(201);
+    const worker = await createWorker(t);
+    await completedTask(t, agent, worker, { reward: '10', currency: 'USDT' });
+    await completedTask(t, agent, worker, { reward: '2' });
+    // The platform's 30%.
+    const [usdtFee, tonFee] = ['3', '0.6'];
+
+    const after = await overview();
+    const [tonBefore, usdtBefore] = [inCurrency(before, 'TON'), inCurrency(before, 'USDT')];
+    const [tonAfter, usdtAfter] = [inCurrency(after, 'TON'), inCurrency(after, 'USDT')];
+    // Each currency's sums moved by its own task only: 10 USDT paid out, never 0.01 TON.
+    expect(usdtAfter.deposited).toBe(plus(usdtBefore.deposited!, '50'));
+    expect(usdtAfter.paidOut).toBe(plus(usdtBefore.paidOut!, '10'));
+    expect(usdtAfter.fees).toBe(plus(usdtBefore.fees!, usdtFee));
+    expect(usdtAfter.spent).toBe(plus(usdtBefore.spent!, '13'));
+    expect(tonAfter.deposited).toBe(plus(tonBefore.deposited!, '20'));
+    expect(tonAfter.paidOut).toBe(plus(tonBefore.paidOut!, '2'));
+    expect(tonAfter.fees).toBe(plus(tonBefore.fees!, tonFee));
+    // The TON-only `agents` sums stay what they were: TON.
+    expect(after.agents.deposited).toBe(tonAfter.deposited);
+    expect(after.agents.balance).toBe(tonAfter.balance);
+
+    const row = after.topAgents.find((a: { id: string }) => a.id === agent.id);
+    expect(row).toMatchObject({
+      balance: '17.4',
+      deposited: '20',
+      usdt: { balance: '37', deposited: '50', lockedByTasks: '0' },
+    });
+    const deposits = after.recentDeposits.filter((d: { agentId: string }) => d.agentId === agent.id);
+    expect(deposits.map((d: { amount: string; currency: string }) => `${d.amount} ${d.currency}`)).toEqual([
+      '50 USDT',
+      '20 TON',
+    ]);
   });
 });
 

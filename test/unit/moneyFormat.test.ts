@@ -35,6 +35,13 @@ describe('the one money formatter (src/shared/money.ts)', () => {
     expect(formatMoneyUnits(999_999_999_999n, 'USDT', 'ru')).toBe(`999${NB}999,999999${NB}USDT`);
   });
 
+  it('keeps every digit of amounts past 2^53 smallest units, where a float would round', () => {
+    const past = 2n ** 53n + 1n; // 9,007,199,254,740,993: Number() would make it ...992
+    expect(formatMoneyUnits(past, 'USDT', 'en')).toBe(`9,007,199,254.740993${NB}USDT`);
+    expect(formatMoneyUnits(past, 'TON', 'ru')).toBe(`9${NB}007${NB}199,254740993${NB}TON`);
+    expect(formatMoneyUnits(-past, 'TON', 'en')).toBe(`-9,007,199.254740993${NB}TON`);
+  });
+
   it('groups large amounts and writes the decimal mark as the reader’s language does', () => {
     expect(formatMoney('1234567.5', 'TON', 'en')).toBe(`1,234,567.5${NB}TON`);
     expect(formatMoney('1234567.5', 'TON', 'ru')).toBe(`1${NB}234${NB}567,5${NB}TON`);

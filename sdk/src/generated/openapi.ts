@@ -16338,6 +16338,26 @@ export interface operations {
                      *         "deposited": "100",
                      *         "spent": "11.7"
                      *       },
+                     *       "money": [
+                     *         {
+                     *           "currency": "TON",
+                     *           "balance": "77.9",
+                     *           "locked": "10.4",
+                     *           "deposited": "100",
+                     *           "spent": "11.7",
+                     *           "paidOut": "9",
+                     *           "fees": "2.7"
+                     *         },
+                     *         {
+                     *           "currency": "USDT",
+                     *           "balance": "37",
+                     *           "locked": "0",
+                     *           "deposited": "50",
+                     *           "spent": "13",
+                     *           "paidOut": "10",
+                     *           "fees": "3"
+                     *         }
+                     *       ],
                      *       "chain": {
                      *         "hotWalletAddress": "0QDwtnreGUD48luk-IGL8jkXsUHs4gjsp1Nz4AICEo9rzK97",
                      *         "hotWalletBalance": "999988.2884036"
@@ -16372,7 +16392,13 @@ export interface operations {
                      *           "balance": "77.9",
                      *           "lockedByTasks": "10.4",
                      *           "deposited": "100",
-                     *           "spent": "11.7"
+                     *           "spent": "11.7",
+                     *           "usdt": {
+                     *             "balance": "37",
+                     *             "lockedByTasks": "0",
+                     *             "deposited": "50",
+                     *             "spent": "13"
+                     *           }
                      *         }
                      *       ],
                      *       "recentDeposits": [
@@ -16407,6 +16433,7 @@ export interface operations {
                             /** @enum {unknown} */
                             database: "ok" | "down";
                         };
+                        /** @description Live agents: their count and their TON sums (`money` has every currency) */
                         agents: {
                             count: number;
                             /**
@@ -16430,6 +16457,44 @@ export interface operations {
                              */
                             spent: string;
                         };
+                        /** @description The money per currency, TON first; two currencies are never added together */
+                        money: {
+                            /**
+                             * @description The currency of the amounts beside it: TON (9 decimals) or USDT on TON (a jetton, 6 decimals)
+                             * @enum {unknown}
+                             */
+                            currency: "TON" | "USDT";
+                            /**
+                             * @description What live agents can spend, in `currency`
+                             * @example 6.5
+                             */
+                            balance: string;
+                            /**
+                             * @description Escrowed in open tasks
+                             * @example 6.5
+                             */
+                            locked: string;
+                            /**
+                             * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
+                             * @example 6.5
+                             */
+                            deposited: string;
+                            /**
+                             * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
+                             * @example 6.5
+                             */
+                            spent: string;
+                            /**
+                             * @description Paid (or being paid) to workers: payouts and bonuses
+                             * @example 6.5
+                             */
+                            paidOut: string;
+                            /**
+                             * @description Fees earned by the platform: task and bonus fees
+                             * @example 6.5
+                             */
+                            fees: string;
+                        }[];
                         chain: {
                             hotWalletAddress: string;
                             /**
@@ -16486,6 +16551,29 @@ export interface operations {
                              * @example 6.5
                              */
                             spent: string;
+                            /** @description The same four in USDT (the ones beside it are TON) */
+                            usdt: {
+                                /**
+                                 * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
+                                 * @example 6.5
+                                 */
+                                balance: string;
+                                /**
+                                 * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
+                                 * @example 6.5
+                                 */
+                                lockedByTasks: string;
+                                /**
+                                 * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
+                                 * @example 6.5
+                                 */
+                                deposited: string;
+                                /**
+                                 * @description Amount as a decimal string, e.g. "6.5", in the currency its object names (`currency`: TON, up to 9 decimals, or USDT, up to 6)
+                                 * @example 6.5
+                                 */
+                                spent: string;
+                            };
                         }[];
                         recentDeposits: {
                             id: string;

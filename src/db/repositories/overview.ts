@@ -14,6 +14,10 @@ export async function agentTotals(db: Executor) {
       (eb) => eb.fn.sum('locked_nano').as('locked_nano'),
       (eb) => eb.fn.sum('deposited_nano').as('deposited_nano'),
       (eb) => eb.fn.sum('spent_nano').as('spent_nano'),
+      (eb) => eb.fn.sum('usdt_balance_micro').as('usdt_balance_micro'),
+      (eb) => eb.fn.sum('usdt_locked_micro').as('usdt_locked_micro'),
+      (eb) => eb.fn.sum('usdt_deposited_micro').as('usdt_deposited_micro'),
+      (eb) => eb.fn.sum('usdt_spent_micro').as('usdt_spent_micro'),
     ])
     .where('livemode', '=', 1)
     .executeTakeFirstOrThrow();
@@ -23,20 +27,55 @@ export async function agentTotals(db: Executor) {
     lockedNano: BigInt(row.locked_nano ?? 0),
     depositedNano: BigInt(row.deposited_nano ?? 0),
     spentNano: BigInt(row.spent_nano ?? 0),
+    usdt: {
+      balanceMicro: BigInt(row.usdt_balance_micro ?? 0),
+      lockedMicro: BigInt(row.usdt_locked_micro ?? 0),
+      depositedMicro: BigInt(row.usdt_deposited_micro ?? 0),
+      spentMicro: BigInt(row.usdt_spent_micro ?? 0),
+    },
   };
 }
 
-export function topAgentsByBalance(db: Executor, limit: number) {
-  return db
-    .selectFrom('agents')
-    .leftJoin('owners', 'owners.id', 'agents.owner_id')
-    .selectAll('agents')
-    .select('owners.wallet_address as owner_wallet')
+/**
+ * What live agents' tasks sent out, per currency and ledger type: PAYOUT and BONUS rows went to
+ * workers, FEE and BONUS_FEE rows to the platform. Booked rows, pending or confirmed: a pending
+ * one is already owed (its transfer is on its way or waits for the operator).
+ */
+export async function outgoingByCurrency(db: Executor) {
+  const rows = await db
+    .selectFrom('transactions')
+    .innerJoin('agents', 'agents.id', 'transactions.agent_id')
+    .select([
+      'transactions.currency as currency',
+      'transactions.type as type',
+      (eb) => eb.fn.sum('transactions.amount_nano').as('amount'),
+    ])
     .where('agents.livemode', '=', 1)
-    .orderBy('agents.balance_nano', 'desc')
-    .orderBy('agents.id')
-    .limit(limit)
+    .where('transactions.type', 'in', ['PAYOUT', 'BONUS', 'FEE', 'BONUS_FEE'])
+    .groupBy(['transactions.currency', 'transactions.type'])
     .execute();
+  return rows.map((r) => ({
+    currency: String(r.currency),
+    type: String(r.type),
+    units: BigInt(r.amount ?? 0),
+  }));
+}
+
+export function topAgentsByBalance(db: Executor, limit: number) {
+  return (
+    db
+      .selectFrom('agents')
+      .leftJoin('owners', 'owners.id', 'agents.owner_id')
+      .selectAll('agents')
+      .select('owners.wallet_address as owner_wallet')
+      .where('agents.livemode', '=', 1)
+      .orderBy('agents.balance_nano', 'desc')
+      // An agent holding only USDT is listed by that balance among the TON-less.
+      .orderBy('agents.usdt_balance_micro', 'desc')
+      .orderBy('agents.id')
+      .limit(limit)
+      .execute()
+  );
 }
 
 /** The newest deposits with their agent's name (the operator page shows names next to ids). */

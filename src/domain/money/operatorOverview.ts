@@ -5,12 +5,14 @@ import {
   countPendingApprovals,
   databaseAnswers,
   openTransfers,
+  outgoingByCurrency,
   recentDeposits,
   statusCounts,
   topAgentsByBalance,
 } from '../../db/repositories/overview.js';
 import type { DomainContext } from '../context.js';
 import { auditMoney } from './audit.js';
+import { CURRENCIES, type Currency } from './currency.js';
 
 /** Rows each list of the overview shows. */
 const LIST_LIMIT = 20;
@@ -33,6 +35,7 @@ export async function operatorOverview(ctx: DomainContext) {
     notifications,
     audits,
     pendingApprovals,
+    outgoing,
   ] = await Promise.all([
     agentTotals(ctx.db),
     topAgentsByBalance(ctx.db, LIST_LIMIT),
@@ -45,6 +48,7 @@ export async function operatorOverview(ctx: DomainContext) {
     statusCounts(ctx.db, 'notifications'),
     auditMoney(ctx),
     countPendingApprovals(ctx.db, ctx.clock.now().toISOString()),
+    outgoingByCurrency(ctx.db),
   ]);
   const hotWalletNano = await ctx.chain.getBalance(ctx.chain.hotWalletAddress);
   return {
@@ -52,6 +56,7 @@ export async function operatorOverview(ctx: DomainContext) {
     network: ctx.chain.network,
     database: (await databaseAnswers(ctx.db)) ? ('ok' as const) : ('down' as const),
     totals,
+    money: moneyByCurrency(totals, outgoing),
     agents,
     deposits,
     unmatchedDeposits: unmatched,
@@ -63,4 +68,49 @@ export async function operatorOverview(ctx: DomainContext) {
     pendingApprovals,
     hotWallet: { address: ctx.chain.hotWalletAddress, balanceNano: hotWalletNano },
   };
+}
+
+/** One currency's money across live agents, in its smallest unit (nanotons, micro-USDT). */
+export interface CurrencyMoney {
+  currency: Currency;
+  balance: bigint;
+  locked: bigint;
+  deposited: bigint;
+  spent: bigint;
+  /** PAYOUT and BONUS rows: what went (or is going) to workers. */
+  paidOut: bigint;
+  /** FEE and BONUS_FEE rows: the platform's fees. */
+  fees: bigint;
+}
+
+/**
+ * The overview's money per currency, TON first: each currency's own sums, never added to the
+ * other's (a 50 USDT deposit is 50 USDT, not 0.05 TON).
+ */
+function moneyByCurrency(
+  totals: Awaited<ReturnType<typeof agentTotals>>,
+  outgoing: { currency: string; type: string; units: bigint }[],
+): CurrencyMoney[] {
+  const sum = (currency: Currency, types: string[]) =>
+    outgoing
+      .filter((r) => r.currency === currency && types.includes(r.type))
+      .reduce((total, r) => total + r.units, 0n);
+  return CURRENCIES.map((currency) => ({
+    currency,
+    ...(currency === 'TON'
+      ? {
+          balance: totals.balanceNano,
+          locked: totals.lockedNano,
+          deposited: totals.depositedNano,
+          spent: totals.spentNano,
+        }
+      : {
+          balance: totals.usdt.balanceMicro,
+          locked: totals.usdt.lockedMicro,
+          deposited: totals.usdt.depositedMicro,
+          spent: totals.usdt.spentMicro,
+        }),
+    paidOut: sum(currency, ['PAYOUT', 'BONUS']),
+    fees: sum(currency, ['FEE', 'BONUS_FEE']),
+  }));
 }

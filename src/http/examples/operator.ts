@@ -338,6 +338,26 @@ export const operatorExamples: Record<string, OperationExamples> = {
         network: 'sandbox',
         health: { database: 'ok' },
         agents: { count: 1, balance: '77.9', locked: '10.4', deposited: '100', spent: '11.7' },
+        money: [
+          {
+            currency: 'TON',
+            balance: '77.9',
+            locked: '10.4',
+            deposited: '100',
+            spent: '11.7',
+            paidOut: '9',
+            fees: '2.7',
+          },
+          {
+            currency: 'USDT',
+            balance: '37',
+            locked: '0',
+            deposited: '50',
+            spent: '13',
+            paidOut: '10',
+            fees: '3',
+          },
+        ],
         chain: {
           hotWalletAddress: '0QDwtnreGUD48luk-IGL8jkXsUHs4gjsp1Nz4AICEo9rzK97',
           hotWalletBalance: '999988.2884036',
@@ -357,6 +377,7 @@ export const operatorExamples: Record<string, OperationExamples> = {
             lockedByTasks: '10.4',
             deposited: '100',
             spent: '11.7',
+            usdt: { balance: '37', lockedByTasks: '0', deposited: '50', spent: '13' },
           },
         ],
         recentDeposits: [

@@ -171,13 +171,28 @@ const Overview = Type.Object({
   checkedAt: Type.String(),
   network: Type.String(),
   health: Type.Object({ database: Type.Enum(['ok', 'down']) }),
-  agents: Type.Object({
-    count: Count,
-    balance: Amount,
-    locked: Amount,
-    deposited: Amount,
-    spent: Amount,
-  }),
+  agents: Type.Object(
+    {
+      count: Count,
+      balance: Amount,
+      locked: Amount,
+      deposited: Amount,
+      spent: Amount,
+    },
+    { description: 'Live agents: their count and their TON sums (`money` has every currency)' },
+  ),
+  money: Type.Array(
+    Type.Object({
+      currency: Currency,
+      balance: { ...Amount, description: 'What live agents can spend, in `currency`' },
+      locked: { ...Amount, description: 'Escrowed in open tasks' },
+      deposited: Amount,
+      spent: Amount,
+      paidOut: { ...Amount, description: 'Paid (or being paid) to workers: payouts and bonuses' },
+      fees: { ...Amount, description: 'Fees earned by the platform: task and bonus fees' },
+    }),
+    { description: 'The money per currency, TON first; two currencies are never added together' },
+  ),
   chain: Type.Object({ hotWalletAddress: Type.String(), hotWalletBalance: Amount }),
   deposits: Type.Object({
     unmatched: Type.Integer({
@@ -204,6 +219,10 @@ const Overview = Type.Object({
       lockedByTasks: Amount,
       deposited: Amount,
       spent: Amount,
+      usdt: Type.Object(
+        { balance: Amount, lockedByTasks: Amount, deposited: Amount, spent: Amount },
+        { description: 'The same four in USDT (the ones beside it are TON)' },
+      ),
     }),
   ),
   recentDeposits: Type.Array(
@@ -258,6 +277,15 @@ export const adminOverviewRoutes: Routes = async (app, { ctx }) => {
           deposited: formatTon(o.totals.depositedNano),
           spent: formatTon(o.totals.spentNano),
         },
+        money: o.money.map((m) => ({
+          currency: m.currency,
+          balance: formatAmount(m.currency, m.balance),
+          locked: formatAmount(m.currency, m.locked),
+          deposited: formatAmount(m.currency, m.deposited),
+          spent: formatAmount(m.currency, m.spent),
+          paidOut: formatAmount(m.currency, m.paidOut),
+          fees: formatAmount(m.currency, m.fees),
+        })),
         chain: {
           hotWalletAddress: o.hotWallet.address,
           hotWalletBalance: formatTon(o.hotWallet.balanceNano),
@@ -276,6 +304,12 @@ export const adminOverviewRoutes: Routes = async (app, { ctx }) => {
           lockedByTasks: formatTon(a.locked_nano),
           deposited: formatTon(a.deposited_nano),
           spent: formatTon(a.spent_nano),
+          usdt: {
+            balance: formatAmount('USDT', a.usdt_balance_micro),
+            lockedByTasks: formatAmount('USDT', a.usdt_locked_micro),
+            deposited: formatAmount('USDT', a.usdt_deposited_micro),
+            spent: formatAmount('USDT', a.usdt_spent_micro),
+          },
         })),
         recentDeposits: o.deposits.map((d) => ({
           id: d.id,

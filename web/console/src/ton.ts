@@ -1,4 +1,10 @@
-import { type Currency, formatDecimal, formatMoney, NO_AMOUNT } from '../../../src/shared/money.js';
+import {
+  type Currency,
+  formatDecimal,
+  formatMoney,
+  formatMoneyUnits,
+  NO_AMOUNT,
+} from '../../../src/shared/money.js';
 
 /** TON amounts in the page: the API writes TON as decimal strings ("2.5"), the chain counts nanotons. */
 const NANO = 1_000_000_000n;
@@ -41,6 +47,14 @@ export function currencyOf(object: { currency?: string } | null | undefined): Cu
  */
 export function formatAmount(amount: string | null | undefined, currency: Currency): string {
   return formatMoney(amount, currency, 'en');
+}
+
+/**
+ * "999,988.2884036 TON": smallest units (a bigint, or a decimal string as GET /admin/chain gives
+ * them) by the one formatter, exactly.
+ */
+export function formatUnitsAmount(units: bigint | string, currency: Currency): string {
+  return formatMoneyUnits(BigInt(units), currency, 'en');
 }
 
 const DECIMALS: Record<Currency, number> = { TON: 9, USDT: 6 };

@@ -7,9 +7,11 @@ import {
   watcherBacklogLabel,
   watcherProblemsLabel,
 } from '../chainLabels';
-import { formatAmount, tonOf } from '../ton';
+import { currencyOf, formatAmount, formatUnitsAmount } from '../ton';
 
 const when = (iso: string) => iso.slice(0, 16).replace('T', ' ');
+/** An unmatched deposit's amount in what arrived (a foreign jetton's is the TON it brought). */
+const amountOf = (deposit: Json) => formatAmount(deposit.amount, currencyOf(deposit));
 const short = (hash: string) => `${hash.slice(0, 12)}…`;
 /** An address short enough for a table cell; the full one is its tooltip and in the chain's history. */
 const shortAddress = (address: string) => `${address.slice(0, 6)}…${address.slice(-6)}`;
@@ -28,7 +30,7 @@ export function ChainStatus({ chain }: { chain: Json | null }) {
         <dd>
           <code>{chain.hotWallet.address}</code>{' '}
           {chain.hotWallet.balanceNano !== null
-            ? `${tonOf(chain.hotWallet.balanceNano)} TON`
+            ? formatUnitsAmount(chain.hotWallet.balanceNano, 'TON')
             : `balance unknown: ${chain.hotWallet.balanceError}`}
         </dd>
         <dt>Deposit address</dt>
@@ -65,6 +67,7 @@ export function ChainStatus({ chain }: { chain: Json | null }) {
         </dd>
         <dt>Payouts</dt>
         <dd>{chain.payoutsPaused ? `paused: ${chain.payoutsPaused}` : 'running'}</dd>
+        <UsdtFacts usdt={chain.usdt} />
         <dt>Provider</dt>
         <dd>
           {providerErrorLabel(chain.lastProviderError)}
@@ -72,6 +75,47 @@ export function ChainStatus({ chain }: { chain: Json | null }) {
         </dd>
       </dl>
     </section>
+  );
+}
+
+/**
+ * GET /admin/chain `usdt`: the hot wallet's USDT (and how much transfers in flight will take), the
+ * TON it has left to pay each USDT payout's gas, and why USDT payouts wait, if they do.
+ */
+function UsdtFacts({ usdt }: { usdt: Json | null | undefined }) {
+  if (!usdt) {
+    return (
+      <>
+        <dt>USDT</dt>
+        <dd>not enabled on this service</dd>
+      </>
+    );
+  }
+  return (
+    <>
+      <dt>Hot wallet USDT</dt>
+      <dd>
+        {usdt.hotBalance !== null
+          ? formatUnitsAmount(usdt.hotBalance, 'USDT')
+          : `balance unknown: ${usdt.balanceError}`}
+        {usdt.promisedToTransfers !== null && usdt.promisedToTransfers !== undefined
+          ? `; ${formatUnitsAmount(usdt.promisedToTransfers, 'USDT')} promised to transfers in flight`
+          : ''}
+      </dd>
+      <dt>USDT jetton</dt>
+      <dd>
+        <code>{usdt.master}</code>
+      </dd>
+      <dt>Gas for USDT payouts</dt>
+      <dd>
+        {usdt.tonLeftForGasNano !== null
+          ? `${formatUnitsAmount(usdt.tonLeftForGasNano, 'TON')} left`
+          : 'unknown (the TON balance is unknown)'}
+        ; {formatUnitsAmount(usdt.tonAttachedPerPayoutNano, 'TON')} attached to each payout
+      </dd>
+      <dt>USDT payouts</dt>
+      <dd>{usdt.payoutsPaused ? `paused: ${usdt.payoutsPaused}` : 'running'}</dd>
+    </>
   );
 }
 
@@ -160,14 +204,14 @@ export function UnmatchedDeposits({
     const agentId = String(new FormData(event.currentTarget).get('agentId') ?? '').trim();
     void act(async () => {
       await adminApi(token, `/admin/deposits/unmatched/${deposit.txHash}/assign`, 'POST', { agentId });
-      return `Credited ${deposit.amount} TON to ${agentId}.`;
+      return `Credited ${amountOf(deposit)} to ${agentId}.`;
     });
   };
   const sentBack = (deposit: Json) => {
-    if (!window.confirm(`Record that you sent ${deposit.amount} TON back to ${deposit.fromAddress}?`)) return;
+    if (!window.confirm(`Record that you sent ${amountOf(deposit)} back to ${deposit.fromAddress}?`)) return;
     void act(async () => {
       await adminApi(token, `/admin/deposits/unmatched/${deposit.txHash}/returned`, 'POST');
-      return `Recorded ${deposit.amount} TON as sent back.`;
+      return `Recorded ${amountOf(deposit)} as sent back.`;
     });
   };
   return (
@@ -193,7 +237,7 @@ export function UnmatchedDeposits({
                 <code title={d.fromAddress}>{shortAddress(d.fromAddress)}</code>
               </td>
               <td data-label="Amount" className="num">
-                {formatAmount(d.amount, 'TON')}
+                {amountOf(d)}
               </td>
               <td data-label="Memo" className="breakable">
                 {d.memo === '' ? '(none)' : d.memo}

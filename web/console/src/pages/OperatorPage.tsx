@@ -9,7 +9,7 @@ import {
   NOTIFICATION_STATUS_LABEL,
   wordsOf,
 } from '../labels';
-import { formatAmount, formatTon } from '../ton';
+import { formatAmount, formatUnitsAmount } from '../ton';
 import { when } from '../trust';
 import { ChainStatus, type Reconciliation, ReconciliationCard, UnmatchedDeposits } from './OperatorChain';
 import { DisputeQueue, OperatorDispute } from './OperatorDisputes';
@@ -173,16 +173,6 @@ function OperatorOverview({
           <div className="stats">
             <Stat label="Health" value={o.health.database === 'ok' ? 'OK' : 'DOWN'} />
             <Stat label="Agents" value={o.agents.count} target="op-agents" />
-            <Stat label="Agent balances" value={formatTon(o.agents.balance)} unit="TON" target="op-agents" />
-            <Stat label="Locked in tasks" value={formatTon(o.agents.locked)} unit="TON" target="op-agents" />
-            <Stat label="Deposited" value={formatTon(o.agents.deposited)} unit="TON" target="op-deposits" />
-            <Stat label="Spent" value={formatTon(o.agents.spent)} unit="TON" target="op-agents" />
-            <Stat
-              label="Hot wallet"
-              value={formatTon(o.chain.hotWalletBalance)}
-              unit="TON"
-              target="op-chain"
-            />
             <Stat label="Unmatched deposits" value={o.deposits.unmatched} target="op-unmatched" />
             <Stat label="Pending transfers" value={o.transfers.pending} target="op-transfers" />
             <Stat label="Failed transfers" value={o.transfers.failed} target="op-transfers" />
@@ -204,6 +194,9 @@ function OperatorOverview({
             <Stat label="Notifications pending" value={o.notifications.pending} target="op-notifications" />
             <Stat label="Notifications failed" value={o.notifications.failed} target="op-notifications" />
           </div>
+          {(o.money ?? []).map((m: Json) => (
+            <MoneyTiles key={m.currency} money={m} chain={chain} />
+          ))}
           <section className="card" aria-labelledby="op-agents">
             <h2 id="op-agents">Agents by balance</h2>
             <table aria-label="Agents and balances" className="reflow">
@@ -211,10 +204,10 @@ function OperatorOverview({
                 <tr>
                   <th>Agent</th>
                   <th>Owner wallet</th>
-                  <th className="num">Balance (TON)</th>
-                  <th className="num">Locked (TON)</th>
-                  <th className="num">Deposited (TON)</th>
-                  <th className="num">Spent (TON)</th>
+                  <th className="num">Balance</th>
+                  <th className="num">Locked in tasks</th>
+                  <th className="num">Deposited</th>
+                  <th className="num">Spent</th>
                 </tr>
               </thead>
               <tbody>
@@ -226,17 +219,17 @@ function OperatorOverview({
                     <td data-label="Owner wallet" className="breakable">
                       {a.ownerWallet ? <code>{a.ownerWallet}</code> : '(operator)'}
                     </td>
-                    <td data-label="Balance (TON)" className="num">
-                      {formatTon(a.balance)}
+                    <td data-label="Balance" className="num">
+                      <BothCurrencies ton={a.balance} usdt={a.usdt?.balance} />
                     </td>
-                    <td data-label="Locked (TON)" className="num">
-                      {formatTon(a.lockedByTasks)}
+                    <td data-label="Locked in tasks" className="num">
+                      <BothCurrencies ton={a.lockedByTasks} usdt={a.usdt?.lockedByTasks} />
                     </td>
-                    <td data-label="Deposited (TON)" className="num">
-                      {formatTon(a.deposited)}
+                    <td data-label="Deposited" className="num">
+                      <BothCurrencies ton={a.deposited} usdt={a.usdt?.deposited} />
                     </td>
-                    <td data-label="Spent (TON)" className="num">
-                      {formatTon(a.spent)}
+                    <td data-label="Spent" className="num">
+                      <BothCurrencies ton={a.spent} usdt={a.usdt?.spent} />
                     </td>
                   </tr>
                 ))}
@@ -359,6 +352,49 @@ function reconciliationSummary(reconciliation: Reconciliation, running: boolean)
   if ('error' in reconciliation) return 'n/a';
   const { ok, differences } = reconciliation.result;
   return ok ? 'OK' : `${differences.length} differences`;
+}
+
+/**
+ * One currency's money across live agents (GET /admin/overview `money`), and the hot wallet's
+ * balance in it (GET /admin/chain): every amount with its own currency, by the one formatter,
+ * so a USDT sum never reads as TON.
+ */
+function MoneyTiles({ money, chain }: { money: Json; chain: Json | null }) {
+  const currency = money.currency === 'USDT' ? 'USDT' : 'TON';
+  const id = `op-money-${currency.toLowerCase()}`;
+  const amount = (value: string) => formatAmount(value, currency);
+  const hotWallet =
+    currency === 'TON'
+      ? chain?.hotWallet?.balanceNano != null
+        ? formatUnitsAmount(chain.hotWallet.balanceNano, 'TON')
+        : '—'
+      : chain?.usdt?.hotBalance != null
+        ? formatUnitsAmount(chain.usdt.hotBalance, 'USDT')
+        : '—';
+  return (
+    <section className="card" aria-labelledby={id}>
+      <h2 id={id}>Money in {currency}</h2>
+      <div className="stats money">
+        <Stat label="Agent balances" value={amount(money.balance)} target="op-agents" />
+        <Stat label="Escrowed in tasks" value={amount(money.locked)} target="op-agents" />
+        <Stat label="Deposited" value={amount(money.deposited)} target="op-deposits" />
+        <Stat label="Spent" value={amount(money.spent)} target="op-agents" />
+        <Stat label="Paid out to workers" value={amount(money.paidOut)} target="op-transfers" />
+        <Stat label="Fees earned" value={amount(money.fees)} />
+        <Stat label="Hot wallet" value={hotWallet} target="op-chain" />
+      </div>
+    </section>
+  );
+}
+
+/** An agent's amount in TON over the same amount in USDT, each with its currency. */
+function BothCurrencies({ ton, usdt }: { ton: string; usdt: string | undefined }) {
+  return (
+    <>
+      <div>{formatAmount(ton, 'TON')}</div>
+      <div>{formatAmount(usdt ?? '0', 'USDT')}</div>
+    </>
+  );
 }
 
 /** A name with its id in small type beside it; just the id when there is no name. */
