@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { SpanExporter } from '@opentelemetry/sdk-trace-node';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { Type } from 'typebox';
 import type { ChainGateway } from './chain/gateway.js';
@@ -99,6 +100,8 @@ export interface AppDeps {
   jobs?: boolean;
   /** The TON Connect wallets list the web apps are served (tests give one; else the snapshot). */
   wallets?: WalletsCatalog;
+  /** With OpenTelemetry configured, spans go here instead of over OTLP (tests read them). */
+  spanExporter?: SpanExporter;
 }
 
 declare module 'fastify' {
@@ -152,7 +155,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // only when it is configured.
   const tracing = config.otel ? await import('./http/tracing.js') : null;
   if (tracing && config.otel)
-    await tracing.registerTracing(app, { ...config.otel, instanceId: config.instanceId });
+    await tracing.registerTracing(app, { ...config.otel, instanceId: config.instanceId }, deps.spanExporter);
   const ctx: DomainContext = {
     db: deps.db.db,
     clock,

@@ -1,13 +1,11 @@
 import { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
-
-/** A signed upload URL's signature grants the upload until it expires: logs show it redacted. */
-const SIGNATURE = /([?&]signature=)[^&#]*/gi;
+import { redactUrl } from './redactUrl.js';
 
 /**
  * Fastify's request logging with one line a request instead of two: nothing when a request
- * comes in, and when it is answered one `request` line with its method, URL (a signed upload
- * URL's signature redacted), status, the client's address (as TRUST_PROXY resolves it) and the
- * time it took, with its `reqId` as every line of the request has. A failed response is logged
+ * comes in, and when it is answered one `request` line with its method, URL (without the
+ * credentials some URLs carry: redactUrl), status, the client's address (as TRUST_PROXY
+ * resolves it) and the time it took, with its `reqId` as every line of the request has. A failed response is logged
  * at error level, with its error, as Fastify does; Fastify's other lines (its error handler's,
  * not found, stream errors) stay.
  *
@@ -27,7 +25,7 @@ export class AccessLog extends LogController {
   ): void {
     const line = {
       method: request.method,
-      url: request.url.includes('signature=') ? request.url.replace(SIGNATURE, '$1[redacted]') : request.url,
+      url: redactUrl(request.url),
       statusCode: reply.statusCode,
       ip: request.ip,
       ms: Math.round(reply.elapsedTime * 10) / 10,

@@ -78,6 +78,8 @@ export interface TestAppOptions {
   s3?: S3Settings;
   /** REDIS_URL and REDIS_PREFIX (tests give a prefix of their own: the Redis is shared). */
   redis?: { url: string; prefix: string };
+  /** With `config.otel`, spans go to this exporter (an in-memory one) instead of over OTLP. */
+  spanExporter?: AppDeps['spanExporter'];
   /** Runs the background jobs, as main.ts does (off by default: tests drive the work themselves). */
   jobs?: boolean;
   /**
@@ -198,6 +200,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     logger: options.logger,
     jobs: options.jobs,
     ...(options.wallets ? { wallets: options.wallets } : {}),
+    ...(options.spanExporter ? { spanExporter: options.spanExporter } : {}),
   });
   const ctx: DomainContext = app.ctx;
   return {

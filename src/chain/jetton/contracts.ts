@@ -25,10 +25,10 @@ export function jettonMasterAddress(init: StateInit): Address {
 }
 
 /**
- * A holder's jetton wallet computed as the master does it (jetton-utils.fc): the address of the
- * state init (wallet code, data status=0 balance=0 owner master). This holds where the wallet code
- * is the plain cell (our sandbox); mainnet USDT's master keeps its wallet code as a library cell,
- * so on the networks the address comes from the master's get_wallet_address instead.
+ * A holder's jetton wallet computed as the master does it (stablecoin-contract's jetton-utils.fc,
+ * calculate_user_jetton_wallet_address): the basechain address of the state init (wallet code,
+ * data status=0 balance=0 owner master). `walletCode` must be the cell the master stores: the
+ * plain code in our sandbox, a library cell naming it on mainnet USDT (JETTON_WALLET_LIBRARY).
  */
 export function computeJettonWalletAddress(
   owner: Address,
@@ -37,4 +37,33 @@ export function computeJettonWalletAddress(
 ) {
   const data = beginCell().storeUint(0, 4).storeCoins(0).storeAddress(owner).storeAddress(master).endCell();
   return contractAddress(0, { code: walletCode, data });
+}
+
+/**
+ * The wallet code as mainnet USDT's master stores it: an exotic library cell (type 2) holding the
+ * hash of JETTON_WALLET_CODE, which the network resolves from the masterchain's libraries. The
+ * state init, and so every wallet address, hashes this cell, not the code it names.
+ */
+export const JETTON_WALLET_LIBRARY: Cell = beginCell()
+  .storeUint(2, 8)
+  .storeBuffer(JETTON_WALLET_CODE.hash())
+  .endCell({ exotic: true });
+
+/**
+ * A local stand-in for the master's get_wallet_address, or null when none is exact. It is built
+ * from one answer the master already gave (`known`: an owner and its jetton wallet, e.g. the deposit
+ * address's, which the watcher needs anyway): the wallet code the stablecoin master stores is
+ * either the plain code or its library cell, and the one whose address matches that answer is
+ * the master's. A different jetton (another code or data layout) matches neither: null, and the
+ * caller must ask the master.
+ */
+export function jettonWalletDeriver(
+  master: Address,
+  known: { owner: Address; wallet: Address },
+): ((owner: Address) => Address) | null {
+  for (const code of [JETTON_WALLET_CODE, JETTON_WALLET_LIBRARY]) {
+    if (computeJettonWalletAddress(known.owner, master, code).equals(known.wallet))
+      return (owner) => computeJettonWalletAddress(owner, master, code);
+  }
+  return null;
 }

@@ -10,6 +10,9 @@ import { readJettonData, readWalletAddress, readWalletBalance, walletAddressArgs
 import { toncenterHistory } from './history.js';
 import { jettonQueryId } from './payout.js';
 
+/** Owners whose jetton wallet is remembered; few are ever asked (the hot wallet, owners' own). */
+const WALLET_CACHE_SIZE = 256;
+
 export interface NetworkJettonOptions {
   network: Exclude<TonNetwork, 'sandbox'>;
   client: ToncenterClient;
@@ -45,12 +48,18 @@ export class NetworkJettonGateway implements JettonGateway {
 
   /**
    * get_wallet_address on the master, cached per owner: a (master, owner) pair always maps to the
-   * same jetton wallet. A failed lookup is not cached.
+   * same jetton wallet. A failed lookup is not cached. The cache keeps the most recently used
+   * WALLET_CACHE_SIZE owners (the hot wallet is asked every round, so it stays).
    */
   walletOf(owner: Address): Promise<Address> {
     const key = owner.toRawString();
     let found = this.wallets.get(key);
-    if (!found) {
+    if (found !== undefined) {
+      this.wallets.delete(key);
+      this.wallets.set(key, found);
+    } else {
+      const oldest = this.wallets.size >= WALLET_CACHE_SIZE ? this.wallets.keys().next().value : undefined;
+      if (oldest !== undefined) this.wallets.delete(oldest);
       found = this.opts.client
         .runGetMethodStack(this.opts.master, 'get_wallet_address', walletAddressArgs(owner))
         .then(readWalletAddress);

@@ -215,7 +215,7 @@ export const consoleOwnerRoutes: Routes = async (app, { ctx }) => {
     },
     async (request) => {
       const agent = await requireOwnedAgent(ctx, owner(request).ownerId, request.params.agentId);
-      return { message: await usdtTopUpMessage(ctx, agent.id, request.body) };
+      return { message: await usdtTopUpMessage(ctx, agent.id, request.body, owner(request).walletAddress) };
     },
   );
 
