@@ -296,3 +296,21 @@ function keptChainSection(file: string): string {
     return '';
   }
 }
+
+/**
+ * Puts `section` (which starts with `heading`) in place of the file's section under that heading,
+ * up to the next heading, or before "## Machine" when there is none yet: a partial run's update.
+ */
+export function replaceSection(file: string, heading: string, section: string): void {
+  const old = readFileSync(file, 'utf8');
+  const at = old.indexOf(heading);
+  if (at >= 0) {
+    const rest = old.slice(at + heading.length);
+    const next = rest.search(/\n#{2,3} /);
+    writeFileSync(file, old.slice(0, at) + section.trimEnd() + (next < 0 ? '\n' : `\n${rest.slice(next)}`));
+    return;
+  }
+  const machine = old.indexOf('\n## Machine');
+  const cut = machine < 0 ? old.length : machine;
+  writeFileSync(file, `${old.slice(0, cut).trimEnd()}\n\n${section.trimEnd()}\n${old.slice(cut)}`);
+}

@@ -8,7 +8,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Address, toNano } from '@ton/core';
@@ -18,6 +18,7 @@ import { RATE_LIMIT_MAX } from '../src/config.js';
 import { serverBuild } from '../test/helpers/cluster.js';
 import { type FakeToncenter, startFakeToncenter } from '../test/helpers/fakeToncenter.js';
 import { dropPrefix } from '../test/helpers/redis.js';
+import { replaceSection } from './document.js';
 import { call, TASK_BODY } from './fixtures.js';
 import { type Measurement, measure, type Scenario } from './load.js';
 import { createBenchSchema, databaseName, dropBenchSchema } from './postgres.js';
@@ -335,15 +336,5 @@ instance's caches (API keys, JIT) warm up separately. Instances scale out across
 
 /** Puts `section` in place of the file's previous one (or before "## Machine"): a partial run's update. */
 export function replaceInstancesSection(file: string, section: string): void {
-  const old = readFileSync(file, 'utf8');
-  const at = old.indexOf(SECTION);
-  if (at >= 0) {
-    const rest = old.slice(at + SECTION.length);
-    const next = rest.search(/\n#{2,3} /);
-    writeFileSync(file, old.slice(0, at) + section.trimEnd() + (next < 0 ? '\n' : `\n${rest.slice(next)}`));
-    return;
-  }
-  const machine = old.indexOf('\n## Machine');
-  const cut = machine < 0 ? old.length : machine;
-  writeFileSync(file, `${old.slice(0, cut).trimEnd()}\n\n${section.trimEnd()}\n${old.slice(cut)}`);
+  replaceSection(file, SECTION, section);
 }

@@ -10,12 +10,15 @@
  * servers (bare, sqlite, postgres) and kinds of scenario (requests, pgbench, streams, webhooks);
  * naming none of a group runs all of it. `BENCH_ONLY=bare,sqlite,requests npm run bench` is the
  * bare route and SQLite's two request scenarios, about a minute, for ratios against bare in one run.
+ * `BENCH_ONLY=batches` is POST /batches against 500 POST /tasks on both databases
+ * (bench/batchCreation.ts), and rewrites that section of docs/benchmarks.md alone.
  */
 import { mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { writeMarkdown } from './document.js';
+import { batchesBudgetS, batchesSection, batchesTable, benchBatches } from './batchCreation.js';
+import { replaceSection, writeMarkdown } from './document.js';
 import {
   benchInstances,
   instancesBudgetS,
@@ -64,7 +67,8 @@ async function main(): Promise<number> {
   const budgetS =
     scenariosAtMost(settings.rounds) * (settings.warmupS + settings.durationS + settings.requestTimeoutS) +
     DATABASES * (streamBudgetS(settings) + webhookBudgetS(settings)) +
-    instancesBudgetS(settings);
+    instancesBudgetS(settings) +
+    (runsPart(settings, 'batches') ? batchesBudgetS(settings) : 0);
   // A hung server or database must not hold the bench (or CI) forever.
   setTimeout(
     () => {
@@ -126,6 +130,16 @@ async function main(): Promise<number> {
   if (postgresVersion && runsPart(settings, 'postgres') && runsPart(settings, 'instances')) {
     await attempt('instances', () => benchInstances(settings, results, log));
   }
+  const batches: Awaited<ReturnType<typeof benchBatches>> = [];
+  if (runsPart(settings, 'batches')) {
+    const databases = [
+      ...(runsPart(settings, 'sqlite') ? (['sqlite'] as const) : []),
+      ...(postgresVersion && runsPart(settings, 'postgres') ? (['postgres'] as const) : []),
+    ];
+    await attempt('batches', async () => {
+      batches.push(...(await benchBatches(settings, databases, log)));
+    });
+  }
   const fastest = fastestRuns(results.requestRuns, results.ceilingRuns);
   results.requests.push(...fastest.chosen);
   const ceilingNote = bestCeiling(results);
@@ -169,15 +183,20 @@ async function main(): Promise<number> {
   // Its own section, written by a full run and by a run of this part alone (a few minutes, not all).
   if (instances && (!settings.only || settings.only.has('instances')))
     replaceInstancesSection(REPORT_FILE, instances);
+  if (batches.length > 0 && (!settings.only || settings.only.has('batches'))) {
+    const section = batchesSection(batches, settings, machineLine(machine), loadAverage);
+    replaceSection(REPORT_FILE, section.slice(0, section.indexOf('\n')), section);
+  }
 
   console.log(consoleTables(results));
   if (results.instances.length > 0) console.log(`\n${instancesTable(results.instances)}`);
+  if (batches.length > 0) console.log(`\n${batchesTable(batches)}`);
   console.log(`\n${machineLine(machine)}`);
   console.log(`SQLite ${machine.sqlite}; PostgreSQL: ${machine.postgres}`);
   for (const note of notes) console.log(note);
   if (settings.only)
     console.log(
-      `\nBENCH_ONLY=${[...settings.only].join(',')}: ${path.relative(process.cwd(), REPORT_FILE)} left as it was${instances ? ', but for its section on several instances' : ''}`,
+      `\nBENCH_ONLY=${[...settings.only].join(',')}: ${path.relative(process.cwd(), REPORT_FILE)} left as it was${instances ? ', but for its section on several instances' : ''}${batches.length > 0 && settings.only.has('batches') ? ', but for its section on batches' : ''}`,
     );
   else console.log(`\nWrote ${path.relative(process.cwd(), REPORT_FILE)}`);
   return failures > 0 ? 1 : 0;

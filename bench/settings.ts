@@ -37,7 +37,7 @@ export interface BenchSettings {
 
 /** The servers and the kinds of scenario BENCH_ONLY can pick (comma-separated). */
 export const BENCH_SERVERS = ['bare', 'sqlite', 'postgres'] as const;
-export const BENCH_KINDS = ['requests', 'pgbench', 'streams', 'webhooks', 'instances'] as const;
+export const BENCH_KINDS = ['requests', 'pgbench', 'streams', 'webhooks', 'instances', 'batches'] as const;
 export type BenchPart = (typeof BENCH_SERVERS)[number] | (typeof BENCH_KINDS)[number];
 
 /**

@@ -36,6 +36,11 @@ import {
  *   rule holds per currency, a task only ever takes its own currency's balance, and each worker's
  *   USDT earnings are exactly the jettons its wallet holds on the sandbox chain (paid as jetton
  *   transfers, never as TON).
+ * - (issue 40) batches of tasks created in one call and cancelled (each open task refunded as a
+ *   single refund would be, the others kept); bonuses on completed tasks (each once per
+ *   Idempotency-Key: a retry, right away or steps later, answers the same bonus and changes
+ *   nothing), paid on chain with their fee; graded approval: an offer of part of the reward that
+ *   the worker accepts, disputes (the operator then splits it) or lets the review window accept.
  *
  * One app serves every run; each run gets fresh agents and workers (the audit is judged for the
  * run's own agents, so a failed run cannot spoil the shrinking runs after it). Reproduce a
@@ -117,7 +122,23 @@ type Op =
   | { kind: 'revise'; agent: number; asOwner: boolean; fit: boolean; task: number }
   | { kind: 'autoRelease' }
   | { kind: 'dispute'; side: 'agent' | 'worker'; who: number; asParty: boolean; fit: boolean; task: number }
-  | { kind: 'resolve'; fit: boolean; task: number; amount: ResolveAmount };
+  | { kind: 'resolve'; fit: boolean; task: number; amount: ResolveAmount }
+  | { kind: 'batch'; agent: number; count: number; reward: string; currency?: Currency }
+  | { kind: 'cancelBatch'; agent: number; asOwner: boolean; fit: boolean; batch: number }
+  | {
+      kind: 'bonus';
+      agent: number;
+      asOwner: boolean;
+      fit: boolean;
+      task: number;
+      amount: BonusAmount;
+      retry: boolean;
+    }
+  | { kind: 'partial'; agent: number; asOwner: boolean; fit: boolean; task: number; amount: ResolveAmount }
+  | { kind: 'acceptPartial'; worker: number; asHolder: boolean; fit: boolean; task: number };
+
+/** A bonus: the smallest, half the reward, the reward, ten times it (the most), one unit more. */
+type BonusAmount = 'min' | 'half' | 'reward' | 'tenfold' | 'over';
 
 /** What a resolution pays the worker: nothing, a nanoton, a part, one nanoton short, all, too much. */
 type ResolveAmount = 'zero' | 'nano' | 'third' | 'short' | 'full' | 'over';
@@ -137,6 +158,20 @@ interface ModelTask {
   revisions: number;
   /** Its dispute (issue 25): none, open (it holds the task), or resolved. */
   dispute: { id: string; status: 'OPEN' | 'RESOLVED' } | null;
+  /** The agent's waiting offer of part of the reward (graded approval, issue 40). */
+  partial: bigint | null;
+  /** Its dispute was opened against a waiting offer (counted: the runs must reach that path). */
+  disputedOffer?: true;
+  /** When it completed, on the model's clock (a bonus may follow within 30 days). */
+  completedAtMs: number | null;
+  /** Bonuses paid for it, with the key and body that paid each (a retry sends them again). */
+  bonuses: { id: string; key: string; payload: Record<string, unknown> }[];
+}
+
+interface ModelBatch {
+  id: string;
+  agent: number;
+  tasks: ModelTask[];
 }
 
 interface ModelApplication {
@@ -154,6 +189,7 @@ interface Model {
   balance: PerCurrency[];
   tasks: ModelTask[];
   applications: ModelApplication[];
+  batches: ModelBatch[];
   earned: PerCurrency[];
   /** USDT payouts each worker received: each brings the notification's 1 nanoton of TON. */
   jettonPayouts: number[];
@@ -203,6 +239,8 @@ interface Expected {
   request: Request;
   // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked where they are used
   onSuccess?: (body: any) => void | Promise<void>;
+  /** A replay (a bonus's retried key): it succeeds and changes nothing at all. */
+  unchanged?: true;
 }
 
 /**
@@ -242,10 +280,30 @@ function mayDispute(k: ModelTask, side: 'agent' | 'worker'): boolean {
   if (k.dispute || !WORKING.includes(k.status)) return false;
   const last = k.submissions.at(-1);
   return side === 'worker'
-    ? last === 'REVISION_REQUESTED'
+    ? last === 'REVISION_REQUESTED' || (last === 'PENDING' && k.partial !== null)
     : last === 'PENDING' || last === 'REVISION_REQUESTED';
 }
 const UNKNOWN_DISPUTE = `dsp_${'0'.repeat(40)}`;
+const UNKNOWN_BATCH = `bat_${'0'.repeat(40)}`;
+/** Tasks a refund (and so a batch's cancellation) takes back: open, nothing submitted. */
+const refundable = (k: ModelTask) => LOCKED.includes(k.status) && k.submissions.length === 0 && !held(k);
+const BONUS_MAX_PER_TASK = 5;
+const BONUS_WINDOW_MS = 30 * 24 * 3_600_000;
+
+function bonusUnitsOf(amount: BonusAmount, rewardNano: bigint, currency: Currency): bigint {
+  switch (amount) {
+    case 'min':
+      return MIN_REWARD(currency);
+    case 'half':
+      return rewardNano / 2n;
+    case 'reward':
+      return rewardNano;
+    case 'tenfold':
+      return rewardNano * 10n;
+    case 'over':
+      return rewardNano * 10n + 1n;
+  }
+}
 
 /** The smallest payout a dispute split makes, per currency (issue #35): 0.01 TON, 0.01 USDT. */
 const MIN_PAYOUT: Record<Currency, bigint> = { TON: 10_000_000n, USDT: 10_000n };
@@ -296,11 +354,20 @@ function taskFit(m: Model, op: Op): (task: ModelTask) => boolean {
     case 'submit':
       return (k) => (k.status === 'ASSIGNED' || k.status === 'IN_PROGRESS') && !held(k);
     case 'revise':
-      return (k) => waiting(k) && k.revisions < MAX_REVISIONS;
+      return (k) => waiting(k) && k.revisions < MAX_REVISIONS && k.partial === null;
     case 'dispute':
       return (k) => mayDispute(k, op.side);
     case 'resolve':
       return held;
+    case 'bonus':
+      return (k) =>
+        k.status === 'COMPLETED' &&
+        k.bonuses.length < BONUS_MAX_PER_TASK &&
+        k.completedAtMs! > m.nowMs - BONUS_WINDOW_MS;
+    case 'partial':
+      return (k) => waiting(k) && k.partial === null && !held(k);
+    case 'acceptPartial':
+      return (k) => k.partial !== null && k.status === 'REVIEW' && !held(k);
     default:
       return () => true;
   }
@@ -313,6 +380,8 @@ function taskFit(m: Model, op: Op): (task: ModelTask) => boolean {
 function applicable(m: Model, op: Op): boolean {
   if (!('fit' in op) || !op.fit) return true;
   if (op.kind === 'acceptApplication') return m.applications.some(pendingApplication);
+  if (op.kind === 'cancelBatch') return m.batches.some((b) => b.tasks.some(refundable));
+  if (op.kind === 'bonus' && op.retry) return m.tasks.some((k) => k.bonuses.length > 0);
   return m.tasks.some(taskFit(m, op));
 }
 
@@ -382,6 +451,9 @@ function expect_(m: Model, r: Real, op: Op): Expected {
             submissions: [],
             revisions: 0,
             dispute: null,
+            partial: null,
+            completedAtMs: null,
+            bonuses: [],
           };
           expect(body.task.status).toBe(task.status);
           m.tasks.push(task);
@@ -583,7 +655,8 @@ function expect_(m: Model, r: Real, op: Op): Expected {
       };
       if (!task) return { status: 404, request };
       if (caller !== task.agent) return { status: 403, request };
-      if (task.revisions >= MAX_REVISIONS || !waiting(task)) return { status: 409, request };
+      if (task.revisions >= MAX_REVISIONS || !waiting(task) || task.partial !== null)
+        return { status: 409, request };
       return {
         status: 201,
         request,
@@ -621,6 +694,9 @@ function expect_(m: Model, r: Real, op: Op): Expected {
             openedBy: op.side === 'agent' ? 'AGENT' : 'WORKER',
           });
           task.dispute = { id: body.dispute.id, status: 'OPEN' };
+          // The dispute replaces a waiting offer: the operator decides the amount now.
+          if (task.partial !== null) task.disputedOffer = true;
+          task.partial = null;
           task.submissions[task.submissions.length - 1] = 'DISPUTED';
         },
       };
@@ -657,13 +733,224 @@ function expect_(m: Model, r: Real, op: Op): Expected {
             agentAmount: amountString(agentNano, c),
           });
           task.dispute!.status = 'RESOLVED';
+          if (task.disputedOffer)
+            successes.partialDisputeResolved = (successes.partialDisputeResolved ?? 0) + 1;
           m.balance[task.agent]![c] += agentNano;
           if (workerNano === 0n) {
             task.status = 'CANCELLED';
             return;
           }
           task.status = 'COMPLETED';
+          task.completedAtMs = m.nowMs;
           paidInModel(m, task, workerNano);
+        },
+      };
+    }
+    case 'batch': {
+      const currency = op.currency ?? 'TON';
+      const rewardNano = parseReward(op.reward, currency);
+      const request: Request = {
+        method: 'POST',
+        url: '/batches',
+        headers: r.agents[op.agent]!.headers,
+        payload: {
+          template: {
+            title: 'Batch task',
+            description: 'One of several',
+            reward: op.reward,
+            agentName: `Agent ${op.agent}`,
+          },
+          count: op.count,
+          ...(op.currency ? { currency: op.currency } : {}),
+        },
+      };
+      if (rewardNano === null) return { status: 400, request };
+      const totalNano = rewardNano + expectedFee(rewardNano);
+      if (m.balance[op.agent]![currency] < BigInt(op.count) * totalNano) return { status: 402, request };
+      return {
+        status: 201,
+        request,
+        onSuccess: (body) => {
+          expect(body.batch).toMatchObject({ count: op.count, currency });
+          expect(parseUnits(body.batch.totalAmount, currency)).toBe(BigInt(op.count) * totalNano);
+          const batch: ModelBatch = { id: body.batch.id, agent: op.agent, tasks: [] };
+          for (const created of body.tasks) {
+            expect(created).toMatchObject({ status: 'FUNDED', batchId: batch.id });
+            const task: ModelTask = {
+              id: created.id,
+              agent: op.agent,
+              currency,
+              status: 'FUNDED',
+              rewardNano,
+              totalNano,
+              worker: null,
+              submissions: [],
+              revisions: 0,
+              dispute: null,
+              partial: null,
+              completedAtMs: null,
+              bonuses: [],
+            };
+            batch.tasks.push(task);
+            m.tasks.push(task);
+          }
+          expect(batch.tasks).toHaveLength(op.count);
+          m.batches.push(batch);
+          m.balance[op.agent]![currency] -= BigInt(op.count) * totalNano;
+        },
+      };
+    }
+    case 'cancelBatch': {
+      const batch = pick(m.batches, op.batch, op.fit && ((b: ModelBatch) => b.tasks.some(refundable)));
+      const caller = op.asOwner && batch ? batch.agent : op.agent;
+      const request: Request = {
+        method: 'POST',
+        url: `/batches/${batch?.id ?? UNKNOWN_BATCH}/cancel`,
+        headers: r.agents[caller]!.headers,
+        payload: { reason: 'model' },
+      };
+      if (!batch) return { status: 404, request };
+      if (caller !== batch.agent) return { status: 403, request };
+      return {
+        status: 200,
+        request,
+        onSuccess: (body) => {
+          // Exactly the tasks a single refund would take back; the others stay as they are.
+          const refunded = batch.tasks.filter(refundable);
+          expect([...body.refunded].sort(), 'refunded tasks').toEqual(refunded.map((k) => k.id).sort());
+          expect(body.notRefunded.map((k: { id: string }) => k.id).sort(), 'kept tasks').toEqual(
+            batch.tasks
+              .filter((k) => !refunded.includes(k))
+              .map((k) => k.id)
+              .sort(),
+          );
+          for (const task of refunded) {
+            task.status = 'CANCELLED';
+            m.balance[task.agent]![task.currency] += task.totalNano;
+            for (const a of m.applications) {
+              if (a.task === task && (a.status === 'PENDING' || a.status === 'OFFERED'))
+                a.status = 'REJECTED';
+            }
+          }
+        },
+      };
+    }
+    case 'bonus': {
+      if (op.retry) {
+        // A retry of a bonus already paid, steps later: the same key and body answer that bonus.
+        const task = pick(
+          m.tasks.filter((k) => k.bonuses.length > 0),
+          op.task,
+        );
+        const paid = task?.bonuses[op.task < 0 ? 0 : op.task % task.bonuses.length];
+        if (task && paid) {
+          return {
+            status: 201,
+            unchanged: true,
+            request: {
+              method: 'POST',
+              url: `/tasks/${task.id}/bonus`,
+              headers: { ...r.agents[task.agent]!.headers, 'idempotency-key': paid.key },
+              payload: paid.payload,
+            },
+            onSuccess: (body) => {
+              expect(body.bonus.id, 'a retried key answers its bonus').toBe(paid.id);
+            },
+          };
+        }
+      }
+      const task = pick(m.tasks, op.task, op.fit && taskFit(m, op));
+      const caller = op.asOwner && task ? task.agent : op.agent;
+      const currency = task?.currency ?? 'TON';
+      const units = bonusUnitsOf(op.amount, task?.rewardNano ?? UNIT.TON, currency);
+      const feeNano = expectedFee(units);
+      const key = `bonus-${r.log.length}-${task?.id ?? 'none'}`;
+      const payload = { amount: amountString(units, currency), reason: 'Thorough work' };
+      const request: Request = {
+        method: 'POST',
+        url: `/tasks/${task?.id ?? UNKNOWN.task}/bonus`,
+        headers: { ...r.agents[caller]!.headers, 'idempotency-key': key },
+        payload,
+      };
+      if (!task) return { status: 404, request };
+      if (caller !== task.agent) return { status: 403, request };
+      if (units < MIN_REWARD(currency) || units > task.rewardNano * 10n) return { status: 400, request };
+      if (task.status !== 'COMPLETED') return { status: 409, request };
+      if (task.completedAtMs! <= m.nowMs - BONUS_WINDOW_MS) return { status: 409, request };
+      if (task.bonuses.length >= BONUS_MAX_PER_TASK) return { status: 409, request };
+      if (m.balance[task.agent]![currency] < units + feeNano) return { status: 402, request };
+      return {
+        status: 201,
+        request,
+        onSuccess: async (body) => {
+          expect(body.bonus).toMatchObject({ amount: payload.amount, currency });
+          expect(parseUnits(body.bonus.fee, currency)).toBe(feeNano);
+          expect(body.task).toEqual({ id: task.id, bonusCount: task.bonuses.length + 1 });
+          // The client's retry right away, the same key: the same bonus, not a second one.
+          const again = await r.t.app.inject(request);
+          expect(again.statusCode, again.body).toBe(201);
+          expect(again.json().bonus.id).toBe(body.bonus.id);
+          task.bonuses.push({ id: body.bonus.id, key, payload });
+          m.balance[task.agent]![currency] -= units + feeNano;
+          const worker = task.worker!;
+          m.earned[worker]![currency] += units;
+          if (currency === 'USDT') m.jettonPayouts[worker]! += 1;
+        },
+      };
+    }
+    case 'partial': {
+      const task = pick(m.tasks, op.task, op.fit && taskFit(m, op));
+      const caller = op.asOwner && task ? task.agent : op.agent;
+      const units = workerNanoOf(op.amount, task?.rewardNano ?? 1n);
+      const whole = units === task?.rewardNano;
+      const request: Request = {
+        method: 'POST',
+        url: `/tasks/${task?.id ?? UNKNOWN.task}/complete`,
+        headers: r.agents[caller]!.headers,
+        // The whole reward is the plain approval, which takes no reason.
+        payload: {
+          amount: amountString(units, task?.currency),
+          ...(whole ? {} : { reason: 'Part of it is wrong' }),
+        },
+      };
+      if (!task) return { status: 404, request };
+      if (caller !== task.agent) return { status: 403, request };
+      if (units > task.rewardNano || units === 0n) return { status: 400, request };
+      if (whole) {
+        if (!WORKING.includes(task.status) || held(task)) return { status: 409, request };
+        return { status: 200, request, onSuccess: () => completeInModel(m, task) };
+      }
+      if (held(task) || !waiting(task) || task.partial !== null) return { status: 409, request };
+      return {
+        status: 202,
+        request,
+        onSuccess: (body) => {
+          expect(body.partialOffer).toMatchObject({
+            amount: amountString(units, task.currency),
+            currency: task.currency,
+          });
+          task.partial = units;
+        },
+      };
+    }
+    case 'acceptPartial': {
+      const task = pick(m.tasks, op.task, op.fit && taskFit(m, op));
+      const worker = op.asHolder && task?.worker != null ? task.worker : op.worker;
+      const request: Request = {
+        method: 'POST',
+        url: `/worker/tasks/${task?.id ?? UNKNOWN.task}/partial/accept`,
+        headers: r.workers[worker]!.headers,
+      };
+      if (!task) return { status: 404, request };
+      if (task.worker !== worker) return { status: 403, request };
+      if (held(task) || task.partial === null || task.status !== 'REVIEW') return { status: 409, request };
+      const units = task.partial;
+      return {
+        status: 200,
+        request,
+        onSuccess: (body) => {
+          expect(body.payment).toMatchObject({ amount: amountString(units, task.currency) });
+          settlePartial(m, task, units);
         },
       };
     }
@@ -695,7 +982,13 @@ function expect_(m: Model, r: Real, op: Op): Expected {
         request,
         onSuccess: () => {
           m.nowMs += RELEASE_JUMP_MS;
-          for (const task of due) completeInModel(m, task);
+          for (const task of due) {
+            // A waiting offer the worker did not answer is accepted by the window's end.
+            if (task.partial !== null) {
+              successes.partialAutoAccepted = (successes.partialAutoAccepted ?? 0) + 1;
+              settlePartial(m, task, task.partial);
+            } else completeInModel(m, task);
+          }
         },
       };
     }
@@ -705,8 +998,24 @@ function expect_(m: Model, r: Real, op: Op): Expected {
 /** A completion, by the agent or by the review clock: the waiting submission is accepted. */
 function completeInModel(m: Model, task: ModelTask) {
   task.status = 'COMPLETED';
+  task.completedAtMs = m.nowMs;
+  task.partial = null;
   if (task.submissions.at(-1) === 'PENDING') task.submissions[task.submissions.length - 1] = 'ACCEPTED';
   paidInModel(m, task, task.rewardNano);
+}
+
+/**
+ * A waiting offer of `units` taken (accepted by the worker or by the window's end): the worker
+ * gets it, the fee in proportion (rounded down), the rest of the total back to the agent.
+ */
+function settlePartial(m: Model, task: ModelTask, units: bigint) {
+  const splitFee = (expectedFee(task.rewardNano) * units) / task.rewardNano;
+  m.balance[task.agent]![task.currency] += task.totalNano - units - splitFee;
+  task.status = 'COMPLETED';
+  task.completedAtMs = m.nowMs;
+  task.partial = null;
+  task.submissions[task.submissions.length - 1] = 'ACCEPTED';
+  paidInModel(m, task, units);
 }
 
 /** The task's worker is paid `units` of the task's currency (a USDT payout as a jetton transfer). */
@@ -840,11 +1149,13 @@ async function runStep(m: Model, r: Real, op: Op): Promise<number> {
   if (res.statusCode >= 400) expect(res.json().error, context).toEqual(expect.any(String));
   if (res.statusCode < 300) {
     await expected.onSuccess?.(res.json());
-    successes[op.kind] = (successes[op.kind] ?? 0) + 1;
+    const kind = expected.unchanged ? `${op.kind}Retry` : op.kind;
+    successes[kind] = (successes[kind] ?? 0) + 1;
   }
   const snap = await snapshot(r);
   // A refused request leaves every agent, task, ledger row, application and wallet as it was.
   if (res.statusCode >= 400) expect(snap, `refused ${context}`).toEqual(r.last);
+  if (expected.unchanged) expect(snap, `replayed ${context}`).toEqual(r.last);
   await verify(m, r, snap);
   r.last = snap;
   return res.statusCode;
@@ -983,6 +1294,47 @@ const ops = {
     task: itemIdx,
     amount: fc.constantFrom<ResolveAmount>('zero', 'nano', 'third', 'third', 'short', 'full', 'over'),
   }),
+  batch: fc.record({
+    kind: fc.constant('batch' as const),
+    agent: agentIdx,
+    count: fc.integer({ min: 1, max: 3 }),
+    reward,
+    currency,
+  }),
+  cancelBatch: fc.record({
+    kind: fc.constant('cancelBatch' as const),
+    agent: agentIdx,
+    asOwner: mostlyTrue,
+    fit: mostlyTrue,
+    batch: itemIdx,
+  }),
+  bonus: fc.record({
+    kind: fc.constant('bonus' as const),
+    agent: agentIdx,
+    asOwner: mostlyTrue,
+    fit: mostlyTrue,
+    task: itemIdx,
+    amount: fc.constantFrom<BonusAmount>('min', 'half', 'half', 'reward', 'tenfold', 'over'),
+    retry: fc.oneof(
+      { weight: 3, arbitrary: fc.constant(false) },
+      { weight: 1, arbitrary: fc.constant(true) },
+    ),
+  }),
+  partial: fc.record({
+    kind: fc.constant('partial' as const),
+    agent: agentIdx,
+    asOwner: mostlyTrue,
+    fit: mostlyTrue,
+    task: itemIdx,
+    amount: fc.constantFrom<ResolveAmount>('zero', 'nano', 'third', 'third', 'short', 'full', 'over'),
+  }),
+  acceptPartial: fc.record({
+    kind: fc.constant('acceptPartial' as const),
+    worker: workerIdx,
+    asHolder: mostlyTrue,
+    fit: mostlyTrue,
+    task: itemIdx,
+  }),
 } as Record<Op['kind'], fc.Arbitrary<Op>>;
 
 /** How often each operation is drawn: the steps that lead to payouts come most often. */
@@ -1004,6 +1356,11 @@ const WEIGHTS: Record<Op['kind'], number> = {
   autoRelease: 1,
   dispute: 3,
   resolve: 3,
+  batch: 2,
+  cancelBatch: 1,
+  bonus: 2,
+  partial: 2,
+  acceptPartial: 1,
 };
 
 /**
@@ -1029,6 +1386,11 @@ const TRUST_WEIGHTS: Record<Op['kind'], number> = {
   autoRelease: 1,
   dispute: 5,
   resolve: 4,
+  batch: 1,
+  cancelBatch: 0,
+  bonus: 2,
+  partial: 3,
+  acceptPartial: 2,
 };
 
 // fc.commands draws its arbitraries uniformly, so a weight is a number of copies.
@@ -1072,6 +1434,7 @@ describe(`model-based money property on ${DIALECT}`, () => {
       balance: START_BALANCE.map((b) => ({ ...b })),
       tasks: [],
       applications: [],
+      batches: [],
       earned: workers.map(() => ({ TON: 0n, USDT: 0n })),
       jettonPayouts: workers.map(() => 0),
       completed: workers.map(() => 0),
@@ -1104,7 +1467,9 @@ describe(`model-based money property on ${DIALECT}`, () => {
       await runModel(TRUST_COMMANDS, TRUST_STEPS);
       if (process.env.FC_DEBUG) console.log(JSON.stringify(successes));
       const seen = JSON.stringify(successes);
-      for (const kind of ['submit', 'revise', 'dispute', 'resolve', 'usdtPayout'])
+      // Issue 40: offers of part of the reward and bonuses too (each way an offer ends, and the
+      // retried keys, are walked deterministically by the last scripted test).
+      for (const kind of ['submit', 'revise', 'dispute', 'resolve', 'usdtPayout', 'partial', 'bonus'])
         expect(successes[kind] ?? 0, seen).toBeGreaterThan(0);
     },
     10 * 60_000,
@@ -1122,6 +1487,7 @@ describe(`model-based money property on ${DIALECT}`, () => {
       expect(count('create', 'offer'), seen).toBeGreaterThan(0);
       expect(count('acceptApplication', 'acceptOffer'), seen).toBeGreaterThan(0);
       expect(count('complete', 'refund', 'delete'), seen).toBeGreaterThan(0);
+      expect(count('batch'), seen).toBeGreaterThan(0);
     },
     10 * 60_000,
   );
@@ -1327,4 +1693,81 @@ describe(`model-based money property on ${DIALECT}`, () => {
     expect(model.balance.map((b) => b.USDT)).toEqual([16_966_668n, 19_987_000n, 650_000n]);
     expect(model.balance.map((b) => b.TON)).toEqual([20_000_000_000n, 20_000_000_000n, 0n]);
   });
+
+  it('a scripted sequence walks batches, graded approval (accepted, disputed and split, auto-accepted) and bonuses with retried keys', async () => {
+    const { model, real } = await setup();
+    const own = { asOwner: true, fit: true };
+    const hold = { asHolder: true, fit: true };
+    const usdt = { currency: 'USDT' as const };
+    const bonus = (agent: number, amount: BonusAmount, extra: Partial<Op> = {}) =>
+      ({ kind: 'bonus', agent, ...own, task: 0, amount, retry: false, ...extra }) as Op;
+    const script: [Op, number][] = [
+      [{ kind: 'batch', agent: 0, count: 3, reward: '1' }, 201],
+      [{ kind: 'batch', agent: 2, count: 1, reward: '1' }, 402],
+      [{ kind: 'batch', agent: 0, count: 2, reward: '0.005' }, 400],
+      [{ kind: 'apply', worker: 0, fit: true, task: 0 }, 201],
+      [{ kind: 'acceptApplication', agent: 0, ...own, application: 0 }, 200],
+      [{ kind: 'submit', worker: 0, ...hold, task: 0 }, 201],
+      [{ kind: 'cancelBatch', agent: 1, asOwner: false, fit: true, batch: 0 }, 403],
+      [{ kind: 'cancelBatch', agent: 0, ...own, batch: -1 }, 404],
+      // Two open tasks refunded, the one with work submitted kept.
+      [{ kind: 'cancelBatch', agent: 0, ...own, batch: 0 }, 200],
+      [bonus(0, 'half'), 409],
+      [{ kind: 'acceptPartial', worker: 0, ...hold, task: 0 }, 409],
+      [{ kind: 'partial', agent: 0, ...own, task: 0, amount: 'over' }, 400],
+      [{ kind: 'partial', agent: 0, ...own, task: 0, amount: 'zero' }, 400],
+      [{ kind: 'partial', agent: 1, asOwner: false, fit: true, task: 0, amount: 'third' }, 403],
+      [{ kind: 'partial', agent: 0, ...own, task: 0, amount: 'third' }, 202],
+      [{ kind: 'partial', agent: 0, asOwner: true, fit: false, task: 0, amount: 'third' }, 409],
+      [{ kind: 'revise', agent: 0, asOwner: true, fit: false, task: 0 }, 409],
+      [{ kind: 'acceptPartial', worker: 1, asHolder: false, fit: true, task: 0 }, 403],
+      [{ kind: 'acceptPartial', worker: 0, ...hold, task: 0 }, 200],
+      [{ kind: 'acceptPartial', worker: 0, asHolder: true, fit: false, task: 0 }, 409],
+      [bonus(0, 'over'), 400],
+      [bonus(1, 'half', { asOwner: false }), 403],
+      [bonus(0, 'half'), 201],
+      [bonus(0, 'half', { retry: true }), 201],
+      // USDT: an offer the worker disputes; the operator splits it; a bonus on the split.
+      [{ kind: 'create', agent: 0, reward: '2.5', ...usdt }, 201],
+      [{ kind: 'apply', worker: 1, fit: true, task: 0 }, 201],
+      [{ kind: 'acceptApplication', agent: 0, ...own, application: 0 }, 200],
+      [{ kind: 'submit', worker: 1, ...hold, task: 0 }, 201],
+      [{ kind: 'dispute', side: 'worker', who: 1, asParty: true, fit: false, task: 0 }, 409],
+      [{ kind: 'partial', agent: 0, ...own, task: 0, amount: 'short' }, 202],
+      [{ kind: 'dispute', side: 'worker', who: 1, asParty: true, fit: true, task: 0 }, 201],
+      [{ kind: 'acceptPartial', worker: 1, asHolder: true, fit: false, task: 0 }, 409],
+      [{ kind: 'resolve', fit: true, task: 0, amount: 'third' }, 200],
+      [bonus(0, 'reward'), 201],
+      [bonus(0, 'reward', { retry: true }), 201],
+      // USDT: an offer of the smallest unit that nobody answers; the window's end accepts it.
+      [{ kind: 'create', agent: 1, reward: '1', ...usdt }, 201],
+      [{ kind: 'apply', worker: 2, fit: true, task: 0 }, 201],
+      [{ kind: 'acceptApplication', agent: 1, ...own, application: 0 }, 200],
+      [{ kind: 'submit', worker: 2, ...hold, task: 0 }, 201],
+      [{ kind: 'partial', agent: 1, ...own, task: 0, amount: 'nano' }, 202],
+      [{ kind: 'autoRelease' }, 200],
+      [bonus(1, 'min'), 201],
+      [bonus(1, 'tenfold'), 201],
+    ];
+    for (const [op, status] of script) {
+      expect(await runStep(model, real, op), real.log.join('\n')).toBe(status);
+    }
+    expect(model.tasks.map((task) => [task.status, task.submissions, task.bonuses.length])).toEqual([
+      ['CANCELLED', [], 0],
+      ['CANCELLED', [], 0],
+      ['COMPLETED', ['ACCEPTED'], 1],
+      ['COMPLETED', ['DISPUTED'], 1],
+      ['COMPLETED', ['ACCEPTED'], 2],
+    ]);
+    // Worked out by hand. Worker 0: a third of 1 TON and a bonus of 0.5. Worker 1: a third of
+    // 2.5 USDT and a bonus of 2.5. Worker 2: 1 micro-USDT, then bonuses of 0.01 and 10 USDT.
+    expect(model.earned.map((e) => [e.TON, e.USDT])).toEqual([
+      [833_333_333n, 0n],
+      [0n, 3_333_333n],
+      [0n, 10_010_001n],
+      [0n, 0n],
+    ]);
+    // Agent 0, TON: 20 - 3.9 + 2 x 1.3 refunded, + 1.3 - 0.333333333 - 0.099999999 back, - 0.65.
+    expect(model.balance[0]!.TON).toBe(18_916_666_668n);
+  }, 300_000);
 });

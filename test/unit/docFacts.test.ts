@@ -109,7 +109,7 @@ describe('the configuration docs/configuration.md documents', () => {
     HANDOFF_API_KEY: 'docs/agents.md', // the stdio MCP server's, documented with it
     HANDOFF_MCP_TOOLSETS: 'docs/agents.md',
     AWS_REGION: 'docs/configuration.md', // S3_REGION's fallback, named in its row
-    HANDOFF_FAIL_AT: 'src/domain/chain/chainSender.ts', // fault injection for the crash tests only
+    HANDOFF_FAIL_AT: 'src/domain/failPoint.ts', // fault injection for the crash tests only
   };
 
   it('every variable the code reads has a row (or is documented where it belongs)', () => {

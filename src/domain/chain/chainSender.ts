@@ -19,6 +19,7 @@ import { claimDue } from '../../db/repositories/outbox.js';
 import type { OutboxKind, Outcome } from '../../outbox/kind.js';
 import { runDue } from '../../outbox/runner.js';
 import type { DomainContext } from '../context.js';
+import { failPoint } from '../failPoint.js';
 import { newId } from '../ids.js';
 import { inTransaction, isUniqueViolation } from '../transaction.js';
 import { type LeaseGuard, LeaseLost } from './lease.js';
@@ -342,15 +343,4 @@ export async function runChainSender(
   const kind = chainBatchKind(ctx, live, lease);
   const due = await runDue(ctx, kind);
   return prepared >= MAX_BATCH || due >= kind.policy.batch ? prepared + due : 0;
-}
-
-/**
- * Fault injection for the crash tests: HANDOFF_FAIL_AT=<point> makes the process exit at once
- * (like SIGKILL: no cleanup, nothing flushed) the first time it reaches that point.
- */
-async function failPoint(name: string): Promise<void> {
-  if (process.env.HANDOFF_FAIL_AT === name) {
-    process.kill(process.pid, 'SIGKILL');
-    await new Promise(() => {});
-  }
 }

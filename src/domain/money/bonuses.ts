@@ -9,6 +9,7 @@ import { checkSpend, countSpend } from '../agents/keyPolicies.js';
 import type { DomainContext } from '../context.js';
 import { assertInvariant, conflict, DomainError, invalid, notFound } from '../errors.js';
 import { recordEvent } from '../events/events.js';
+import { failPoint } from '../failPoint.js';
 import { newId } from '../ids.js';
 import { loadAgentTask } from '../tasks/taskAccess.js';
 import { checkText } from '../tasks/taskCreation.js';
@@ -87,6 +88,8 @@ export async function payBonus(
     if (!isUniqueViolation(error)) throw error;
     recorded = await inTransaction(ctx.db, (trx) => recordBonus(trx, ctx, agentId, taskId, bonus, call));
   }
+  // The crash test's point (test/money/killBonus.test.ts): committed, nothing sent yet.
+  await failPoint('bonus-before-send');
   return sendBonusTransfers(ctx, recorded);
 }
 
