@@ -5,6 +5,7 @@ import { NewKey, Stat, StatusBadge } from '../components';
 import { DELIVERY_STATUS_LABEL, labelOf, TASK_STATUS_LABEL, taskStatusLabel } from '../labels';
 import { currencyOf, formatAmount, formatTon } from '../ton';
 import { when } from '../trust';
+import { LowBalanceAlerts, LowBalanceNotice } from './LowBalance';
 import { Onboarding, SdkQuickStart } from './Onboarding';
 import { SpendingChart } from './SpendingChart';
 import { TopUp } from './TopUp';
@@ -47,6 +48,9 @@ export function AgentPage({ agentId }: { agentId: string; network: string }) {
   // USDT's figures when the service takes USDT or the agent ever had any: never added to TON's.
   const usdtMoney = agent.balances?.USDT;
   const usdt = detail.usdtDeposit || (usdtMoney && usdtMoney.deposited !== '0') ? usdtMoney : null;
+  // A USDT alert is offered where USDT is (or one was set before).
+  const alertCurrencies: ('TON' | 'USDT')[] =
+    usdt || usdtMoney?.lowBalanceThreshold ? ['TON', 'USDT'] : ['TON'];
   return (
     <main>
       <p>
@@ -71,6 +75,7 @@ export function AgentPage({ agentId }: { agentId: string; network: string }) {
         ) : null}
       </div>
       <ErrorLine error={error} />
+      <LowBalanceNotice balances={agent.balances} currencies={alertCurrencies} />
       {anyTask !== null ? (
         <Onboarding
           hasKey={detail.keys.some((k: Json) => !k.revokedAt)}
@@ -83,6 +88,13 @@ export function AgentPage({ agentId }: { agentId: string; network: string }) {
       {detail.usdtDeposit && usdt ? (
         <UsdtTopUp agentId={agentId} deposit={detail.usdtDeposit} deposited={usdt.deposited} />
       ) : null}
+      <LowBalanceAlerts
+        key={alertCurrencies.join()}
+        agentId={agentId}
+        balances={agent.balances}
+        currencies={alertCurrencies}
+        onChange={load}
+      />
       <Webhook agentId={agentId} url={agent.webhookUrl} onChange={load} />
       <QuarantineNotice agentId={agentId} />
       <Tasks agentId={agentId} />
