@@ -30,6 +30,7 @@ import * as approvals from './migrations/0039_approvals.js';
 import * as workerProtection from './migrations/0040_worker_protection.js';
 import * as bonuses from './migrations/0041_bonuses.js';
 import * as testMode from './migrations/0042_test_mode.js';
+import * as lowBalance from './migrations/0043_low_balance.js';
 import type { Database } from './schema.js';
 
 // Migrations are listed here rather than read from disk, so they work the same from tsx, a
@@ -68,6 +69,7 @@ export const migrations: Record<string, Migration> = {
   // 0042, not the 0038 once reserved for it: Kysely refuses a migration that sorts before one a
   // database has already applied (0039-0041 were applied first).
   '0042_test_mode': testMode,
+  '0043_low_balance': lowBalance,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -36,6 +36,9 @@ export interface AgentTable {
   livemode: Generated<number>;
   /** On a test twin: its live agent; null on live agents. */
   live_agent_id: Generated<string | null>;
+  /** The owner's low-balance alert per currency (migration 0043, lowBalance.ts); null: no alert. */
+  ton_low_balance_nano: Generated<bigint | null>;
+  usdt_low_balance_micro: Generated<bigint | null>;
   created_at: string;
   updated_at: string;
 }

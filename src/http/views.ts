@@ -12,6 +12,7 @@ import type {
 } from '../db/repositories/executor.js';
 import { isLiveAgent, type TaskOwner } from '../domain/agents/testMode.js';
 import { type Currency, formatAmount } from '../domain/money/currency.js';
+import { lowBalanceView } from '../domain/money/lowBalance.js';
 import { formatTon } from '../domain/money/money.js';
 import { reviewHoursOf } from '../domain/tasks/taskCreation.js';
 import type { AgentReputation } from '../domain/trust/agentReputation.js';
@@ -49,7 +50,11 @@ export function agentMeView(agent: AgentRow, taskCount: number) {
 export function balancesView(agent: AgentRow) {
   const one = (currency: Currency) => {
     const b = balanceOf(agent, currency);
-    return { balance: formatAmount(currency, b.balance), lockedByTasks: formatAmount(currency, b.locked) };
+    return {
+      balance: formatAmount(currency, b.balance),
+      lockedByTasks: formatAmount(currency, b.locked),
+      lowBalanceThreshold: lowBalanceView(agent, currency).lowBalanceThreshold,
+    };
   };
   return { TON: one('TON'), USDT: one('USDT') };
 }

@@ -30,7 +30,7 @@ describe('USDT in the console', () => {
 
     const detail = await consoleOk(t, owner, 'GET', `/agents/${agent.id}`);
     expect(detail.agent).toMatchObject({ balance: '0', deposited: '0' });
-    expect(detail.agent.balances).toEqual({
+    expect(detail.agent.balances).toMatchObject({
       TON: { balance: '0', lockedByTasks: '0', deposited: '0', spent: '0' },
       USDT: { balance: '12.5', lockedByTasks: '0', deposited: '12.5', spent: '0' },
     });

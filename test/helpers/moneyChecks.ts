@@ -203,7 +203,7 @@ export function checkBooks(books: Books, who: string): void {
       );
   }
   const balances = books.me.balances as Record<ApiCurrency, { balance: string; lockedByTasks: string }>;
-  expect(balances.TON, `${who} balance and lockedByTasks are the TON ones`).toEqual({
+  expect(balances.TON, `${who} balance and lockedByTasks are the TON ones`).toMatchObject({
     balance: books.me.balance,
     lockedByTasks: books.me.lockedByTasks,
   });

@@ -33,8 +33,8 @@ describe('GET /agents/me', () => {
         balance: '50',
         lockedByTasks: '0',
         balances: {
-          TON: { balance: '50', lockedByTasks: '0' },
-          USDT: { balance: '0', lockedByTasks: '0' },
+          TON: { balance: '50', lockedByTasks: '0', lowBalanceThreshold: null },
+          USDT: { balance: '0', lockedByTasks: '0', lowBalanceThreshold: null },
         },
         createdAt,
         updatedAt: createdAt,

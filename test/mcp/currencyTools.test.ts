@@ -48,8 +48,8 @@ describe('MCP tools in USDT (issue 29)', () => {
     });
     const profile = await tool(client, 'get_agent_profile');
     expect(profile.agent.balances).toEqual({
-      TON: { balance: '10', lockedByTasks: '0' },
-      USDT: { balance: '0.05', lockedByTasks: '1.95' },
+      TON: { balance: '10', lockedByTasks: '0', lowBalanceThreshold: null },
+      USDT: { balance: '0.05', lockedByTasks: '1.95', lowBalanceThreshold: null },
     });
     const refused = await toolError(client, 'create_task', {
       title: 'Another',

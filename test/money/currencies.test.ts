@@ -36,7 +36,7 @@ async function balances(t: TestApp, agent: TestAgent): Promise<Balances> {
   expect(res.statusCode, res.body).toBe(200);
   const me = res.json().agent;
   // The spec's two fields stay the TON ones.
-  expect({ balance: me.balance, lockedByTasks: me.lockedByTasks }).toEqual(me.balances.TON);
+  expect(me.balances.TON).toMatchObject({ balance: me.balance, lockedByTasks: me.lockedByTasks });
   return me.balances;
 }
 
@@ -136,8 +136,8 @@ describe('USDT in the books', () => {
       status: 'FUNDED',
     });
     expect(await balances(t, agent)).toEqual({
-      TON: { balance: '10', lockedByTasks: '0' },
-      USDT: { balance: '3.699999', lockedByTasks: '1.300001' },
+      TON: { balance: '10', lockedByTasks: '0', lowBalanceThreshold: null },
+      USDT: { balance: '3.699999', lockedByTasks: '1.300001', lowBalanceThreshold: null },
     });
     const escrow = (await call(t, 'GET', '/transactions?type=TASK_ESCROW', agent.headers)).json();
     expect(escrow.transactions).toEqual([
@@ -245,8 +245,8 @@ describe('USDT in the books', () => {
       const worker = await createWorker(t);
       const { taskId } = await assignedTask(t, agent, worker, { currency: 'USDT', reward: '1' });
       expect(await balances(t, agent)).toEqual({
-        TON: { balance: '7', lockedByTasks: '0' },
-        USDT: { balance: '1.7', lockedByTasks: '1.3' },
+        TON: { balance: '7', lockedByTasks: '0', lowBalanceThreshold: null },
+        USDT: { balance: '1.7', lockedByTasks: '1.3', lowBalanceThreshold: null },
       });
       const refund = await call(t, 'POST', `/tasks/${taskId}/refund`, agent.headers, {
         reason: 'No longer needed',
@@ -258,8 +258,8 @@ describe('USDT in the books', () => {
       expect(cancelled.statusCode, cancelled.body).toBe(200);
       expect(cancelled.json().refund).toMatchObject({ amount: '2.6', currency: 'USDT' });
       expect(await balances(t, agent)).toEqual({
-        TON: { balance: '7', lockedByTasks: '0' },
-        USDT: { balance: '3', lockedByTasks: '0' },
+        TON: { balance: '7', lockedByTasks: '0', lowBalanceThreshold: null },
+        USDT: { balance: '3', lockedByTasks: '0', lowBalanceThreshold: null },
       });
       const refunds = (await call(t, 'GET', '/transactions?type=REFUND', agent.headers)).json().transactions;
       expect(refunds.map((r: { currency?: string }) => r.currency)).toEqual(['USDT', 'USDT']);
@@ -326,8 +326,8 @@ describe('USDT in the books', () => {
     expect(await t.services.chain.jetton!.balance(worker.wallet!)).toBe(10_000n);
     expect(await t.services.chain.getBalance(worker.wallet!)).toBe(1n);
     expect(await balances(t, agent)).toEqual({
-      TON: { balance: '5', lockedByTasks: '0' },
-      USDT: { balance: '0.987', lockedByTasks: '0' },
+      TON: { balance: '5', lockedByTasks: '0', lowBalanceThreshold: null },
+      USDT: { balance: '0.987', lockedByTasks: '0', lowBalanceThreshold: null },
     });
     const me = await workerMe(t, worker.headers);
     expect(me.earnings).toEqual({ TON: '0', USDT: '0.01' });
@@ -389,8 +389,8 @@ describe('USDT in the books', () => {
       refund: { amount: '0.025995', currency: 'USDT' },
     });
     expect(await balances(t, agent)).toEqual({
-      TON: { balance: '0', lockedByTasks: '0' },
-      USDT: { balance: '0.973995', lockedByTasks: '0' },
+      TON: { balance: '0', lockedByTasks: '0', lowBalanceThreshold: null },
+      USDT: { balance: '0.973995', lockedByTasks: '0', lowBalanceThreshold: null },
     });
     expect((await workerMe(t, worker.headers)).earnings).toEqual({ TON: '0', USDT: '0.020004' });
     await expectAgentBooks(t, agent);
@@ -405,8 +405,8 @@ describe('USDT in the books', () => {
     );
     expect(results.map((r) => r.statusCode).sort()).toEqual([201, 402, 402, 402, 402, 402]);
     expect(await balances(t, agent)).toEqual({
-      TON: { balance: '3', lockedByTasks: '0' },
-      USDT: { balance: '0', lockedByTasks: '1.3' },
+      TON: { balance: '3', lockedByTasks: '0', lowBalanceThreshold: null },
+      USDT: { balance: '0', lockedByTasks: '1.3', lowBalanceThreshold: null },
     });
     await expectAgentBooks(t, agent);
     await expectBooksBalanced(t);

@@ -81,8 +81,8 @@ describe('USDT in the sandbox moves on the chain', () => {
     const { taskId } = await submittedTask(t, agent, worker, { currency: 'USDT', reward: '2.000001' });
     const me = (await call(t, 'GET', '/agents/me', agent.headers)).json().agent;
     expect(me.balances).toEqual({
-      TON: { balance: '1', lockedByTasks: '0' },
-      USDT: { balance: '2.899999', lockedByTasks: '2.600001' },
+      TON: { balance: '1', lockedByTasks: '0', lowBalanceThreshold: null },
+      USDT: { balance: '2.899999', lockedByTasks: '2.600001', lowBalanceThreshold: null },
     });
 
     const done = await call(t, 'POST', `/tasks/${taskId}/complete`, agent.headers);
@@ -127,8 +127,8 @@ describe('USDT in the sandbox moves on the chain', () => {
       { amount: '2.000001', toAddress: worker.wallet, txHash: payout.txHash, currency: 'USDT' },
     ]);
     expect((await call(t, 'GET', '/agents/me', agent.headers)).json().agent.balances).toEqual({
-      TON: { balance: '1', lockedByTasks: '0' },
-      USDT: { balance: '2.899999', lockedByTasks: '0' },
+      TON: { balance: '1', lockedByTasks: '0', lowBalanceThreshold: null },
+      USDT: { balance: '2.899999', lockedByTasks: '0', lowBalanceThreshold: null },
     });
     expect((await workerMe(t, worker.headers)).earnings).toEqual({ TON: '0', USDT: '2.000001' });
 

@@ -4281,6 +4281,98 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "balance.low": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A spend (a task, a batch, a bonus, an approved task) took your available balance of a currency below the low-balance threshold your owner set; once per crossing (a top-up above it re-arms the alert)
+         * @description Answer 2xx within 10 s. Otherwise the delivery is retried 3 times with growing delays, then marked failed (see GET /agents/webhooks/deliveries).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Hex HMAC-SHA256 of the raw body, keyed with your API key; compare in constant time */
+                    "X-Service-Signature": string;
+                    /** @description The event type */
+                    "X-Service-Event": string;
+                    /** @description When the event happened (ISO 8601) */
+                    "X-Service-Timestamp": string;
+                    /** @description Stable across retries of one delivery: de-duplicate on it */
+                    "X-Service-Delivery-Id": string;
+                    /** @description Standard Webhooks: the delivery id, the same on every retry (de-duplicate on it) */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks: when this attempt was sent, in Unix seconds; refuse one more than 5 minutes off */
+                    "webhook-timestamp": string;
+                    /** @description Standard Webhooks v1: `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, key = your API key as bytes (see docs/webhooks.md) */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "event": "balance.low",
+                     *       "timestamp": "2026-03-14T09:30:00.000Z",
+                     *       "data": {
+                     *         "currency": "TON",
+                     *         "available": "8.5",
+                     *         "threshold": "10"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        event: "balance.low";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 timestamp, UTC
+                         */
+                        timestamp: string;
+                        data: {
+                            /**
+                             * @description The currency of the amounts beside it: TON (9 decimals) or USDT on TON (a jetton, 6 decimals)
+                             * @enum {unknown}
+                             */
+                            currency: "TON" | "USDT";
+                            /**
+                             * @description Your available balance of this currency after the spend
+                             * @example 6.5
+                             */
+                            available: string;
+                            /**
+                             * @description The threshold your owner set for this currency
+                             * @example 6.5
+                             */
+                            threshold: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "webhook.test": {
         parameters: {
             query?: never;
@@ -4385,6 +4477,11 @@ export interface components {
                  * @example 6.5
                  */
                 lockedByTasks: string;
+                /**
+                 * @description The low-balance alert your owner set: a spend that takes balance below it sends balance.low; null when none
+                 * @example 6.5
+                 */
+                lowBalanceThreshold: string | null;
             };
             USDT: {
                 /**
@@ -4397,6 +4494,11 @@ export interface components {
                  * @example 6.5
                  */
                 lockedByTasks: string;
+                /**
+                 * @description The low-balance alert your owner set: a spend that takes balance below it sends balance.low; null when none
+                 * @example 6.5
+                 */
+                lowBalanceThreshold: string | null;
             };
         };
         /** AgentMe */
@@ -6242,11 +6344,13 @@ export interface operations {
                      *         "balances": {
                      *           "TON": {
                      *             "balance": "100",
-                     *             "lockedByTasks": "0"
+                     *             "lockedByTasks": "0",
+                     *             "lowBalanceThreshold": "10"
                      *           },
                      *           "USDT": {
                      *             "balance": "50",
-                     *             "lockedByTasks": "0"
+                     *             "lockedByTasks": "0",
+                     *             "lowBalanceThreshold": null
                      *           }
                      *         },
                      *         "createdAt": "2026-03-14T09:30:00.000Z",
@@ -11317,11 +11421,13 @@ export interface operations {
                      *       "balances": {
                      *         "TON": {
                      *           "balance": "100",
-                     *           "lockedByTasks": "0"
+                     *           "lockedByTasks": "0",
+                     *           "lowBalanceThreshold": null
                      *         },
                      *         "USDT": {
                      *           "balance": "0",
-                     *           "lockedByTasks": "0"
+                     *           "lockedByTasks": "0",
+                     *           "lowBalanceThreshold": null
                      *         }
                      *       }
                      *     }
@@ -15373,11 +15479,13 @@ export interface operations {
                      *         "balances": {
                      *           "TON": {
                      *             "balance": "0",
-                     *             "lockedByTasks": "0"
+                     *             "lockedByTasks": "0",
+                     *             "lowBalanceThreshold": null
                      *           },
                      *           "USDT": {
                      *             "balance": "0",
-                     *             "lockedByTasks": "0"
+                     *             "lockedByTasks": "0",
+                     *             "lowBalanceThreshold": null
                      *           }
                      *         },
                      *         "createdAt": "2026-03-14T09:30:00.000Z",
@@ -15578,11 +15686,13 @@ export interface operations {
                      *         "balances": {
                      *           "TON": {
                      *             "balance": "0",
-                     *             "lockedByTasks": "0"
+                     *             "lockedByTasks": "0",
+                     *             "lowBalanceThreshold": null
                      *           },
                      *           "USDT": {
                      *             "balance": "0",
-                     *             "lockedByTasks": "0"
+                     *             "lockedByTasks": "0",
+                     *             "lowBalanceThreshold": null
                      *           }
                      *         },
                      *         "createdAt": "2026-03-14T09:30:00.000Z",

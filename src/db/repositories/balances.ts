@@ -150,3 +150,29 @@ export function spendFunds(db: Executor, id: string, currency: Currency, amount:
     .returningAll()
     .executeTakeFirst();
 }
+
+/** The owner's low-balance threshold per currency (migration 0043): the alert column beside the balances. */
+const ALERT_COLUMNS = { TON: 'ton_low_balance_nano', USDT: 'usdt_low_balance_micro' } as const;
+
+/** The agent's low-balance threshold of `currency`, null when no alert is set. */
+export function lowBalanceThresholdOf(agent: AgentRow, currency: Currency): bigint | null {
+  return agent[ALERT_COLUMNS[currency]];
+}
+
+/** Sets (or, with null, removes) the agent's low-balance thresholds of the given currencies. */
+export function setLowBalanceThresholds(
+  db: Executor,
+  id: string,
+  thresholds: Partial<Record<Currency, bigint | null>>,
+  now: string,
+) {
+  const patch: Record<string, bigint | null | string> = { updated_at: now };
+  for (const [currency, value] of Object.entries(thresholds))
+    patch[ALERT_COLUMNS[currency as Currency]] = value;
+  return db
+    .updateTable('agents')
+    .set(patch as AgentPatch)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+}

@@ -34,6 +34,7 @@ export const EVENT_TYPES = [
   'approval.expired',
   'approval.failed',
   'task.bonus_paid',
+  'balance.low',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -23,6 +23,7 @@ import {
   parseAmountField,
   rowCurrency,
 } from './currency.js';
+import { noteSpend } from './lowBalance.js';
 import { platformFeeFor } from './money.js';
 import { attemptTransfer } from './payouts.js';
 import { bookChainTransfer } from './settlement.js';
@@ -165,10 +166,12 @@ async function recordBonus(
   await addWorkerEarnings(trx, worker.id, currency, amountNano);
   await recordBonusNews(trx, moved, bonus, worker.wallet_address, now);
   // The balance moves last (as in createTask: its row lock is then held only until commit).
-  if (!(await spendFunds(trx, agentId, currency, totalNano, at))) {
+  const spent = await spendFunds(trx, agentId, currency, totalNano, at);
+  if (!spent) {
     const after = await findAgent(trx, agentId);
     throw bonusTooDear(currency, after ? balanceOf(after, currency).balance : 0n, amountNano, feeNano);
   }
+  await noteSpend(trx, spent, currency, totalNano, now);
   if (call.keyId) await countSpend(trx, call.keyId, currency, totalNano, now, { kind: 'bonus' });
   return { bonus, task: moved, payout, fee };
 }

@@ -12,6 +12,7 @@ import { recordEvent } from '../events/events.js';
 import { checkWebhookTarget } from '../events/webhookUrl.js';
 import { newId } from '../ids.js';
 import { amountText, type Currency, formatAmount, requestedCurrency } from '../money/currency.js';
+import { noteSpend } from '../money/lowBalance.js';
 import { taskCost } from '../money/money.js';
 import { inTransaction } from '../transaction.js';
 import { logModeration, screenNewTask } from '../trust/moderation.js';
@@ -165,10 +166,12 @@ export async function createBatch(
       webhookUrl: agent.webhook_url,
     });
     // The balance moves last, once, by the whole sum (createTask says why last).
-    if (!(await lockFunds(trx, agentId, currency, totals.totalNano, at))) {
+    const locked = await lockFunds(trx, agentId, currency, totals.totalNano, at);
+    if (!locked) {
       const after = await findAgent(trx, agentId);
       throw batchTooDear(currency, after ? balanceOf(after, currency).balance : 0n, totals, items.length);
     }
+    await noteSpend(trx, locked, currency, totals.totalNano, now);
     // After lockFunds, as in createTask: the key's row is the compare-and-set of its limits.
     if (keyId) await countSpend(trx, keyId, currency, totals.totalNano, now, { largest });
     return { batch, tasks, agentName, livemode: isLiveAgent(agent) };

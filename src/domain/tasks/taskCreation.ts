@@ -24,6 +24,7 @@ import {
   parseAmountField,
   requestedCurrency,
 } from '../money/currency.js';
+import { noteSpend } from '../money/lowBalance.js';
 import { type TaskCost, taskCost } from '../money/money.js';
 import { UNSETTLED } from '../money/settlement.js';
 import { checkOffersToWorker, recheckOffersToWorker } from '../owners/ownerLimits.js';
@@ -196,10 +197,13 @@ export async function createTask(
     // The balance moves last: on PostgreSQL its row lock is then held only until commit, so
     // one agent's concurrent creations queue for the shortest time. A refusal rolls back the
     // rows written above.
-    if (!(await lockFunds(trx, agentId, currency, cost.totalNano, at))) {
+    const locked = await lockFunds(trx, agentId, currency, cost.totalNano, at);
+    if (!locked) {
       const after = await findAgent(trx, agentId);
       throw insufficientBalance(currency, after ? balanceOf(after, currency).balance : 0n, cost);
     }
+    // From the row the compare-and-set returned: exactly one of concurrent spends crosses (lowBalance.ts).
+    await noteSpend(trx, locked, currency, cost.totalNano, now);
     // Counted after lockFunds, under the agent's row lock on PostgreSQL; the key's own row is the
     // compare-and-set that keeps its limits exact across instances (keyPolicies.ts).
     if (keyId) await countSpend(trx, keyId, currency, cost.totalNano, now, { approved: !!approval });

@@ -13,8 +13,8 @@ export const agentExamples: Record<string, OperationExamples> = {
           balance: '100',
           lockedByTasks: '0',
           balances: {
-            TON: { balance: '100', lockedByTasks: '0' },
-            USDT: { balance: '50', lockedByTasks: '0' },
+            TON: { balance: '100', lockedByTasks: '0', lowBalanceThreshold: '10' },
+            USDT: { balance: '50', lockedByTasks: '0', lowBalanceThreshold: null },
           },
           createdAt: '2026-03-14T09:30:00.000Z',
           updatedAt: '2026-03-14T09:30:00.000Z',

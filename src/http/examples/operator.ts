@@ -12,7 +12,10 @@ export const operatorExamples: Record<string, OperationExamples> = {
           webhookUrl: null,
           balance: '0',
           lockedByTasks: '0',
-          balances: { TON: { balance: '0', lockedByTasks: '0' }, USDT: { balance: '0', lockedByTasks: '0' } },
+          balances: {
+            TON: { balance: '0', lockedByTasks: '0', lowBalanceThreshold: null },
+            USDT: { balance: '0', lockedByTasks: '0', lowBalanceThreshold: null },
+          },
           createdAt: '2026-03-14T09:30:00.000Z',
           updatedAt: '2026-03-14T09:30:00.000Z',
           taskCount: 0,
@@ -439,7 +442,10 @@ export const operatorExamples: Record<string, OperationExamples> = {
           webhookUrl: null,
           balance: '0',
           lockedByTasks: '0',
-          balances: { TON: { balance: '0', lockedByTasks: '0' }, USDT: { balance: '0', lockedByTasks: '0' } },
+          balances: {
+            TON: { balance: '0', lockedByTasks: '0', lowBalanceThreshold: null },
+            USDT: { balance: '0', lockedByTasks: '0', lowBalanceThreshold: null },
+          },
           createdAt: '2026-03-14T09:30:00.000Z',
           updatedAt: '2026-03-14T09:30:00.000Z',
           taskCount: 0,

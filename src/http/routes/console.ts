@@ -11,6 +11,7 @@ import { bonusView } from '../../domain/money/bonuses.js';
 import { previewBonus } from '../../domain/money/bonusPreview.js';
 import { type Currency, formatAmount } from '../../domain/money/currency.js';
 import { commentPayload } from '../../domain/money/depositInfo.js';
+import { lowBalanceView, setLowBalanceAlerts } from '../../domain/money/lowBalance.js';
 import { formatTon } from '../../domain/money/money.js';
 import {
   createOwnedAgent,
@@ -42,6 +43,7 @@ import {
   apiKeyView,
   ConsoleAgent,
   DepositInfo,
+  LowBalanceBody,
   SpendingDay,
   UsdtDepositInfo,
   UsdtTopUpBody,
@@ -65,6 +67,7 @@ export function consoleAgentView(agent: AgentRow) {
       lockedByTasks: formatAmount(currency, b.locked),
       deposited: formatAmount(currency, b.deposited),
       spent: formatAmount(currency, b.spent),
+      ...lowBalanceView(agent, currency),
     };
   };
   return {
@@ -185,6 +188,21 @@ export const consoleOwnerRoutes: Routes = async (app, { ctx }) => {
       const holder = await holderOfKey(ctx, agent.id, request.params.keyId);
       const key = await updateApiKey(ctx, holder, request.params.keyId, request.body);
       return { key: apiKeyView(key, ctx.clock.now()) };
+    },
+  );
+
+  app.put(
+    '/agents/:agentId/low-balance',
+    {
+      schema: {
+        params: AgentParams,
+        body: LowBalanceBody,
+        response: { 200: Type.Object({ agent: ConsoleAgent }), ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const agent = await requireOwnedAgent(ctx, owner(request).ownerId, request.params.agentId);
+      return { agent: consoleAgentView(await setLowBalanceAlerts(ctx, agent.id, request.body)) };
     },
   );
 

@@ -32,8 +32,8 @@ const FAUCET_EXAMPLE = {
     task: null,
   },
   balances: {
-    TON: { balance: '100', lockedByTasks: '0' },
-    USDT: { balance: '0', lockedByTasks: '0' },
+    TON: { balance: '100', lockedByTasks: '0', lowBalanceThreshold: null },
+    USDT: { balance: '0', lockedByTasks: '0', lowBalanceThreshold: null },
   },
 };
 

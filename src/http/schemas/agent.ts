@@ -5,6 +5,11 @@ import { Amount, Currency, Nullable, nameSchemas, Timestamp } from './common.js'
 const CurrencyBalance = Type.Object({
   balance: { ...Amount, description: 'Available to spend, in this currency' },
   lockedByTasks: { ...Amount, description: 'Escrowed by your open tasks of this currency' },
+  lowBalanceThreshold: Nullable({
+    ...Amount,
+    description:
+      'The low-balance alert your owner set: a spend that takes balance below it sends balance.low; null when none',
+  }),
 });
 
 /** One balance per currency: a task escrows only from its own currency's balance (issue 29). */

@@ -17,7 +17,21 @@ const CurrencyMoney = Type.Object({
   lockedByTasks: Amount,
   deposited: Amount,
   spent: Amount,
+  lowBalanceThreshold: Nullable({ ...Amount, description: 'The low-balance alert; null when none' }),
+  belowThreshold: Type.Boolean({ description: 'true while balance is below lowBalanceThreshold' }),
 });
+
+/** PUT /console/api/agents/:agentId/low-balance: per currency a threshold, null removes it. */
+const ThresholdInput = Type.Optional(
+  Type.Unsafe<string | number | null>({
+    anyOf: [AmountInput, { type: 'null' }],
+    description: 'A decimal amount above 0 and at most 1,000,000,000 of the currency; null removes the alert',
+  }),
+);
+export const LowBalanceBody = Type.Object(
+  { TON: ThresholdInput, USDT: ThresholdInput },
+  { additionalProperties: false },
+);
 
 export const ConsoleAgent = Type.Object({
   id: Type.String(),

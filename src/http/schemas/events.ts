@@ -422,6 +422,16 @@ const EVENT_DATA: Record<EventType | 'webhook.test', { summary: string; data: TS
         'Insufficient balance: This task costs 130\u00a0TON (reward 100\u00a0TON + 30% fee 30\u00a0TON); your TON balance is 12\u00a0TON. Top up your TON balance and try again.',
     },
   },
+  'balance.low': {
+    summary:
+      'A spend (a task, a batch, a bonus, an approved task) took your available balance of a currency below the low-balance threshold your owner set; once per crossing (a top-up above it re-arms the alert)',
+    data: Type.Object({
+      currency: Currency,
+      available: { ...Amount, description: 'Your available balance of this currency after the spend' },
+      threshold: { ...Amount, description: 'The threshold your owner set for this currency' },
+    }),
+    example: { currency: 'TON', available: '8.5', threshold: '10' },
+  },
   'webhook.test': {
     summary: 'Sent by POST /agents/webhooks to check your receiver',
     data: Type.Object({ agentId: Type.String(), message: Type.String() }),

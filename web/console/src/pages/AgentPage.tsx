@@ -6,6 +6,7 @@ import { DELIVERY_STATUS_LABEL, labelOf, TASK_STATUS_LABEL, taskStatusLabel } fr
 import { currencyOf, formatAmount, formatTon } from '../ton';
 import { when } from '../trust';
 import { BatchList } from './Batches';
+import { LowBalanceAlerts, LowBalanceNotice } from './LowBalance';
 import { Onboarding, SdkQuickStart } from './Onboarding';
 import { SpendingChart } from './SpendingChart';
 import { TopUp } from './TopUp';
@@ -48,6 +49,9 @@ export function AgentPage({ agentId }: { agentId: string; network: string }) {
   // USDT's figures when the service takes USDT or the agent ever had any: never added to TON's.
   const usdtMoney = agent.balances?.USDT;
   const usdt = detail.usdtDeposit || (usdtMoney && usdtMoney.deposited !== '0') ? usdtMoney : null;
+  // A USDT alert is offered where USDT is (or one was set before).
+  const alertCurrencies: ('TON' | 'USDT')[] =
+    usdt || usdtMoney?.lowBalanceThreshold ? ['TON', 'USDT'] : ['TON'];
   return (
     <main>
       <p>
@@ -72,6 +76,7 @@ export function AgentPage({ agentId }: { agentId: string; network: string }) {
         ) : null}
       </div>
       <ErrorLine error={error} />
+      <LowBalanceNotice balances={agent.balances} currencies={alertCurrencies} />
       {anyTask !== null ? (
         <Onboarding
           hasKey={detail.keys.some((k: Json) => !k.revokedAt)}
@@ -84,6 +89,13 @@ export function AgentPage({ agentId }: { agentId: string; network: string }) {
       {detail.usdtDeposit && usdt ? (
         <UsdtTopUp agentId={agentId} deposit={detail.usdtDeposit} deposited={usdt.deposited} />
       ) : null}
+      <LowBalanceAlerts
+        key={alertCurrencies.join()}
+        agentId={agentId}
+        balances={agent.balances}
+        currencies={alertCurrencies}
+        onChange={load}
+      />
       <Webhook agentId={agentId} url={agent.webhookUrl} onChange={load} />
       <QuarantineNotice agentId={agentId} />
       <BatchList agentId={agentId} />
