@@ -20,6 +20,7 @@ import {
 import type { OwnerSession } from '../../domain/owners/ownerSessions.js';
 import { usdtTopUpMessage } from '../../domain/owners/usdtTopUp.js';
 import { approvalView } from '../approvalViews.js';
+import { SHORT_BODY_LIMIT_BYTES } from '../bodyLimits.js';
 import type { Routes } from '../routeTypes.js';
 import { Transaction } from '../schemas/agent.js';
 import { Approval } from '../schemas/approval.js';
@@ -79,6 +80,7 @@ export const consoleOwnerRoutes: Routes = async (app, { ctx }) => {
   app.post(
     '/agents',
     {
+      bodyLimit: SHORT_BODY_LIMIT_BYTES,
       schema: {
         body: Type.Object({ name: Type.String({ maxLength: 100 }) }),
         response: {
@@ -125,6 +127,7 @@ export const consoleOwnerRoutes: Routes = async (app, { ctx }) => {
   app.post(
     '/agents/:agentId/keys',
     {
+      bodyLimit: SHORT_BODY_LIMIT_BYTES,
       schema: {
         params: AgentParams,
         body: Type.Object({ name: Type.String({ maxLength: 200 }), mode: Type.Optional(KeyModeField) }),
@@ -180,6 +183,7 @@ export const consoleOwnerRoutes: Routes = async (app, { ctx }) => {
   app.post(
     '/agents/:agentId/faucet',
     {
+      bodyLimit: SHORT_BODY_LIMIT_BYTES,
       schema: {
         params: AgentParams,
         body: Type.Object({ amount: AmountInput }),
@@ -196,6 +200,7 @@ export const consoleOwnerRoutes: Routes = async (app, { ctx }) => {
   app.post(
     '/agents/:agentId/usdt-top-up',
     {
+      bodyLimit: SHORT_BODY_LIMIT_BYTES,
       schema: {
         params: AgentParams,
         body: UsdtTopUpBody,

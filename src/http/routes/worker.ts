@@ -15,6 +15,7 @@ import { rateAgent } from '../../domain/trust/ratings.js';
 import { getWorkerDetail } from '../../domain/workers/catalog.js';
 import { connectWallet, issueWalletChallenge } from '../../domain/workers/walletProof.js';
 import { updateWorkerProfile } from '../../domain/workers/workerProfile.js';
+import { SHORT_BODY_LIMIT_BYTES } from '../bodyLimits.js';
 import { sendIdempotent } from '../idempotency.js';
 import { pageView } from '../pageView.js';
 import { type Routes, WORKER_SECURITY } from '../routeTypes.js';
@@ -70,6 +71,7 @@ export const workerRoutes: Routes = async (app, { ctx, config }) => {
   app.put(
     '/worker/me/wallet',
     {
+      bodyLimit: SHORT_BODY_LIMIT_BYTES,
       schema: {
         tags,
         security,
@@ -165,6 +167,7 @@ export const workerRoutes: Routes = async (app, { ctx, config }) => {
   app.post(
     '/worker/tasks/:id/applications',
     {
+      bodyLimit: SHORT_BODY_LIMIT_BYTES,
       schema: {
         tags,
         security,
@@ -312,6 +315,7 @@ export const workerRoutes: Routes = async (app, { ctx, config }) => {
   app.patch(
     '/worker/tasks/:id',
     {
+      bodyLimit: SHORT_BODY_LIMIT_BYTES,
       schema: {
         tags,
         security,
@@ -371,6 +375,7 @@ export const workerRoutes: Routes = async (app, { ctx, config }) => {
   app.post(
     '/worker/tasks/:id/rate',
     {
+      bodyLimit: SHORT_BODY_LIMIT_BYTES,
       schema: {
         tags,
         security,
