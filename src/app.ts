@@ -15,10 +15,17 @@ import { InProcessFanout, type MessageFanout } from './events/fanout.js';
 import { AccessLog } from './http/accessLog.js';
 import { adminAuth, agentAuth, workerAuth } from './http/auth.js';
 import { AuthFailureThrottle } from './http/authThrottle.js';
+import { BODY_LIMIT_BYTES } from './http/bodyLimits.js';
 import { registerBodylessRoutes } from './http/bodylessRoutes.js';
 import { clientGroup } from './http/clientAddress.js';
 import { registerCloseOnShutdown } from './http/closing.js';
-import { failedLoginThrottle, ownedAgentAuth, ownerSessionAuth, secureCookies } from './http/consoleAuth.js';
+import {
+  failedLoginThrottle,
+  loginThrottledBeforeBody,
+  ownedAgentAuth,
+  ownerSessionAuth,
+  secureCookies,
+} from './http/consoleAuth.js';
 import { registerBodyDrain } from './http/drain.js';
 import { frameworkErrors, MAX_PARAM_LENGTH, registerErrorHandling } from './http/errors.js';
 import { registerHttpLimits, requestTimeoutBackstopMs } from './http/httpLimits.js';
@@ -116,8 +123,6 @@ declare module 'fastify' {
 }
 
 /** Where `npm run build:web` puts each web app (dist/web/<app>). */
-/** JSON bodies are small: the longest field (a description) is 10,000 characters. */
-const BODY_LIMIT_BYTES = 1024 * 1024;
 
 /** Builds the whole HTTP app from its dependencies; tests call this, main.ts listens on it. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -344,6 +349,7 @@ async function registerConsoleApi(
       // biome-ignore lint/nursery/noMisusedPromises: Fastify awaits an async plugin (FastifyPluginAsync); Biome reads register's callback overload
       await consoleApi.register(async (signIn) => {
         signIn.addHook('onSend', failedLoginThrottle(options.authThrottle));
+        signIn.addHook('onRequest', loginThrottledBeforeBody(options.authThrottle));
         signIn.addHook(
           'onRequest',
           rateLimitHook({ ...rateLimits, keyOf: (r) => `console-ip:${clientGroup(r.ip)}` }),

@@ -37,6 +37,21 @@ export class AuthFailureThrottle {
     return hit instanceof Promise ? hit.then((h) => this.wait(h, nowMs)) : this.wait(hit, nowMs);
   }
 
+  /**
+   * The seconds until this address's window ends if it has used up its failures (its next one
+   * would be answered 429), else 0; counts nothing. For refusals decided before a request's body
+   * is read.
+   */
+  over(ip: string): number | Promise<number> {
+    const nowMs = this.clock.now().getTime();
+    const hit = this.store.peek(`auth:${clientGroup(ip)}`, this.windowMs, nowMs);
+    return hit instanceof Promise ? hit.then((h) => this.usedUp(h, nowMs)) : this.usedUp(hit, nowMs);
+  }
+
+  private usedUp(hit: Hit | null, nowMs: number): number {
+    return hit && hit.count >= this.limit ? this.wait({ ...hit, count: hit.count + 1 }, nowMs) : 0;
+  }
+
   private wait({ count, resetAtMs }: Hit, nowMs: number): number {
     return count <= this.limit ? 0 : Math.max(1, Math.ceil((resetAtMs - nowMs) / 1000));
   }

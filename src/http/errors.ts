@@ -146,9 +146,13 @@ export function registerErrorHandling(app: FastifyInstance): void {
 
 /** The 413 text: the route's limit, and where files go instead. */
 function tooLargeMessage(limitBytes: number | undefined): string {
-  const mib = (limitBytes ?? 0) / (1024 * 1024);
-  const limit = limitBytes
-    ? ` (at most ${Number.isInteger(mib) ? `${mib} MiB` : `${limitBytes} bytes`} here)`
-    : '';
-  return `Request body is too large${limit}; send files through the upload routes (POST /upload, or upload_file's uploadUrl)`;
+  if (!limitBytes) return `Request body is too large${UPLOAD_HINT}`;
+  const mib = limitBytes / (1024 * 1024);
+  if (Number.isInteger(mib)) return `Request body is too large (at most ${mib} MiB here)${UPLOAD_HINT}`;
+  // A short route (see bodyLimits.ts): no file belongs there.
+  const kib = limitBytes / 1024;
+  const limit = Number.isInteger(kib) ? `${kib} KiB` : `${limitBytes} bytes`;
+  return `Request body is too large (at most ${limit} here); this route takes a few short fields: send only those`;
 }
+
+const UPLOAD_HINT = "; send files through the upload routes (POST /upload, or upload_file's uploadUrl)";

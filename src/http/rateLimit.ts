@@ -23,6 +23,8 @@ export interface Hit {
 export interface RateLimitStore {
   /** A store in this process answers at once; one over the network (Redis) with a promise. */
   hit(key: string, windowMs: number, nowMs: number): Hit | Promise<Hit>;
+  /** The key's current window without counting a hit: null when it has none (or it has ended). */
+  peek(key: string, windowMs: number, nowMs: number): Hit | null | Promise<Hit | null>;
 }
 
 const SWEEP_AT_ENTRIES = 10_000;
@@ -40,6 +42,11 @@ export class MemoryRateLimitStore implements RateLimitStore {
     }
     entry.count++;
     return { count: entry.count, resetAtMs: entry.endMs };
+  }
+
+  peek(key: string, _windowMs: number, nowMs: number): Hit | null {
+    const entry = this.windows.get(key);
+    return entry && nowMs < entry.endMs ? { count: entry.count, resetAtMs: entry.endMs } : null;
   }
 
   /** Bounds memory: forget windows that have ended. */

@@ -50,4 +50,20 @@ export class RedisRateLimitStore implements RateLimitStore {
       },
     );
   }
+
+  peek(key: string, windowMs: number, nowMs: number): Hit | null | Promise<Hit | null> {
+    if (!this.link.usable()) return this.fallback.peek(key, windowMs, nowMs);
+    return this.link.client.hmget(`${this.link.prefix}limit:${key}`, 's', 'c').then(
+      ([start, count]) => {
+        this.link.succeeded();
+        // The window is judged by the caller's clock, as in HIT_SCRIPT.
+        if (start === null || count === null || nowMs >= Number(start) + windowMs) return null;
+        return { count: Number(count), resetAtMs: Number(start) + windowMs };
+      },
+      (error) => {
+        this.link.failed(error);
+        return this.fallback.peek(key, windowMs, nowMs);
+      },
+    );
+  }
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_JSON_DEPTH } from '../../src/http/jsonDepth.js';
+import { MAX_JSON_DEPTH } from '../../src/http/jsonShape.js';
 import { MemoryRateLimitStore } from '../../src/http/rateLimit.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createAgent, type TestAgent } from '../helpers/fixtures.js';

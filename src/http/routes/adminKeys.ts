@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { freezeAgent, MAX_FREEZE_REASON, unfreezeAgent } from '../../domain/agents/agentFreeze.js';
 import { listApiKeys, updateApiKey } from '../../domain/agents/agentKeys.js';
 import { getAgent } from '../../domain/agents/agents.js';
+import { SHORT_BODY_LIMIT_BYTES } from '../bodyLimits.js';
 import { ADMIN_SECURITY, type Routes } from '../routeTypes.js';
 import { errors, example, IdParam, Nullable, Timestamp } from '../schemas/common.js';
 import { apiKeyView } from '../schemas/console.js';
@@ -107,6 +108,7 @@ export const adminKeyRoutes: Routes = async (app, { ctx }) => {
   app.post(
     '/admin/agents/:id/freeze',
     {
+      bodyLimit: SHORT_BODY_LIMIT_BYTES,
       schema: {
         tags,
         security,

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { acceptApplication, listApplications } from '../../domain/tasks/applications.js';
 import { getTaskRatings, rateWorker } from '../../domain/trust/ratings.js';
+import { SHORT_BODY_LIMIT_BYTES } from '../bodyLimits.js';
 import { sendIdempotent } from '../idempotency.js';
 import { pageView } from '../pageView.js';
 import { AGENT_SECURITY, type Routes } from '../routeTypes.js';
@@ -50,6 +51,7 @@ export const applicationRoutes: Routes = async (app, { ctx }) => {
   app.patch(
     '/applications/:id',
     {
+      bodyLimit: SHORT_BODY_LIMIT_BYTES,
       schema: {
         tags: ['Applications'],
         security,
@@ -80,6 +82,7 @@ export const applicationRoutes: Routes = async (app, { ctx }) => {
   app.post(
     '/tasks/:id/rate',
     {
+      bodyLimit: SHORT_BODY_LIMIT_BYTES,
       schema: {
         tags: ['Ratings'],
         security,

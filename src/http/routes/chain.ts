@@ -10,6 +10,7 @@ import { thisProcess } from '../../domain/chain/lease.js';
 import { reconcile } from '../../domain/chain/reconciliation.js';
 import { networkUsdtHistory } from '../../domain/chain/usdtChainHistory.js';
 import { formatAmount, requestedCurrency } from '../../domain/money/currency.js';
+import { SHORT_BODY_LIMIT_BYTES } from '../bodyLimits.js';
 import { ADMIN_SECURITY, AGENT_SECURITY, type Routes } from '../routeTypes.js';
 import { Transaction } from '../schemas/agent.js';
 import { Amount, Currency, errors, Nullable } from '../schemas/common.js';
@@ -177,6 +178,7 @@ export const chainAdminRoutes: Routes = async (app, { ctx, config }) => {
   app.post(
     '/admin/deposits/unmatched/:txHash/assign',
     {
+      bodyLimit: SHORT_BODY_LIMIT_BYTES,
       schema: {
         operationId: 'adminAssignUnmatchedDeposit',
         tags,

@@ -23,6 +23,7 @@ import {
 import type { OwnerSession } from '../../domain/owners/ownerSessions.js';
 import { usdtTopUpMessage } from '../../domain/owners/usdtTopUp.js';
 import { approvalView } from '../approvalViews.js';
+import { SHORT_BODY_LIMIT_BYTES } from '../bodyLimits.js';
 import type { Routes } from '../routeTypes.js';
 import { Transaction } from '../schemas/agent.js';
 import { Approval } from '../schemas/approval.js';
@@ -93,6 +94,7 @@ export const consoleOwnerRoutes: Routes = async (app, { ctx }) => {
   app.post(
     '/agents',
     {
+      bodyLimit: SHORT_BODY_LIMIT_BYTES,
       schema: {
         body: Type.Object({ name: Type.String({ maxLength: 100 }) }),
         response: {
@@ -139,6 +141,7 @@ export const consoleOwnerRoutes: Routes = async (app, { ctx }) => {
   app.post(
     '/agents/:agentId/keys',
     {
+      bodyLimit: SHORT_BODY_LIMIT_BYTES,
       schema: {
         params: AgentParams,
         body: Type.Object({ name: Type.String({ maxLength: 200 }), mode: Type.Optional(KeyModeField) }),
@@ -209,6 +212,7 @@ export const consoleOwnerRoutes: Routes = async (app, { ctx }) => {
   app.post(
     '/agents/:agentId/faucet',
     {
+      bodyLimit: SHORT_BODY_LIMIT_BYTES,
       schema: {
         params: AgentParams,
         body: Type.Object({ amount: AmountInput }),
@@ -225,6 +229,7 @@ export const consoleOwnerRoutes: Routes = async (app, { ctx }) => {
   app.post(
     '/agents/:agentId/usdt-top-up',
     {
+      bodyLimit: SHORT_BODY_LIMIT_BYTES,
       schema: {
         params: AgentParams,
         body: UsdtTopUpBody,

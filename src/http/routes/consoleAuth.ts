@@ -6,6 +6,7 @@ import {
   signInOwner,
   signOutOwner,
 } from '../../domain/owners/ownerSessions.js';
+import { SHORT_BODY_LIMIT_BYTES } from '../bodyLimits.js';
 import { clientGroup } from '../clientAddress.js';
 import {
   readCookie,
@@ -43,6 +44,7 @@ export const consoleSignInRoutes: Routes = async (app, { ctx, config }) => {
   app.post(
     '/auth/login',
     {
+      bodyLimit: SHORT_BODY_LIMIT_BYTES,
       schema: {
         body: TonConnectProof,
         response: { 200: OwnerSessionView, ...errors(400, 429) },

@@ -4,6 +4,7 @@ import { eventPayload } from '../../domain/events/events.js';
 import { listEndpoints, resumeEndpoints } from '../../domain/events/webhookEndpoints.js';
 import { listDeliveries, redeliver, sendTestWebhook, setAgentWebhook } from '../../domain/events/webhooks.js';
 import { envelopeBody } from '../../events/signer.js';
+import { SHORT_BODY_LIMIT_BYTES } from '../bodyLimits.js';
 import { pageView } from '../pageView.js';
 import { AGENT_SECURITY, type Routes } from '../routeTypes.js';
 import { errors, IdParam, NextCursor, Nullable, Timestamp } from '../schemas/common.js';
@@ -112,6 +113,7 @@ export const webhookRoutes: Routes = async (app, { ctx }) => {
   app.patch(
     '/agents/webhooks',
     {
+      bodyLimit: SHORT_BODY_LIMIT_BYTES,
       schema: {
         tags,
         security,
@@ -220,6 +222,7 @@ export const webhookRoutes: Routes = async (app, { ctx }) => {
   app.post(
     '/agents/webhooks/endpoints/resume',
     {
+      bodyLimit: SHORT_BODY_LIMIT_BYTES,
       schema: {
         tags,
         security,

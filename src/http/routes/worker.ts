@@ -17,6 +17,7 @@ import { rateAgent } from '../../domain/trust/ratings.js';
 import { getWorkerDetail } from '../../domain/workers/catalog.js';
 import { connectWallet, issueWalletChallenge } from '../../domain/workers/walletProof.js';
 import { updateWorkerProfile } from '../../domain/workers/workerProfile.js';
+import { SHORT_BODY_LIMIT_BYTES } from '../bodyLimits.js';
 import { sendIdempotent } from '../idempotency.js';
 import { pageView } from '../pageView.js';
 import { type Routes, WORKER_SECURITY } from '../routeTypes.js';
@@ -80,6 +81,7 @@ export const workerRoutes: Routes = async (app, { ctx, config }) => {
   app.put(
     '/worker/me/wallet',
     {
+      bodyLimit: SHORT_BODY_LIMIT_BYTES,
       schema: {
         tags,
         security,
@@ -188,6 +190,7 @@ export const workerRoutes: Routes = async (app, { ctx, config }) => {
   app.post(
     '/worker/tasks/:id/applications',
     {
+      bodyLimit: SHORT_BODY_LIMIT_BYTES,
       schema: {
         tags,
         security,
@@ -360,6 +363,7 @@ export const workerRoutes: Routes = async (app, { ctx, config }) => {
   app.patch(
     '/worker/tasks/:id',
     {
+      bodyLimit: SHORT_BODY_LIMIT_BYTES,
       schema: {
         tags,
         security,
@@ -419,6 +423,7 @@ export const workerRoutes: Routes = async (app, { ctx, config }) => {
   app.post(
     '/worker/tasks/:id/rate',
     {
+      bodyLimit: SHORT_BODY_LIMIT_BYTES,
       schema: {
         tags,
         security,

@@ -6,6 +6,7 @@ import {
   ratingsOfWorker,
   unreadOfWorker,
 } from '../../domain/workers/workerInbox.js';
+import { SHORT_BODY_LIMIT_BYTES } from '../bodyLimits.js';
 import { pageView } from '../pageView.js';
 import { type Routes, WORKER_SECURITY } from '../routeTypes.js';
 import { Amount, errors, NextCursor, Nullable, TaskIdParam, Timestamp } from '../schemas/common.js';
@@ -61,6 +62,7 @@ export const workerInboxRoutes: Routes = async (app, { ctx }) => {
   app.put(
     '/worker/chat/:taskId/read',
     {
+      bodyLimit: SHORT_BODY_LIMIT_BYTES,
       schema: {
         tags,
         security,
