@@ -27,7 +27,9 @@ export const PAYMENT_STATUS_LABEL: Record<string, string> = {
  * escrow's own status (RELEASED, REFUNDED) cannot tell apart (issue 36). Only the signs are read.
  */
 export function paymentLabel(
-  task: { settlement?: { workerAmount: string; refunded: string } | null; paymentStatus?: string } | undefined,
+  task:
+    | { settlement?: { workerAmount: string; refunded: string } | null; paymentStatus?: string }
+    | undefined,
 ): string {
   const settlement = task?.settlement;
   if (!settlement) return labelOf(PAYMENT_STATUS_LABEL, task?.paymentStatus);
