@@ -46,7 +46,7 @@ import { batchRoutes } from './http/routes/batches.js';
 import { bonusRoutes } from './http/routes/bonuses.js';
 import { catalogRoutes } from './http/routes/catalog.js';
 import { chainAdminRoutes, chainAgentRoutes } from './http/routes/chain.js';
-import { consoleApprovalRoutes, consoleOwnerRoutes } from './http/routes/console.js';
+import { consoleApprovalRoutes, consoleKeyRoutes, consoleOwnerRoutes } from './http/routes/console.js';
 import { consoleSessionRoutes, consoleSignInRoutes } from './http/routes/consoleAuth.js';
 import { conversationRoutes } from './http/routes/conversation.js';
 import { agentDisputeRoutes, workerDisputeRoutes } from './http/routes/disputes.js';
@@ -360,6 +360,7 @@ async function registerConsoleApi(
         await owned.register(consoleSessionRoutes, options);
         await owned.register(consoleOwnerRoutes, options);
         await owned.register(consoleApprovalRoutes, options);
+        await owned.register(consoleKeyRoutes, options);
         await owned.register(
           // biome-ignore lint/nursery/noMisusedPromises: Fastify awaits an async plugin (FastifyPluginAsync); Biome reads register's callback overload
           async (asAgent) => {
