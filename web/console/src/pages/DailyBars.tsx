@@ -25,7 +25,7 @@ export interface BarSeries {
 /**
  * Amounts of one currency per UTC day as side-by-side bars, one per series, with a value axis,
  * day labels and each series' total; the numbers behind the bars are in a table under "Daily
- * numbers". An SVG drawn here, no library (like SpendingChart, which draws the agent's deposits).
+ * numbers". The title names the currency, so the value axis carries numbers only. An SVG drawn here, no library (like SpendingChart, which draws the agent's deposits).
  */
 export function DailyBars({
   id,
@@ -88,9 +88,6 @@ export function DailyBars({
             </text>
           </g>
         ))}
-        <text x={4} y={TOP + 4} className="axis-unit">
-          {currency}
-        </text>
         {days.map((d, i) => {
           const x = LEFT + i * slot;
           return (

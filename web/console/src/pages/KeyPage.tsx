@@ -49,9 +49,10 @@ export function KeyPage({ agentId, keyId }: { agentId: string; keyId: string }) 
       <p>
         <a href={`#/agents/${agentId}`}>← Agent</a>
       </p>
-      <h1>
-        Key {key.name ?? '(unnamed)'} <code>{key.hint}</code>
-      </h1>
+      <h1>Key {key.name ?? '(unnamed)'}</h1>
+      <p className="muted">
+        <code>{key.hint}</code> · created {localWhen(key.createdAt)}
+      </p>
       {key.revokedAt ? (
         <p className="muted">Revoked {localWhen(key.revokedAt)}: its policy can no longer change.</p>
       ) : null}
@@ -61,6 +62,10 @@ export function KeyPage({ agentId, keyId }: { agentId: string; keyId: string }) 
     </main>
   );
 }
+
+/** The server names limits by their API field ("maxTaskAmount"); the page says them as its labels. */
+const inLabels = (sentence: string) =>
+  LIMITS.reduce((text, l) => text.split(l).join(`“${LIMIT_LABEL[l]}”`), sentence);
 
 type Draft = Record<Currency, Record<(typeof LIMITS)[number], string>>;
 
@@ -127,7 +132,7 @@ function PolicyEditor({
         />
         {problem ? (
           <p id={`${id}-problem`} className="error" role="alert">
-            {LIMIT_LABEL[l]} {problem}.
+            {LIMIT_LABEL[l]} {inLabels(problem)}.
           </p>
         ) : null}
       </div>
