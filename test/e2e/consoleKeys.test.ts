@@ -62,7 +62,7 @@ async function openKey(viewport: typeof PHONE, colorScheme: 'light' | 'dark') {
   await page.getByText('Handoff Test Wallet').first().click();
   await page.getByRole('heading', { name: 'Your agents' }).waitFor();
   await page.getByRole('link', { name: 'Scout' }).click();
-  await page.getByRole('link', { name: 'Policy and activity of default' }).click();
+  await page.getByRole('table', { name: 'API keys' }).getByRole('link', { name: 'default' }).click();
   await page.getByRole('heading', { name: /^Key default/, level: 1 }).waitFor();
   return { context, page };
 }

@@ -11,6 +11,12 @@ import { CURRENCIES, type Currency, formatAmount } from '../../domain/money/curr
 import { commentPayload } from '../../domain/money/depositInfo.js';
 import { formatTon } from '../../domain/money/money.js';
 import {
+  keyActivityPage,
+  keySpendSeries,
+  MAX_ACTIVITY_PAGE,
+  requireKeyOfAgent,
+} from '../../domain/owners/keyActivity.js';
+import {
   createOwnedAgent,
   listAgentsOfOwner,
   requireOwnedAgent,
@@ -18,12 +24,6 @@ import {
   spendingSeries,
 } from '../../domain/owners/ownerAgents.js';
 import type { OwnerSession } from '../../domain/owners/ownerSessions.js';
-import {
-  keyActivityPage,
-  keySpendSeries,
-  MAX_ACTIVITY_PAGE,
-  requireKeyOfAgent,
-} from '../../domain/owners/keyActivity.js';
 import { usdtTopUpMessage } from '../../domain/owners/usdtTopUp.js';
 import { approvalView } from '../approvalViews.js';
 import type { Routes } from '../routeTypes.js';

@@ -3,9 +3,9 @@ import { api, type Json, onSessionEnded, setCsrfToken } from './api';
 import { AgentPage } from './pages/AgentPage';
 import { AgentsPage } from './pages/AgentsPage';
 import { type ApprovalsData, ApprovalsPage } from './pages/ApprovalsPage';
+import { KeyPage } from './pages/KeyPage';
 import { OperatorPage } from './pages/OperatorPage';
 import { SignIn } from './pages/SignIn';
-import { KeyPage } from './pages/KeyPage';
 import { TaskPage } from './pages/TaskPage';
 
 export interface Session {

@@ -141,7 +141,7 @@ function Keys({ agentId, keys, onChange }: { agentId: string; keys: Json[]; onCh
               <td data-label="Name">
                 <a
                   href={`#/agents/${agentId}/keys/${k.id}`}
-                  aria-label={`Policy and activity of ${k.name ?? k.hint}`}
+                  title="Spend policy, spending and activity of this key"
                 >
                   {k.name ?? '(unnamed)'}
                 </a>

@@ -286,7 +286,7 @@ function ActivityLog({ agentId, keyId }: { agentId: string; keyId: string }) {
       <h2 id="activity-title">Activity</h2>
       <form
         className="row"
-        role="search"
+        aria-label="Search the activity"
         onSubmit={(e) => {
           e.preventDefault();
           void search(query.trim());
