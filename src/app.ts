@@ -54,7 +54,12 @@ import { batchRoutes } from './http/routes/batches.js';
 import { bonusRoutes } from './http/routes/bonuses.js';
 import { catalogRoutes } from './http/routes/catalog.js';
 import { chainAdminRoutes, chainAgentRoutes } from './http/routes/chain.js';
-import { consoleApprovalRoutes, consoleBonusRoutes, consoleOwnerRoutes } from './http/routes/console.js';
+import {
+  consoleApprovalRoutes,
+  consoleBonusRoutes,
+  consoleKeyRoutes,
+  consoleOwnerRoutes,
+} from './http/routes/console.js';
 import { consoleSessionRoutes, consoleSignInRoutes } from './http/routes/consoleAuth.js';
 import { conversationRoutes } from './http/routes/conversation.js';
 import { agentDisputeRoutes, workerDisputeRoutes } from './http/routes/disputes.js';
@@ -370,6 +375,7 @@ async function registerConsoleApi(
         await owned.register(consoleOwnerRoutes, options);
         await owned.register(consoleApprovalRoutes, options);
         await owned.register(consoleBonusRoutes, options);
+        await owned.register(consoleKeyRoutes, options);
         await owned.register(
           // biome-ignore lint/nursery/noMisusedPromises: Fastify awaits an async plugin (FastifyPluginAsync); Biome reads register's callback overload
           async (asAgent) => {

@@ -9,10 +9,16 @@ import { depositInstructions, depositInstructionsIn } from '../../domain/chain/c
 import type { DomainContext } from '../../domain/context.js';
 import { bonusView } from '../../domain/money/bonuses.js';
 import { previewBonus } from '../../domain/money/bonusPreview.js';
-import { type Currency, formatAmount } from '../../domain/money/currency.js';
+import { CURRENCIES, type Currency, formatAmount } from '../../domain/money/currency.js';
 import { commentPayload } from '../../domain/money/depositInfo.js';
 import { lowBalanceView, setLowBalanceAlerts } from '../../domain/money/lowBalance.js';
 import { formatTon } from '../../domain/money/money.js';
+import {
+  keyActivityPage,
+  keySpendSeries,
+  MAX_ACTIVITY_PAGE,
+  requireKeyOfAgent,
+} from '../../domain/owners/keyActivity.js';
 import {
   createOwnedAgent,
   listAgentsOfOwner,
@@ -44,6 +50,8 @@ import {
   apiKeyView,
   ConsoleAgent,
   DepositInfo,
+  KeyActivityItem,
+  KeySpendingDay,
   LowBalanceBody,
   SpendingDay,
   UsdtDepositInfo,
@@ -312,6 +320,76 @@ export const consoleBonusRoutes: Routes = async (app, { ctx }) => {
           total: money(p.quote.totalNano),
           enough: p.balanceNano >= p.quote.totalNano,
         },
+      };
+    },
+  );
+};
+
+/** The owner's view of one key (issue 38, scope 4): spending per day and the activity log. */
+export const consoleKeyRoutes: Routes = async (app, { ctx }) => {
+  const perCurrency = (units: Record<Currency, bigint>) =>
+    Object.fromEntries(CURRENCIES.map((c) => [c, formatAmount(c, units[c])])) as Record<Currency, string>;
+
+  app.get(
+    '/agents/:agentId/keys/:keyId/spending',
+    {
+      schema: {
+        params: AgentKeyParams,
+        response: { 200: Type.Object({ days: Type.Array(KeySpendingDay) }), ...errors(401, 404) },
+      },
+    },
+    async (request) => {
+      const agent = await requireOwnedAgent(ctx, owner(request).ownerId, request.params.agentId);
+      const { holderId, keyId } = await requireKeyOfAgent(ctx, agent.id, request.params.keyId);
+      const days = await keySpendSeries(ctx, holderId, keyId);
+      return {
+        days: days.map((d) => ({
+          day: d.day,
+          spent: perCurrency(d.spent),
+          refunded: perCurrency(d.refunded),
+        })),
+      };
+    },
+  );
+
+  app.get(
+    '/agents/:agentId/keys/:keyId/activity',
+    {
+      schema: {
+        params: AgentKeyParams,
+        querystring: Type.Object({
+          cursor: Type.Optional(Type.String({ maxLength: 300 })),
+          q: Type.Optional(
+            Type.String({ maxLength: 200, description: 'A task id, or words of a task title' }),
+          ),
+          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_ACTIVITY_PAGE })),
+        }),
+        response: {
+          200: Type.Object({ items: Type.Array(KeyActivityItem), nextCursor: Nullable(Type.String()) }),
+          ...errors(400, 401, 404),
+        },
+      },
+    },
+    async (request) => {
+      const agent = await requireOwnedAgent(ctx, owner(request).ownerId, request.params.agentId);
+      const { holderId, keyId } = await requireKeyOfAgent(ctx, agent.id, request.params.keyId);
+      const { items, nextCursor } = await keyActivityPage(ctx, holderId, keyId, request.query);
+      return {
+        items: items.map((row) => ({
+          id: row.id,
+          at: row.created_at,
+          source: row.source,
+          kind: row.kind,
+          actor: row.actor,
+          taskId: row.task_id,
+          taskTitle: row.task_title,
+          currency: row.currency,
+          amount:
+            row.amount_nano === null || row.currency === null
+              ? null
+              : formatAmount(row.currency as Currency, row.amount_nano),
+        })),
+        nextCursor,
       };
     },
   );

@@ -111,3 +111,22 @@ export function callingKeyView(key: ApiKeyInfo, now: Date) {
     spending: spendingView(key.spend, now),
   };
 }
+
+/** Per currency, an amount (issue 38: a key's spending per day in the console). */
+const PerCurrency = Type.Object({ TON: Amount, USDT: Amount });
+
+/** One UTC day of a key's spending: what it escrowed (tasks, bonuses, fees) and what refunds gave back. */
+export const KeySpendingDay = Type.Object({ day: Type.String(), spent: PerCurrency, refunded: PerCurrency });
+
+/** One line of a key's activity log: a ledger row or an event of a task the key escrowed. */
+export const KeyActivityItem = Type.Object({
+  id: Type.String(),
+  at: Timestamp,
+  source: Type.Enum(['ledger', 'event']),
+  kind: Type.String({ description: "The ledger row's type (TASK_ESCROW, PAYOUT, ...) or the event's type" }),
+  actor: Type.Enum(['key', 'agent', 'operator', 'auto', 'worker']),
+  taskId: Nullable(Type.String()),
+  taskTitle: Nullable(Type.String()),
+  currency: Nullable(Type.String()),
+  amount: Nullable(Amount),
+});

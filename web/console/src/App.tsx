@@ -4,6 +4,7 @@ import { AgentPage } from './pages/AgentPage';
 import { AgentsPage } from './pages/AgentsPage';
 import { type ApprovalsData, ApprovalsPage } from './pages/ApprovalsPage';
 import { BatchPage } from './pages/Batches';
+import { KeyPage } from './pages/KeyPage';
 import { OperatorPage } from './pages/OperatorPage';
 import { SignIn } from './pages/SignIn';
 import { TaskPage } from './pages/TaskPage';
@@ -115,6 +116,9 @@ function SignedIn({
 
 function Main({ route, session }: { route: string[]; session: Session }) {
   const [first, agentId, section, taskId] = route;
+  if (first === 'agents' && agentId && section === 'keys' && taskId) {
+    return <KeyPage key={`${agentId}/keys/${taskId}`} agentId={agentId} keyId={taskId} />;
+  }
   if (first === 'agents' && agentId && section === 'tasks' && taskId) {
     return (
       <TaskPage key={`${agentId}/${taskId}`} agentId={agentId} taskId={taskId} network={session.network} />

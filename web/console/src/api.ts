@@ -16,10 +16,17 @@ export function onSessionEnded(handler: () => void) {
   sessionEnded = handler;
 }
 
+/** One field's problem in a 400 (`details`): the body path ("spendPolicy.TON.dailyLimit") and why. */
+export interface FieldProblem {
+  path: string;
+  message: string;
+}
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    readonly details: FieldProblem[] = [],
   ) {
     super(message);
   }
@@ -50,7 +57,11 @@ export async function api(
     const detail = json.details
       ?.map((d: { path: string; message: string }) => `${d.path} ${d.message}`)
       .join('; ');
-    throw new ApiError(res.status, detail ? `${json.error}: ${detail}` : json.error || `HTTP ${res.status}`);
+    throw new ApiError(
+      res.status,
+      detail ? `${json.error}: ${detail}` : json.error || `HTTP ${res.status}`,
+      json.details ?? [],
+    );
   }
   return json;
 }

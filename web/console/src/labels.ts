@@ -162,3 +162,43 @@ export function approvalTone(status: string): 'warn' | 'ok' | 'bad' | 'off' {
   if (status === 'FAILED') return 'bad';
   return 'off';
 }
+
+/** A key's activity line (issue 38): a ledger row's type (LEDGER_TYPE_LABEL) or one of these events. */
+export const ACTIVITY_EVENT_LABEL: Record<string, string> = {
+  'application.accepted': 'Application accepted',
+  'offer.accepted': 'Offer accepted',
+  'offer.declined': 'Offer declined',
+  'task.submitted': 'Work submitted',
+  'task.rejected_by_review': 'Work rejected at review',
+  'task.partial_offered': 'Partial payment offered',
+  'task.expired': 'Task expired',
+  'dispute.opened': 'Dispute opened',
+  'dispute.resolved': 'Dispute resolved',
+};
+
+/** Who did an activity line's thing. */
+export const ACTOR_LABEL: Record<string, string> = {
+  key: 'this key',
+  agent: 'the agent',
+  operator: 'the operator',
+  auto: 'automatically',
+  worker: 'the worker',
+};
+
+/** What each key scope allows (src/domain/agents/keyScopes.ts), for the policy editor's checkboxes. */
+export const SCOPE_LABEL: Record<string, string> = {
+  'tasks:read': 'Read tasks, the ledger and the profile',
+  'tasks:write': 'Create (escrow), change and cancel tasks; review work',
+  chat: 'Read and send chat messages',
+  money: 'Complete (pay), refund and pay bonuses',
+  webhooks: 'Set and test the webhook URL',
+  'workers:read': 'Browse the worker catalog',
+};
+
+/** A key's four limits per currency, as the policy editor names them. */
+export const LIMIT_LABEL: Record<string, string> = {
+  maxTaskAmount: 'Max per task',
+  dailyLimit: 'Daily limit',
+  monthlyLimit: 'Monthly limit',
+  approvalAbove: 'Ask me above',
+};

@@ -152,7 +152,14 @@ function Keys({ agentId, keys, onChange }: { agentId: string; keys: Json[]; onCh
         <tbody>
           {liveFirst(keys).map((k) => (
             <tr key={k.id} className={k.revokedAt ? 'revoked' : ''}>
-              <td data-label="Name">{k.name ?? '(unnamed)'}</td>
+              <td data-label="Name">
+                <a
+                  href={`#/agents/${agentId}/keys/${k.id}`}
+                  title="Spend policy, spending and activity of this key"
+                >
+                  {k.name ?? '(unnamed)'}
+                </a>
+              </td>
               <td data-label="Key">
                 <code>{k.hint}</code>
               </td>
