@@ -20,7 +20,7 @@ import { inTransaction, isUniqueViolation } from '../transaction.js';
 import { notifyWorker } from '../workers/notifications.js';
 import { openChat } from './assignment.js';
 import { checkBatchPlace } from './batches.js';
-import { batchFilledBy } from './batchPlaces.js';
+import { batchFilledBy } from './batchFilled.js';
 import { executionDeadlineFor, loadAgentTask } from './taskAccess.js';
 import { heldFromWorkers } from './taskQueries.js';
 

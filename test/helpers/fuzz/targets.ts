@@ -1,6 +1,6 @@
 import type { TObject } from 'typebox';
 import { IdParam } from '../../../src/http/schemas/common.js';
-import { AgentKeyParams, AgentParams } from '../../../src/http/schemas/console.js';
+import { AgentKeyParams, AgentParams, LowBalanceBody } from '../../../src/http/schemas/console.js';
 import { KeyPatchBody } from '../../../src/http/schemas/keyPolicy.js';
 import { TonConnectProof } from '../../../src/http/schemas/wallet.js';
 import { resolve, type Schema } from './schemaValues.js';
@@ -212,6 +212,38 @@ export function hiddenTargets(documented: Target[]): Target[] {
       body: USDT_TOP_UP_BODY,
     }),
     hidden({ method: 'GET', path: `${agent}/spending`, auth: 'owner', params: agentParams }),
+    // Low-balance alerts (issue 38): a threshold per currency, or null.
+    hidden({
+      method: 'PUT',
+      path: `${agent}/low-balance`,
+      auth: 'owner',
+      params: agentParams,
+      body: LowBalanceBody as Schema,
+    }),
+    // A key's spending per day and its activity log (issue 38).
+    hidden({ method: 'GET', path: `${agent}/keys/{keyId}/spending`, auth: 'owner', params: keyParams }),
+    hidden({
+      method: 'GET',
+      path: `${agent}/keys/{keyId}/activity`,
+      auth: 'owner',
+      params: [
+        ...keyParams,
+        { name: 'q', in: 'query', schema: { type: 'string', maxLength: 200 } },
+        { name: 'cursor', in: 'query', schema: { type: 'string', maxLength: 300 } },
+        { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100 } },
+      ],
+    }),
+    // The bonus dialog's preview (issue 40): a task's bonuses and what `amount` would take.
+    hidden({
+      method: 'GET',
+      path: `${agent}/tasks/{taskId}/bonuses`,
+      auth: 'owner',
+      params: [
+        ...agentParams,
+        { name: 'taskId', in: 'path', schema: { type: 'string', maxLength: 100 } },
+        { name: 'amount', in: 'query', schema: { type: 'string', maxLength: 40 } },
+      ],
+    }),
     // The owner's approvals queue (issue 38) and its decisions.
     hidden({ method: 'GET', path: `${owner}/approvals`, auth: 'owner' }),
     ...['approve', 'decline'].map((action) =>
