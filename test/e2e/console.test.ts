@@ -418,7 +418,7 @@ describe('the console on the TON network, over the sandbox chain', () => {
         await page
           .getByRole('table', { name: 'Agents and balances' })
           .getByRole('row', { name: /Night courier/ })
-          .getByRole('cell', { name: '6.5', exact: true })
+          .getByRole('cell', { name: /^6\.5\sTON 0\sUSDT$/ })
           .first()
           .waitFor();
 
