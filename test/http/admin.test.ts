@@ -61,7 +61,10 @@ describe('POST /admin/agents', () => {
       webhookUrl: null,
       balance: '0',
       lockedByTasks: '0',
-      balances: { TON: { balance: '0', lockedByTasks: '0' }, USDT: { balance: '0', lockedByTasks: '0' } },
+      balances: {
+        TON: { balance: '0', lockedByTasks: '0', lowBalanceThreshold: null },
+        USDT: { balance: '0', lockedByTasks: '0', lowBalanceThreshold: null },
+      },
       createdAt: t.clock.now().toISOString(),
       updatedAt: t.clock.now().toISOString(),
       taskCount: 0,
